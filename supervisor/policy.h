@@ -27,6 +27,13 @@ struct sv_policy {
 	bool loopback; /* 127.0.0.0/8 and ::1 allowed on every port */
 };
 
+/* The longest SPEC accepted; longer ones are rejected as overlong. */
+#define SV_POLICY_SPEC_MAX 128
+
+/* An err buffer this large never truncates a message (the spec is quoted with
+ * control bytes escaped as \xHH, up to four bytes each). */
+#define SV_POLICY_ERR_MAX 4096
+
 /* Parses one SPEC into *out. Returns 0, or -EINVAL with a message naming what
  * is wrong written to err (NUL-terminated, truncated to errlen). */
 int sv_policy_parse_spec(const char *spec, struct sv_rule *out, char *err, size_t errlen);
