@@ -1,0 +1,239 @@
+#include "agentlib.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *agent_name = "agent";
+static int log_fd = 2;
+
+void agent_init(const char *name)
+{
+	const char *path = getenv("EGRESS_AGENT_LOG");
+
+	agent_name = name;
+	if (path && *path) {
+		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+
+		/* Falling back to stderr keeps the attempts visible somewhere. */
+		if (fd >= 0)
+			log_fd = fd;
+		else
+			fprintf(stderr, "%s: cannot open EGRESS_AGENT_LOG %s: %s\n", name, path,
+				agent_errno_name(errno));
+	}
+}
+
+/* musl has no strerrorname_np: the names the agents can meet. */
+static const struct {
+	int num;
+	const char *name;
+} errno_names[] = {
+    {EPERM, "EPERM"},
+    {ENOENT, "ENOENT"},
+    {ESRCH, "ESRCH"},
+    {EINTR, "EINTR"},
+    {EIO, "EIO"},
+    {ENXIO, "ENXIO"},
+    {E2BIG, "E2BIG"},
+    {EBADF, "EBADF"},
+    {ECHILD, "ECHILD"},
+    {EAGAIN, "EAGAIN"},
+    {ENOMEM, "ENOMEM"},
+    {EACCES, "EACCES"},
+    {EFAULT, "EFAULT"},
+    {EBUSY, "EBUSY"},
+    {EEXIST, "EEXIST"},
+    {ENODEV, "ENODEV"},
+    {ENOTDIR, "ENOTDIR"},
+    {EINVAL, "EINVAL"},
+    {ENFILE, "ENFILE"},
+    {EMFILE, "EMFILE"},
+    {ENOSPC, "ENOSPC"},
+    {EPIPE, "EPIPE"},
+    {ERANGE, "ERANGE"},
+    {ENAMETOOLONG, "ENAMETOOLONG"},
+    {ENOSYS, "ENOSYS"},
+    {ENOTSOCK, "ENOTSOCK"},
+    {EDESTADDRREQ, "EDESTADDRREQ"},
+    {EMSGSIZE, "EMSGSIZE"},
+    {EPROTOTYPE, "EPROTOTYPE"},
+    {ENOPROTOOPT, "ENOPROTOOPT"},
+    {EPROTONOSUPPORT, "EPROTONOSUPPORT"},
+    {EOPNOTSUPP, "EOPNOTSUPP"},
+    {EAFNOSUPPORT, "EAFNOSUPPORT"},
+    {EADDRINUSE, "EADDRINUSE"},
+    {EADDRNOTAVAIL, "EADDRNOTAVAIL"},
+    {ENETDOWN, "ENETDOWN"},
+    {ENETUNREACH, "ENETUNREACH"},
+    {ECONNABORTED, "ECONNABORTED"},
+    {ECONNRESET, "ECONNRESET"},
+    {ENOBUFS, "ENOBUFS"},
+    {EISCONN, "EISCONN"},
+    {ENOTCONN, "ENOTCONN"},
+    {ETIMEDOUT, "ETIMEDOUT"},
+    {ECONNREFUSED, "ECONNREFUSED"},
+    {EHOSTUNREACH, "EHOSTUNREACH"},
+    {EALREADY, "EALREADY"},
+    {EINPROGRESS, "EINPROGRESS"},
+};
+
+const char *agent_errno_name(int err)
+{
+	static __thread char buf[16];
+	size_t i;
+
+	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (errno_names[i].num == err)
+			return errno_names[i].name;
+	snprintf(buf, sizeof(buf), "%d", err);
+	return buf;
+}
+
+char *agent_json_escape(const char *s, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	for (; *s && o + 7 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = (char)c;
+		} else if (c < 0x20) {
+			o += (size_t)snprintf(buf + o, size - o, "\\u%04x", c);
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+void agent_log(const char *call, const char *dest, long result, int err, const char *extra)
+{
+	char line[4096], destq[600], errq[32];
+	int n;
+
+	/* Save errno for the caller: logging must not change what it reports next. */
+	int saved = errno;
+
+	if (dest) {
+		char esc[512];
+
+		snprintf(destq, sizeof(destq), "\"%s\"", agent_json_escape(dest, esc, sizeof(esc)));
+	} else {
+		strcpy(destq, "null");
+	}
+	/* err 0 with a negative result: no errno to name (a signal, say). */
+	if (result < 0 && err != 0)
+		snprintf(errq, sizeof(errq), "\"%s\"", agent_errno_name(err));
+	else
+		strcpy(errq, "null");
+	n = snprintf(line, sizeof(line),
+		     "{\"agent\":\"%s\",\"pid\":%d,\"call\":\"%s\",\"dest\":%s,\"result\":%ld,"
+		     "\"errno\":%s%s}\n",
+		     agent_name, (int)getpid(), call, destq, result, errq, extra ? extra : "");
+	if (n >= (int)sizeof(line)) {
+		/* Never write a torn line: a truncated object would not parse. */
+		n = snprintf(line, sizeof(line),
+			     "{\"agent\":\"%s\",\"pid\":%d,\"call\":\"%s\",\"dest\":null,"
+			     "\"result\":%ld,\"errno\":%s,\"truncated\":true}\n",
+			     agent_name, (int)getpid(), call, result, errq);
+	}
+	/* One write() per line: O_APPEND makes it atomic against other writers. */
+	if (write(log_fd, line, (size_t)n) < 0) {
+		/* Nowhere left to report to; the missing line is the report. */
+	}
+	errno = saved;
+}
+
+int agent_parse_dest(const char *s, struct agent_dest *d)
+{
+	char host[64];
+	const char *colon;
+	size_t hlen;
+	long port;
+	char *end;
+
+	memset(d, 0, sizeof(*d));
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':')
+			return -EINVAL;
+		hlen = (size_t)(close - s - 1);
+		if (hlen == 0 || hlen >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s + 1, hlen);
+		host[hlen] = '\0';
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return -EINVAL;
+		hlen = (size_t)(colon - s);
+		if (hlen == 0 || hlen >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s, hlen);
+		host[hlen] = '\0';
+	}
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || errno || port < 0 || port > 65535)
+		return -EINVAL;
+
+	if (s[0] == '[') {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&d->ss;
+
+		if (inet_pton(AF_INET6, host, &sin6->sin6_addr) != 1)
+			return -EINVAL;
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((unsigned short)port);
+		d->len = sizeof(*sin6);
+		d->family = AF_INET6;
+	} else {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&d->ss;
+
+		if (inet_pton(AF_INET, host, &sin->sin_addr) != 1)
+			return -EINVAL;
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((unsigned short)port);
+		d->len = sizeof(*sin);
+		d->family = AF_INET;
+	}
+	snprintf(d->text, sizeof(d->text), "%s", s);
+	return 0;
+}
+
+int agent_usage(const char *usage)
+{
+	fprintf(stderr, "usage: %s %s\n", agent_name, usage);
+	return 2;
+}
+
+double agent_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+long agent_parse_count(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < 0)
+		return -1;
+	return v;
+}

@@ -1,0 +1,62 @@
+/*
+ * agentlib: what every test agent shares.
+ *
+ * Agents are tiny static programs with ONE behaviour each, run under the
+ * supervisor on the host and inside the QEMU guests. Each attempted call is
+ * logged as one JSON line, written with a single write() to the O_APPEND file
+ * named by EGRESS_AGENT_LOG (stderr when unset), so lines from threads and
+ * forked children never interleave.
+ */
+#ifndef AGENTLIB_H
+#define AGENTLIB_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+/* A parsed destination: "192.0.2.1:80" or "[2001:db8::1]:53". */
+struct agent_dest {
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int family;
+	char text[80]; /* canonical text, as logged */
+};
+
+/*
+ * Opens the attempt log and remembers the agent's name. Call first.
+ * The log descriptor is close-on-exec: an exec'd agent opens its own.
+ */
+void agent_init(const char *name);
+
+/*
+ * Parses S into D. Returns 0, or -EINVAL for anything that is not an IPv4
+ * address with port or a bracketed IPv6 address with port (port 0..65535).
+ */
+int agent_parse_dest(const char *s, struct agent_dest *d);
+
+/*
+ * Logs one attempt. RESULT is the syscall's return value; ERR is the errno
+ * to report when RESULT < 0 (ignored otherwise; 0 logs null). DEST may be NULL (logged as
+ * null). EXTRA, when not NULL, is appended verbatim inside the object and
+ * must start with a comma: ",\"ms\":1.5".
+ */
+void agent_log(const char *call, const char *dest, long result, int err, const char *extra);
+
+/* The errno's symbolic name ("EACCES"), or its number as text if unknown. */
+const char *agent_errno_name(int err);
+
+/* Prints "usage: NAME USAGE" to stderr and returns 2 (the bad-args status). */
+int agent_usage(const char *usage);
+
+/* Monotonic time in milliseconds. */
+double agent_now_ms(void);
+
+/* Parses a non-negative decimal int; returns -1 on any junk. */
+long agent_parse_count(const char *s);
+
+/*
+ * Escapes S as the inside of a JSON string into BUF (always terminated,
+ * truncated if needed). Returns BUF.
+ */
+char *agent_json_escape(const char *s, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * sendmsg-name: one sendmsg() per MODE ARG pair, on a fresh datagram socket:
+ *   name DEST        msg_name is DEST
+ *   null DEST        connect to DEST first, then msg_name NULL
+ *   bad-family DEST  msg_name is DEST with sa_family 5 (AF_APPLETALK)
+ *   short DEST       msg_name is DEST with msg_namelen 4 (too short)
+ *   unix PATH        AF_UNIX datagram socket, msg_name is PATH
+ */
+#include "agentlib.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static const char payload[] = "ping";
+
+static long send_with_name(int fd, void *name, socklen_t namelen)
+{
+	struct iovec iov = {.iov_base = (void *)payload, .iov_len = sizeof(payload) - 1};
+	struct msghdr mh = {
+	    .msg_name = name, .msg_namelen = namelen, .msg_iov = &iov, .msg_iovlen = 1};
+
+	return sendmsg(fd, &mh, 0);
+}
+
+static int run_unix(const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	char text[sizeof(sun.sun_path) + 8];
+	long r;
+	int fd;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -1;
+	strcpy(sun.sun_path, path);
+	snprintf(text, sizeof(text), "unix:%s", path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		agent_log("socket", text, fd, errno, NULL);
+		return 0;
+	}
+	r = send_with_name(fd, &sun,
+			   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1));
+	agent_log("sendmsg", text, r, errno, NULL);
+	close(fd);
+	return 0;
+}
+
+static int run_inet(const char *mode, const char *arg)
+{
+	struct agent_dest d;
+	long r;
+	int fd;
+
+	if (agent_parse_dest(arg, &d) < 0)
+		return -1;
+	fd = socket(d.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		agent_log("socket", d.text, fd, errno, NULL);
+		return 0;
+	}
+	if (strcmp(mode, "name") == 0) {
+		r = send_with_name(fd, &d.ss, d.len);
+	} else if (strcmp(mode, "null") == 0) {
+		r = connect(fd, (const struct sockaddr *)&d.ss, d.len);
+		agent_log("connect", d.text, r, errno, NULL);
+		r = send_with_name(fd, NULL, 0);
+	} else if (strcmp(mode, "bad-family") == 0) {
+		d.ss.ss_family = 5; /* AF_APPLETALK: neither inet nor local IPC */
+		r = send_with_name(fd, &d.ss, d.len);
+	} else if (strcmp(mode, "short") == 0) {
+		r = send_with_name(fd, &d.ss, 4);
+	} else {
+		close(fd);
+		return -1;
+	}
+	{
+		char extra[64];
+
+		snprintf(extra, sizeof(extra), ",\"mode\":\"%s\"", mode);
+		agent_log("sendmsg", strcmp(mode, "null") == 0 ? NULL : d.text, r, errno, extra);
+	}
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const char usage[] = "{name|null|bad-family|short DEST | unix PATH}...";
+	int i;
+
+	agent_init("sendmsg-name");
+	if (argc < 3 || argc % 2 == 0)
+		return agent_usage(usage);
+	/* Validate every pair first: bad arguments must not leave half a run. */
+	for (i = 1; i + 1 < argc; i += 2) {
+		struct agent_dest d;
+		int is_unix = strcmp(argv[i], "unix") == 0;
+
+		if (is_unix ? strlen(argv[i + 1]) >= sizeof(((struct sockaddr_un *)0)->sun_path)
+			    : (strcmp(argv[i], "name") && strcmp(argv[i], "null") &&
+			       strcmp(argv[i], "bad-family") && strcmp(argv[i], "short")) ||
+				  agent_parse_dest(argv[i + 1], &d) < 0)
+			return agent_usage(usage);
+	}
+	for (i = 1; i + 1 < argc; i += 2) {
+		int rc = strcmp(argv[i], "unix") == 0 ? run_unix(argv[i + 1])
+						      : run_inet(argv[i], argv[i + 1]);
+
+		if (rc < 0)
+			return agent_usage(usage);
+	}
+	return 0;
+}
