@@ -9,6 +9,10 @@
 #define SV_MSGHDR_SIZE 56  /* sizeof(struct msghdr) on x86_64 */
 #define SV_MMSGHDR_SIZE 64 /* sizeof(struct mmsghdr) on x86_64 */
 #define SV_UIO_MAXIOV 1024
+/* MAX_RW_COUNT (INT_MAX & PAGE_MASK): the most one call moves. */
+#define SV_MAX_RW_COUNT 0x7ffff000ULL
+/* SCM_MAX_FD: the most descriptors one sendmsg passes (all SCM_RIGHTS). */
+#define SV_SCM_MAX_FD 253
 
 /* Agent-side pointers stay numbers: they are addresses in another process. */
 struct sv_msg {
@@ -30,11 +34,23 @@ struct sv_iov {
  * checks (net/socket.c __copy_msghdr): a NULL name has length 0, a negative
  * length is -EINVAL, a length above 128 is clamped to 128, more than
  * SV_UIO_MAXIOV iovecs is -EMSGSIZE, controllen above INT_MAX is -ENOBUFS.
- * Returns 0 or that -errno (the agent's own mistake: an "invalid" call). */
+ * Returns 0 or that -errno (the agent's own mistake: an "invalid" call).
+ * As in the kernel, a non-NULL name with length 0 comes out as name 0 (the
+ * call goes to the connected peer). For a struct mmsghdr pass its first
+ * SV_MSGHDR_SIZE bytes. Fewer than SV_MSGHDR_SIZE bytes (or buf NULL) is
+ * -EFAULT. The kernel checks controllen only after importing the iovecs, so
+ * when both are wrong it answers the iovec error (-EINVAL/-EFAULT) where this
+ * answers -ENOBUFS; both are "invalid" and neither call is performed. */
 int sv_msghdr_decode(const void *buf, size_t len, struct sv_msg *out);
 
 /* Decodes n iovecs from n*16 bytes. Returns 0, or -EINVAL when the lengths
- * overflow ssize_t as the kernel checks. *total receives the byte total. */
+ * overflow ssize_t as the kernel checks. *total receives the byte total.
+ * Exactly as lib/iov_iter.c: any single length above SSIZE_MAX is -EINVAL;
+ * otherwise the total is capped at SV_MAX_RW_COUNT by shortening the segment
+ * that crosses it and zeroing the ones after (out[] holds the shortened
+ * lengths: copy and send exactly those), so the sum itself never overflows.
+ * n above SV_UIO_MAXIOV is -EMSGSIZE; buf or out NULL with n > 0 is -EFAULT.
+ * An unmapped base is not detected here: the copy out of the agent finds it. */
 int sv_msghdr_decode_iov(const void *buf, size_t n, struct sv_iov *out, uint64_t *total);
 
 /* Walks a copied control buffer. For each SOL_SOCKET/SCM_RIGHTS message calls
@@ -42,7 +58,16 @@ int sv_msghdr_decode_iov(const void *buf, size_t n, struct sv_iov *out, uint64_t
  * rewrite the descriptors in place). Returns 0, -EINVAL for a malformed
  * buffer (as the kernel would answer), or -EPERM when it holds
  * SCM_CREDENTIALS (refused: the supervisor would send its own credentials),
- * or the first non-zero value on_fds returns. */
+ * or the first non-zero value on_fds returns.
+ * Messages are visited in order and the walk stops at the first error, as
+ * __scm_send does, so on_fds may already have run for earlier messages when
+ * an error comes back: whatever it acquired is the caller's to release.
+ * Malformed: cmsg_len below 16 or past the end of the buffer; more than
+ * SV_SCM_MAX_FD descriptors in all. A SCM_RIGHTS message with no whole int
+ * is skipped, trailing bytes too short for a header end the walk, and other
+ * levels and types pass unchecked (the kernel checks them when the call is
+ * performed on the duplicate). buf must be 8-byte aligned (malloc'd) so the
+ * int pointers handed to on_fds are aligned; on_fds may be NULL. */
 int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *fds, size_t nfds),
 			   void *ctx);
 

@@ -1,0 +1,174 @@
+/* Decoding of the agent's msghdr, iovec array and control messages. Pure.
+ *
+ * Every check mirrors the kernel's so that a call the kernel would refuse gets
+ * the kernel's errno, and a call it would accept is never refused: net/socket.c
+ * (__copy_msghdr, ____sys_sendmsg), lib/iov_iter.c (__import_iovec) and
+ * net/core/scm.c (__scm_send, scm_fp_copy). Fields are read at fixed x86_64
+ * offsets with memcpy: the bytes come from another process and need not be
+ * aligned. */
+#include "msghdr.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* x86_64 struct msghdr offsets. */
+#define OFF_NAME 0
+#define OFF_NAMELEN 8
+#define OFF_IOV 16
+#define OFF_IOVLEN 24
+#define OFF_CONTROL 32
+#define OFF_CONTROLLEN 40
+#define OFF_FLAGS 48
+
+#define IOVEC_SIZE 16
+
+/* x86_64 struct cmsghdr: size_t cmsg_len; int cmsg_level; int cmsg_type. */
+#define CMSG_HDR_SIZE 16
+#define CMSG_ALIGN_TO 8
+
+/* Stable kernel ABI values, spelled out so the walker does not depend on
+ * which libc headers the build happens to use. */
+#define K_SOL_SOCKET 1
+#define K_SCM_RIGHTS 1
+#define K_SCM_CREDENTIALS 2
+
+/* sizeof(struct sockaddr_storage): the kernel clamps msg_namelen to it. */
+#define NAME_MAX_LEN 128
+
+static uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t load32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+int sv_msghdr_decode(const void *buf, size_t len, struct sv_msg *out)
+{
+	const uint8_t *b = buf;
+	int32_t namelen;
+
+	memset(out, 0, sizeof(*out));
+	if (b == NULL || len < SV_MSGHDR_SIZE)
+		return -EFAULT;
+	out->name = load64(b + OFF_NAME);
+	/* msg_namelen is an int in the ABI: a "huge" unsigned value is a
+	 * negative length to the kernel. */
+	namelen = (int32_t)load32(b + OFF_NAMELEN);
+	out->iov = load64(b + OFF_IOV);
+	out->iovlen = load64(b + OFF_IOVLEN);
+	out->control = load64(b + OFF_CONTROL);
+	out->controllen = load64(b + OFF_CONTROLLEN);
+	out->flags = load32(b + OFF_FLAGS);
+
+	/* Same order as __copy_msghdr: the NULL name zeroes the length before
+	 * the sign check, so (NULL, -1) is accepted. */
+	if (out->name == 0)
+		namelen = 0;
+	if (namelen < 0)
+		return -EINVAL;
+	if (namelen > NAME_MAX_LEN)
+		namelen = NAME_MAX_LEN;
+	/* A name with length 0 is no name: the kernel sends to the connected
+	 * peer, and so must the supervisor's judgement. */
+	if (namelen == 0)
+		out->name = 0;
+	out->namelen = (uint32_t)namelen;
+	if (out->iovlen > SV_UIO_MAXIOV)
+		return -EMSGSIZE;
+	/* ____sys_sendmsg checks this after importing the iovecs; see the
+	 * contract in msghdr.h for the one ordering difference. */
+	if (out->controllen > INT_MAX)
+		return -ENOBUFS;
+	return 0;
+}
+
+int sv_msghdr_decode_iov(const void *buf, size_t n, struct sv_iov *out, uint64_t *total)
+{
+	const uint8_t *b = buf;
+	uint64_t sum = 0;
+
+	if (total != NULL)
+		*total = 0;
+	if (n > SV_UIO_MAXIOV)
+		return -EMSGSIZE;
+	if (n > 0 && (b == NULL || out == NULL))
+		return -EFAULT;
+	/* copy_iovec_from_user rejects every negative length before any
+	 * segment is used, so an EINVAL anywhere wins over the rest. */
+	for (size_t i = 0; i < n; i++) {
+		out[i].base = load64(b + i * IOVEC_SIZE);
+		out[i].len = load64(b + i * IOVEC_SIZE + 8);
+		if (out[i].len > (uint64_t)INT64_MAX)
+			return -EINVAL;
+	}
+	/* The kernel never overflows ssize_t: it caps the total at MAX_RW_COUNT
+	 * by shortening the segment that crosses it (and zeroing the rest). */
+	for (size_t i = 0; i < n; i++) {
+		if (out[i].len > SV_MAX_RW_COUNT - sum)
+			out[i].len = SV_MAX_RW_COUNT - sum;
+		sum += out[i].len;
+	}
+	if (total != NULL)
+		*total = sum;
+	return 0;
+}
+
+int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *fds, size_t nfds),
+			   void *ctx)
+{
+	uint8_t *b = buf;
+	size_t off = 0;
+	size_t fds_seen = 0;
+
+	/* CMSG_FIRSTHDR: a buffer shorter than one header holds no message. */
+	if (b == NULL || len < CMSG_HDR_SIZE)
+		return 0;
+	for (;;) {
+		uint64_t clen = load64(b + off);
+		int32_t level = (int32_t)load32(b + off + 8);
+		int32_t type = (int32_t)load32(b + off + 12);
+		uint64_t step;
+
+		/* CMSG_OK: the header fits and the message stays in bounds. */
+		if (clen < CMSG_HDR_SIZE || clen > len - off)
+			return -EINVAL;
+		if (level == K_SOL_SOCKET && type == K_SCM_CREDENTIALS)
+			return -EPERM;
+		if (level == K_SOL_SOCKET && type == K_SCM_RIGHTS) {
+			/* scm_fp_copy: trailing bytes short of an int are
+			 * ignored, an empty list is no list, and one call
+			 * carries at most SCM_MAX_FD descriptors in all. */
+			size_t nfds = (size_t)(clen - CMSG_HDR_SIZE) / sizeof(int);
+
+			if (nfds > 0) {
+				if (nfds > SV_SCM_MAX_FD - fds_seen)
+					return -EINVAL;
+				fds_seen += nfds;
+				if (on_fds != NULL) {
+					int rc = on_fds(
+					    ctx, (int *)(void *)(b + off + CMSG_HDR_SIZE), nfds);
+
+					if (rc != 0)
+						return rc;
+				}
+			}
+		}
+		/* __cmsg_nxthdr: the next header must fit whole, or the walk
+		 * ends; clen <= len - off, so the alignment cannot overflow. */
+		step = (clen + CMSG_ALIGN_TO - 1) & ~(uint64_t)(CMSG_ALIGN_TO - 1);
+		if (step > len - off || len - off - step < CMSG_HDR_SIZE)
+			return 0;
+		off += step;
+	}
+}
