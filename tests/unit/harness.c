@@ -13,6 +13,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define TH_LEAK_CHECK() __lsan_do_recoverable_leak_check()
+#else
+#define TH_LEAK_CHECK() 0
+#endif
+
 /* Child exit codes the parent understands; anything else is a failure. */
 #define TH_EXIT_PASS 0
 #define TH_EXIT_FAIL 1
@@ -144,6 +151,12 @@ static int run_one(const struct th_test *t)
 	if (pid == 0) {
 		alarm(TH_TIMEOUT_SECONDS);
 		t->fn();
+		/* _exit skips LeakSanitizer's atexit check, so run it here: a
+		 * leak in a test is the test's failure. */
+		if (TH_LEAK_CHECK() != 0) {
+			printf("#   LeakSanitizer found leaks (report on stderr)\n");
+			current_failed = true;
+		}
 		fflush(stdout);
 		_exit(current_failed ? TH_EXIT_FAIL : TH_EXIT_PASS);
 	}
