@@ -233,7 +233,9 @@ const char *sv_dest_family_name(const struct sv_dest *d, char *num, size_t numle
 
 	switch (d->family) {
 	case -1:
-		return "none";
+		/* Nothing was read (no name, or under 2 bytes): the report
+		 * writes null for an empty family. */
+		return "";
 	case AF_INET:
 		return "inet";
 	case AF_INET6:

@@ -36,12 +36,17 @@ int sv_sockaddr_decode(const void *buf, size_t len, int none_if_null, struct sv_
 
 /* Writes a printable destination: "192.0.2.1:443", "[2001:db8::1]:53",
  * "unix:/path", "unix:@abstract", "unix:unnamed", "netlink:pid=0", "unspec",
- * "family=17", "malformed(len=3)". Returns the length or -ENOSPC. */
+ * "family=17", "malformed(len=3)"; "none" for SV_DEST_NONE. Bytes of a unix
+ * path or abstract name outside printable ASCII, and the backslash, are
+ * written as \xHH. Returns the length or -ENOSPC (-EINVAL for an
+ * SV_DEST_NETLINK without its 12 bytes or an unknown kind). */
 int sv_dest_format(const struct sv_dest *d, const void *buf, size_t len, char *out, size_t outlen);
 
 /* Short name of the family for the report: "inet", "inet6", "unix", "unspec",
  * "netlink", or the number as text. Returns a pointer to static storage or
- * into num (at least 12 bytes). */
+ * into num (at least 12 bytes). Never NULL: "" when no family was read
+ * (family -1: a NULL name or one under 2 bytes), "unknown" when num is too
+ * short for the number. */
 const char *sv_dest_family_name(const struct sv_dest *d, char *num, size_t numlen);
 
 #endif
