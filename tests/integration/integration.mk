@@ -1,0 +1,16 @@
+# tests/integration/: the real agents under the real supervisor, on this
+# machine's kernel, over loopback only.
+#   make integration-test            every test
+#   make integration-test IT=NAME... only those (see run.py --list)
+# Included from tests/tests.mk after supervisor/supervisor.mk and
+# tests/agents/agents.mk.
+
+IT_RUNNER := $(TOP)/tests/integration/run.py
+IT ?=
+
+.PHONY: integration-test
+# Both supervisor builds: the release binary for behaviour, the faults build
+# for the seam. python3 is Debian 12's own (stdlib only).
+integration-test: $(SV_RELEASE) $(SV_FAULTS_BIN) agents
+	@$(SV_DIR)/tools/host-deps.sh python3
+	TOP=$(TOP) BUILD=$(BUILD) python3 $(IT_RUNNER) $(IT)

@@ -1,0 +1,1217 @@
+#!/usr/bin/env python3
+"""Integration tests: the real agents under the real supervisor, on this
+machine's own kernel, over loopback only.
+
+Each test runs in its own process (this script re-invoked with --child NAME)
+with a timeout, like kselftest's fork-per-test harness. A test passes, fails
+(every EXPECT that failed is listed) or is skipped with a reason naming the
+missing feature. Every report a test reads is also checked against the
+invariants of docs/design.md.
+
+    run.py [--list] [--timeout S] [NAME...]
+
+Ends with "N passed, N failed" (", N skipped" when any); exits 1 on failures.
+Only 127.0.0.1 (declared by default) and, under --no-loopback, 127.0.0.2 and
+127.0.0.3 (undeclared) are ever used as destinations.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+TOP = os.environ.get("TOP") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
+SV = os.path.join(BUILD, "egress-supervisor")
+SV_FAULTS = os.path.join(BUILD, "faults", "egress-supervisor")
+AGENTS = os.path.join(BUILD, "agents")
+
+SKIP_STATUS = 77
+DECLARED = "127.0.0.1"
+UNDECLARED = "127.0.0.2"
+UNDECLARED2 = "127.0.0.3"
+VERDICT_FOR_RC = {0: "pass", 1: "fail", 3: "capability-error"}
+
+
+class Skip(Exception):
+    """The test cannot run here; the message names the missing feature."""
+
+
+class Abort(Exception):
+    """An ASSERT failed: the rest of the test would be meaningless."""
+
+
+# ---------------------------------------------------------------- listeners
+
+
+class TcpListener:
+    """Accepts on ADDR:0; records every connection's bytes; with reply=True
+    answers each received line with "ok: LINE"."""
+
+    def __init__(self, addr=DECLARED, reply=False, backlog=1024):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((addr, 0))
+        self.sock.listen(backlog)
+        self.addr = addr
+        self.port = self.sock.getsockname()[1]
+        self.reply = reply
+        self.lock = threading.Lock()
+        self.conns = 0
+        self.data = []
+        self.closed = False
+        threading.Thread(target=self._accept_loop, daemon=True).start()
+
+    @property
+    def dest(self):
+        return "%s:%d" % (self.addr, self.port)
+
+    def _accept_loop(self):
+        while not self.closed:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.conns += 1
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        buf = b""
+        conn.settimeout(10)
+        try:
+            while True:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    break
+                buf += chunk
+                while self.reply and b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    with self.lock:
+                        self.data.append(line + b"\n")
+                    conn.sendall(b"ok: " + line + b"\n")
+        except OSError:
+            pass
+        finally:
+            conn.close()
+        if buf:
+            with self.lock:
+                self.data.append(buf)
+
+    def received(self):
+        with self.lock:
+            return b"".join(self.data)
+
+    def close(self):
+        self.closed = True
+        self.sock.close()
+
+
+class UdpListener:
+    """Records every datagram arriving on ADDR:0."""
+
+    def __init__(self, addr=DECLARED):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind((addr, 0))
+        self.sock.settimeout(0.2)
+        self.addr = addr
+        self.port = self.sock.getsockname()[1]
+        self.datagrams = []
+        self.closed = False
+        self.lock = threading.Lock()
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    @property
+    def dest(self):
+        return "%s:%d" % (self.addr, self.port)
+
+    def _loop(self):
+        while not self.closed:
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            with self.lock:
+                self.datagrams.append(data)
+
+    def got(self):
+        with self.lock:
+            return list(self.datagrams)
+
+    def close(self):
+        self.closed = True
+        self.sock.close()
+
+
+class UnixDgramListener(UdpListener):
+    def __init__(self, path):  # pylint: disable=super-init-not-called
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.sock.settimeout(0.2)
+        self.path = path
+        self.datagrams = []
+        self.closed = False
+        self.lock = threading.Lock()
+        threading.Thread(target=self._loop, daemon=True).start()
+
+
+class Blackhole:
+    """A declared TCP address that never answers: a listener with backlog 0
+    whose accept queue is already full, so the kernel drops further SYNs."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind((DECLARED, 0))
+        self.sock.listen(0)
+        self.port = self.sock.getsockname()[1]
+        self.fillers = [socket.create_connection((DECLARED, self.port), timeout=2)]
+        extra = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        extra.setblocking(False)
+        extra.connect_ex((DECLARED, self.port))
+        self.fillers.append(extra)
+        probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        probe.settimeout(0.5)
+        try:
+            probe.connect((DECLARED, self.port))
+            raise Skip("cannot build a never-answering loopback address (accept queue never fills)")
+        except socket.timeout:
+            pass
+        finally:
+            probe.close()
+
+    @property
+    def dest(self):
+        return "%s:%d" % (DECLARED, self.port)
+
+
+# ------------------------------------------------------------------ the test context
+
+
+def wait_for(pred, timeout=3.0, step=0.02):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(step)
+    return pred()
+
+
+def process_alive(pid):
+    """True if PID exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def errno_in(obj, name):
+    return name in json.dumps(obj)
+
+
+class Run:
+    """One supervisor run: exit status, output, parsed report and agent log."""
+
+    def __init__(self, rc, out, err, report, log, pid):
+        self.rc, self.out, self.err, self.report, self.log, self.pid = rc, out, err, report, log, pid
+
+    def events(self, **match):
+        evs = (self.report or {}).get("events") or []
+        return [e for e in evs if all(e.get(k) == v for k, v in match.items())]
+
+    def agent_lines(self, **match):
+        return [line for line in self.log if all(line.get(k) == v for k, v in match.items())]
+
+    def counts(self):
+        return (self.report or {}).get("counts") or {}
+
+
+class Ctx:
+    def __init__(self, name):
+        self.name = name
+        self.tmp = tempfile.mkdtemp(prefix="egress-it-%s-" % name)
+        self.failures = []
+        self.closers = []
+        self.runs = 0
+
+    # EXPECT: record and go on; ASSERT: stop the test.
+    def expect(self, cond, msg):
+        if not cond:
+            self.failures.append(msg)
+        return bool(cond)
+
+    def require(self, cond, msg):
+        if not cond:
+            self.failures.append(msg)
+            raise Abort(msg)
+
+    def expect_eq(self, got, want, what):
+        return self.expect(got == want, "%s: expected %r, got %r" % (what, want, got))
+
+    def tcp(self, addr=DECLARED, **kw):
+        listener = TcpListener(addr, **kw)
+        self.closers.append(listener.close)
+        return listener
+
+    def udp(self, addr=DECLARED):
+        listener = UdpListener(addr)
+        self.closers.append(listener.close)
+        return listener
+
+    def close(self):
+        for closer in self.closers:
+            try:
+                closer()
+            except OSError:
+                pass
+
+    def paths(self):
+        self.runs += 1
+        d = os.path.join(self.tmp, "run%d" % self.runs)
+        os.mkdir(d)
+        return d, os.path.join(d, "report.json"), os.path.join(self.tmp, "agent%d.log" % self.runs)
+
+    def start(self, agent, args, allow=(), no_loopback=False, fault=None, binary=None, sv_args=None,
+              report=True):
+        """Starts the supervisor; returns (Popen, report path, agent log path)."""
+        binary = binary or (SV_FAULTS if fault is not None else SV)
+        self.require(os.access(binary, os.X_OK), "%s missing: build it first (make supervisor supervisor-faults)" % binary)
+        d, report_path, log_path = self.paths()
+        argv = [binary]
+        for spec in allow:
+            argv += ["--allow", spec]
+        if no_loopback:
+            argv.append("--no-loopback")
+        if report:
+            argv += ["--report", report_path]
+        argv += list(sv_args or [])
+        argv += ["--", os.path.join(AGENTS, agent)] + list(args)
+        env = dict(os.environ, EGRESS_AGENT_LOG=log_path)
+        env.pop("EGRESS_SV_FAULT", None)
+        if fault is not None:
+            env["EGRESS_SV_FAULT"] = fault
+        self.last_argv = argv
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return proc, report_path, log_path
+
+    def finish(self, proc, report_path, log_path, timeout=30, build=None):
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            self.require(False, "supervisor did not finish within %ss: %s" % (timeout, " ".join(self.last_argv)))
+        report = load_report(self, report_path)
+        log = read_log(log_path)
+        run = Run(proc.returncode, out, err, report, log, proc.pid)
+        if report is not None:
+            check_report(self, run, build or ("faults" if "faults" in self.last_argv[0] else "release"))
+        for line in (err or "").splitlines()[-5:]:
+            print("  supervisor stderr: " + line)
+        return run
+
+    def sv(self, agent, args, timeout=30, **kw):
+        proc, report_path, log_path = self.start(agent, args, **kw)
+        return self.finish(proc, report_path, log_path, timeout=timeout)
+
+    def unsupervised(self, agent, args, timeout=20):
+        log_path = os.path.join(self.tmp, "unsupervised-%s.log" % agent)
+        env = dict(os.environ, EGRESS_AGENT_LOG=log_path)
+        subprocess.run([os.path.join(AGENTS, agent)] + list(args), env=env, timeout=timeout, check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return read_log(log_path)
+
+
+def load_report(ctx, path):
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        text = f.read()
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        ctx.expect(False, "report %s is not valid JSON (%s): %r" % (path, e, text[:200]))
+        return None
+
+
+def read_log(path):
+    lines = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for raw in f:
+                raw = raw.strip()
+                if raw:
+                    try:
+                        lines.append(json.loads(raw))
+                    except ValueError:
+                        lines.append({"unparsed": raw})
+    return lines
+
+
+def check_report(ctx, run, build):
+    """The design's invariants, on every report a test reads."""
+    rep = run.report
+    ctx.expect_eq(rep.get("format"), "egress-supervisor-report/1", "report format")
+    c = rep.get("counts")
+    if not ctx.expect(isinstance(c, dict), "report has no counts object"):
+        return
+    keys = ["trapped", "notifications", "allowed", "denied", "invalid", "mechanism_failures",
+            "abandoned", "neutralized", "events_dropped"]
+    missing = [k for k in keys if not isinstance(c.get(k), int)]
+    if not ctx.expect(not missing, "counts lack %s" % missing):
+        return
+    events = rep.get("events") or []
+    ctx.expect(c["notifications"] == c["allowed"] + c["denied"] + c["invalid"] + c["mechanism_failures"] + c["abandoned"],
+               "invariant notifications == allowed+denied+invalid+mechanism_failures+abandoned broken: %s" % c)
+    ctx.expect(c["trapped"] == c["notifications"] + c["neutralized"],
+               "invariant trapped == notifications+neutralized broken: %s" % c)
+    ctx.expect(len(events) + c["events_dropped"] == c["trapped"],
+               "invariant len(events)+events_dropped == trapped broken: %d events, %s" % (len(events), c))
+    buckets = {}
+    for e in events:
+        buckets[e.get("bucket")] = buckets.get(e.get("bucket"), 0) + 1
+    if c["events_dropped"] == 0:
+        for b, k in [("allowed", "allowed"), ("denied", "denied"), ("invalid", "invalid"),
+                     ("mechanism_failure", "mechanism_failures"), ("abandoned", "abandoned"),
+                     ("neutralized", "neutralized")]:
+            ctx.expect(buckets.get(b, 0) == c[k], "events in bucket %s (%d) != counts.%s (%d)" % (b, buckets.get(b, 0), k, c[k]))
+    if rep.get("complete") is True:
+        ctx.expect_eq(rep.get("build"), build, "report build")
+        want = VERDICT_FOR_RC.get(run.rc)
+        if want is not None:
+            ctx.expect_eq(rep.get("verdict"), want, "verdict for exit %d" % run.rc)
+        if c["mechanism_failures"] > 0:
+            ctx.expect_eq(rep.get("verdict"), "capability-error", "verdict with mechanism failures")
+        elif c["denied"] > 0 and rep.get("verdict") != "capability-error":
+            ctx.expect_eq(rep.get("verdict"), "fail", "verdict with denials")
+        if rep.get("verdict") == "pass":
+            ctx.expect(c["denied"] == 0 and c["mechanism_failures"] == 0, "pass with denials or failures")
+        kernel = rep.get("kernel") or {}
+        ctx.expect_eq(kernel.get("release"), os.uname().release, "report kernel.release")
+        ctx.expect(isinstance(rep.get("reason"), str) and rep.get("reason"), "report has no reason")
+
+
+# ------------------------------------------------------------------ tests
+
+TESTS = {}
+
+
+def test(timeout=60):
+    def register(fn):
+        TESTS[fn.__name__] = (fn, timeout)
+        return fn
+    return register
+
+
+def expect_outcome(ctx, run, rc, verdict):
+    ctx.expect_eq(run.rc, rc, "supervisor exit status")
+    ctx.require(run.report is not None, "no report written")
+    ctx.expect_eq(run.report.get("verdict"), verdict, "verdict")
+    ctx.expect_eq(run.report.get("complete"), True, "report complete")
+
+
+def expect_event(ctx, run, what, **match):
+    evs = run.events(**match)
+    ctx.expect(evs, "%s: no event with %s; events: %s" % (what, match, json.dumps(run.report.get("events"))[:600]))
+    return evs[0] if evs else {}
+
+
+def expect_agent(ctx, run, call, result=None, err=None, **match):
+    lines = run.agent_lines(call=call, **match)
+    if not ctx.expect(lines, "agent log has no %s line (%s): %s" % (call, match, run.log)):
+        return {}
+    line = lines[0]
+    if result is not None:
+        ctx.expect_eq(line.get("result"), result, "agent %s result" % call)
+    if err is not None:
+        ctx.expect_eq(line.get("errno"), err, "agent %s errno" % call)
+    return line
+
+
+@test()
+def connect_allowed_delivers_data(ctx):
+    lis = ctx.tcp(reply=True)
+    run = ctx.sv("connect-tcp", ["--send", "hello", lis.dest])
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "connect", 0)
+    recv = expect_agent(ctx, run, "recv")
+    ctx.expect_eq(recv.get("reply"), "ok: hello", "reply through the mediated socket")
+    ctx.expect(wait_for(lambda: lis.received() == b"hello\n"), "listener got %r" % lis.received())
+    ev = expect_event(ctx, run, "connect", syscall="connect", dest=lis.dest)
+    ctx.expect_eq(ev.get("bucket"), "allowed", "connect bucket")
+    ctx.expect_eq(ev.get("action"), "performed", "connect action")
+    ctx.expect_eq(ev.get("family"), "inet", "connect family")
+    ctx.expect_eq(ev.get("abi"), "x86_64", "connect abi")
+    send = expect_event(ctx, run, "send() with no address", syscall="sendto", dest=None)
+    ctx.expect_eq(send.get("action"), "continue", "sendto NULL action")
+
+
+@test()
+def connect_allowed_by_rule_under_no_loopback(ctx):
+    lis = ctx.tcp(reply=True)
+    run = ctx.sv("connect-tcp", ["--send", "hi", lis.dest], allow=[lis.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect(wait_for(lambda: lis.received() == b"hi\n"), "listener got %r" % lis.received())
+    ctx.expect_eq(run.report.get("policy", {}).get("loopback"), False, "policy.loopback")
+
+
+@test()
+def connect_denied_when_undeclared(ctx):
+    good = ctx.tcp(reply=True)
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("connect-tcp", ["--send", "hi", good.dest, bad.dest], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "connect", 0, dest=good.dest)
+    expect_agent(ctx, run, "connect", -1, "EACCES", dest=bad.dest)
+    time.sleep(0.2)
+    ctx.expect_eq(bad.conns, 0, "connections that reached the undeclared listener")
+    ctx.expect(wait_for(lambda: good.received() == b"hi\n"), "declared listener got %r" % good.received())
+    ev = expect_event(ctx, run, "denied connect", syscall="connect", dest=bad.dest)
+    ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
+    ctx.expect_eq(ev.get("reason"), "policy", "reason")
+    ctx.expect_eq(ev.get("errno"), "EACCES", "errno")
+    ctx.expect_eq(run.counts().get("denied"), 1, "counts.denied")
+
+
+@test()
+def connect_loopback_denied_under_no_loopback_without_rule(ctx):
+    lis = ctx.tcp()
+    run = ctx.sv("connect-tcp", [lis.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "connect", -1, "EACCES")
+    time.sleep(0.2)
+    ctx.expect_eq(lis.conns, 0, "connections that reached the listener")
+
+
+@test()
+def udp_sendto_allowed_delivers_datagram(ctx):
+    lis = ctx.udp()
+    run = ctx.sv("udp-sendto", ["--payload", "hi", lis.dest], allow=[lis.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "sendto", 2)
+    ctx.expect(wait_for(lambda: lis.got() == [b"hi"]), "listener got %r" % lis.got())
+    ev = expect_event(ctx, run, "sendto", syscall="sendto", dest=lis.dest)
+    ctx.expect_eq(ev.get("bucket"), "allowed", "bucket")
+    ctx.expect_eq(ev.get("action"), "performed", "action (the destination is in memory: never continue)")
+
+
+@test()
+def udp_sendto_denied_when_undeclared(ctx):
+    good = ctx.udp()
+    bad = ctx.udp(UNDECLARED)
+    run = ctx.sv("udp-sendto", [bad.dest], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "sendto", -1, "EACCES")
+    time.sleep(0.3)
+    ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener")
+    ev = expect_event(ctx, run, "denied sendto", syscall="sendto", dest=bad.dest)
+    ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
+
+
+@test()
+def udp_connected_send_without_address_continues(ctx):
+    lis = ctx.udp()
+    run = ctx.sv("udp-connected-send", [lis.dest, "conn"], allow=[lis.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "send", 4)
+    ctx.expect(wait_for(lambda: lis.got() == [b"conn"]), "listener got %r" % lis.got())
+    ev = expect_event(ctx, run, "send without address", syscall="sendto", dest=None)
+    ctx.expect_eq(ev.get("action"), "continue", "action")
+    ctx.expect_eq(ev.get("bucket"), "allowed", "bucket")
+
+
+@test()
+def sendmsg_null_name_on_connected_socket_delivers(ctx):
+    lis = ctx.udp()
+    run = ctx.sv("sendmsg-name", ["null", lis.dest], allow=[lis.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "sendmsg", 4)
+    ctx.expect(wait_for(lambda: lis.got() == [b"ping"]), "listener got %r" % lis.got())
+    ev = expect_event(ctx, run, "sendmsg without name", syscall="sendmsg")
+    ctx.expect_eq(ev.get("bucket"), "allowed", "bucket")
+
+
+@test()
+def sendmsg_name_allowed_delivers(ctx):
+    lis = ctx.udp()
+    run = ctx.sv("sendmsg-name", ["name", lis.dest], allow=[lis.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect(wait_for(lambda: lis.got() == [b"ping"]), "listener got %r" % lis.got())
+    ev = expect_event(ctx, run, "sendmsg", syscall="sendmsg", dest=lis.dest)
+    ctx.expect_eq(ev.get("bucket"), "allowed", "bucket")
+
+
+@test()
+def sendmsg_name_denied_when_undeclared(ctx):
+    bad = ctx.udp(UNDECLARED)
+    run = ctx.sv("sendmsg-name", ["name", bad.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "sendmsg", -1, "EACCES")
+    time.sleep(0.3)
+    ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener")
+
+
+@test()
+def sendmsg_unparseable_family_denied(ctx):
+    lis = ctx.udp()
+    run = ctx.sv("sendmsg-name", ["bad-family", lis.dest])
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "sendmsg", -1, "EACCES")
+    ev = expect_event(ctx, run, "bad family sendmsg", syscall="sendmsg")
+    ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
+    ctx.expect_eq(ev.get("reason"), "unsupported-family", "reason")
+    ctx.expect_eq(ev.get("family"), "5", "raw family recorded")
+    time.sleep(0.2)
+    ctx.expect_eq(lis.got(), [], "datagrams delivered")
+
+
+@test()
+def sendmsg_short_name_denied_malformed(ctx):
+    lis = ctx.udp()
+    run = ctx.sv("sendmsg-name", ["short", lis.dest])
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "sendmsg", -1, "EACCES")
+    ev = expect_event(ctx, run, "short-name sendmsg", syscall="sendmsg")
+    ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
+    ctx.expect_eq(ev.get("reason"), "malformed", "reason")
+    time.sleep(0.2)
+    ctx.expect_eq(lis.got(), [], "datagrams delivered")
+
+
+@test()
+def sendmsg_af_unix_allowed_and_recorded(ctx):
+    path = os.path.join(ctx.tmp, "unix.sock")
+    lis = UnixDgramListener(path)
+    ctx.closers.append(lis.close)
+    run = ctx.sv("sendmsg-name", ["unix", path], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "sendmsg", 4)
+    ctx.expect(wait_for(lambda: lis.got() == [b"ping"]), "unix listener got %r" % lis.got())
+    ev = expect_event(ctx, run, "AF_UNIX sendmsg", syscall="sendmsg", family="unix")
+    ctx.expect_eq(ev.get("bucket"), "allowed", "bucket")
+    ctx.expect_eq(ev.get("dest"), "unix:" + path, "dest")
+
+
+@test()
+def sendmmsg_delivers_only_declared_message(ctx):
+    good = ctx.udp()
+    bad = ctx.udp(UNDECLARED)
+    run = ctx.sv("sendmmsg-batch", [good.dest, bad.dest], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "sendmmsg", 1)
+    ctx.expect(wait_for(lambda: good.got() == [b"msg 0"]), "declared listener got %r" % good.got())
+    time.sleep(0.2)
+    ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener")
+    ev = expect_event(ctx, run, "sendmmsg", syscall="sendmmsg")
+    ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
+    msgs = ev.get("messages") or []
+    ctx.expect_eq([m.get("decision") for m in msgs], ["allowed", "denied"], "per-message decisions")
+    ctx.expect_eq([m.get("dest") for m in msgs], [good.dest, bad.dest], "per-message destinations")
+    ctx.expect_eq(run.counts().get("notifications"), 1, "one notification for one sendmmsg")
+
+
+@test()
+def sendmmsg_first_message_undeclared_sends_nothing(ctx):
+    good = ctx.udp()
+    bad = ctx.udp(UNDECLARED)
+    run = ctx.sv("sendmmsg-batch", [bad.dest, good.dest], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "sendmmsg", -1, "EACCES")
+    time.sleep(0.3)
+    ctx.expect_eq(good.got(), [], "datagrams at the declared listener after the refused first message")
+    ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener")
+
+
+@test()
+def sendmmsg_all_declared_delivers_all(ctx):
+    a = ctx.udp()
+    b = ctx.udp()
+    run = ctx.sv("sendmmsg-batch", [a.dest, b.dest])
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "sendmmsg", 2)
+    ctx.expect(wait_for(lambda: a.got() == [b"msg 0"] and b.got() == [b"msg 1"]), "got %r %r" % (a.got(), b.got()))
+
+
+@test()
+def mapped_v6_judged_as_ipv4_when_declared(ctx):
+    lis = ctx.tcp()
+    run = ctx.sv("mapped-v6", [lis.dest], allow=[lis.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "connect", 0)
+    ctx.expect(wait_for(lambda: lis.conns == 1), "listener connections: %d" % lis.conns)
+    ev = expect_event(ctx, run, "mapped connect", syscall="connect")
+    ctx.expect_eq(ev.get("bucket"), "allowed", "bucket")
+
+
+@test()
+def mapped_v6_judged_as_ipv4_when_undeclared(ctx):
+    good = ctx.tcp()
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("mapped-v6", [bad.dest], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "connect", -1, "EACCES")
+    time.sleep(0.2)
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+@test()
+def unspec_disconnect_allowed(ctx):
+    lis = ctx.udp()
+    run = ctx.sv("unspec-disconnect", [lis.dest], allow=[lis.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "connect", 0, dest="unspec")
+    ev = expect_event(ctx, run, "AF_UNSPEC connect", syscall="connect", family="unspec")
+    ctx.expect_eq(ev.get("bucket"), "allowed", "bucket")
+
+
+@test()
+def io_uring_setup_neutralized_with_enosys(ctx):
+    lis = ctx.tcp()
+    run = ctx.sv("io-uring", [lis.dest])
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "io_uring_setup", -1, "ENOSYS")
+    ctx.expect(not run.agent_lines(call="io_uring_connect"), "the agent got a ring: %s" % run.log)
+    ev = expect_event(ctx, run, "io_uring_setup", syscall="io_uring_setup")
+    ctx.expect_eq(ev.get("bucket"), "neutralized", "bucket")
+    ctx.expect_eq(run.counts().get("neutralized"), 1, "counts.neutralized")
+    time.sleep(0.2)
+    ctx.expect_eq(lis.conns, 0, "connections made through io_uring")
+
+
+def require_ia32(ctx, dest):
+    log = ctx.unsupervised("i386-socketcall", [dest])
+    if any(line.get("signal") == "SIGSEGV" for line in log):
+        raise Skip("int $0x80 faults (SIGSEGV) on this kernel: IA32 emulation unavailable "
+                   "(CONFIG_IA32_EMULATION off, ia32_emulation=false, or the hypervisor)")
+
+
+@test()
+def i386_socketcall_connect_denied_as_foreign_abi(ctx):
+    lis = ctx.tcp()
+    require_ia32(ctx, lis.dest)
+    seen = lis.conns
+    run = ctx.sv("i386-socketcall", [lis.dest])
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "socketcall_connect", -1, "EACCES")
+    expect_agent(ctx, run, "i386_connect", -1, "EACCES")
+    evs = run.events(reason="foreign-abi")
+    ctx.expect_eq(len(evs), 2, "foreign-abi events")
+    for ev in evs:
+        ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
+        ctx.expect(ev.get("abi") in ("i386", "x86"), "abi %r" % ev.get("abi"))
+    time.sleep(0.2)
+    ctx.expect_eq(lis.conns - seen, 0, "connections through the i386 ABI")
+
+
+@test()
+def x32_connect_denied_as_foreign_abi(ctx):
+    lis = ctx.tcp()
+    log = ctx.unsupervised("x32-connect", [lis.dest])
+    if any(line.get("errno") == "ENOSYS" for line in log):
+        raise Skip("kernel has no x32 ABI (CONFIG_X86_X32_ABI): x32 connect is ENOSYS unsupervised")
+    seen = lis.conns
+    run = ctx.sv("x32-connect", [lis.dest])
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "x32_connect", -1, "EACCES")
+    expect_event(ctx, run, "x32 connect", reason="foreign-abi")
+    time.sleep(0.2)
+    ctx.expect_eq(lis.conns - seen, 0, "connections through the x32 ABI")
+
+
+@test()
+def fastopen_sendto_declared_delivers(ctx):
+    lis = ctx.tcp()
+    run = ctx.sv("fastopen", [lis.dest])
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "sendto", 6)
+    ctx.expect(wait_for(lambda: lis.received() == b"hello\n"), "listener got %r" % lis.received())
+
+
+@test()
+def fastopen_sendto_undeclared_denied(ctx):
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("fastopen", [bad.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "sendto", -1, "EACCES")
+    time.sleep(0.2)
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+@test()
+def nodump_agent_never_passes_unseen(ctx):
+    lis = ctx.tcp()
+    run = ctx.sv("nodump", [lis.dest])
+    if os.geteuid() == 0:
+        # root keeps CAP_SYS_PTRACE: a non-dumpable agent is still readable.
+        expect_outcome(ctx, run, 0, "pass")
+        expect_agent(ctx, run, "connect", 0)
+        ctx.expect(wait_for(lambda: lis.conns == 1), "listener connections %d" % lis.conns)
+    else:
+        expect_outcome(ctx, run, 3, "capability-error")
+
+
+@test()
+def daemonized_grandchild_connect_recorded(ctx):
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("daemonize", [bad.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    line = expect_agent(ctx, run, "connect", -1, "EACCES")
+    ctx.expect_eq(line.get("ppid"), run.pid, "grandchild's parent after the middle exited (subreaper)")
+    if line:
+        ev = expect_event(ctx, run, "grandchild connect", syscall="connect", pid=line.get("pid"))
+        ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+@test()
+def fork_storm_every_child_recorded(ctx):
+    lis = ctx.tcp()
+    run = ctx.sv("fork-storm", ["20", lis.dest])
+    expect_outcome(ctx, run, 0, "pass")
+    lines = run.agent_lines(call="connect")
+    ctx.expect_eq(len(lines), 20, "children that logged")
+    ctx.expect_eq(sorted(line.get("pid") for line in run.events(syscall="connect")),
+                  sorted(line.get("pid") for line in lines), "event pids vs children's pids")
+    ctx.expect(all(line.get("result") == 0 for line in lines), "a child's connect failed: %s" % lines)
+
+
+@test()
+def exec_chain_mediated_across_exec(ctx):
+    good = ctx.tcp()
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("exec-chain", ["--connect", good.dest, os.path.join(AGENTS, "connect-tcp"), bad.dest],
+                 allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "connect", 0, agent="exec-chain")
+    expect_agent(ctx, run, "connect", -1, "EACCES", agent="connect-tcp")
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+@test(timeout=120)
+def threads_load_counts_match_agent_log(ctx):
+    good = ctx.tcp()
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("threads-load", ["8", "50", good.dest, bad.dest, "5"], allow=[good.dest], no_loopback=True,
+                 timeout=100)
+    expect_outcome(ctx, run, 1, "fail")
+    sums = run.agent_lines(call="connect_summary")
+    ctx.expect_eq(len(sums), 8, "thread summaries")
+    total = lambda k: sum(s.get(k, 0) for s in sums)  # noqa: E731
+    ctx.expect_eq(total("declared_ok"), 320, "declared connects that succeeded")
+    ctx.expect_eq(total("undeclared_eacces"), 80, "undeclared connects refused with EACCES")
+    ctx.expect_eq(run.counts().get("allowed"), 320, "counts.allowed")
+    ctx.expect_eq(run.counts().get("denied"), 80, "counts.denied")
+    ctx.expect(wait_for(lambda: good.conns == 320, 5), "declared listener connections %d" % good.conns)
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+@test(timeout=120)
+def blocking_connect_does_not_stall_other_threads(ctx):
+    lis = ctx.tcp()
+    hole = Blackhole()
+    ctx.closers.append(hole.sock.close)
+    run = ctx.sv("blocking-connect", ["-n", "1000", "--timeout", "20", hole.dest, lis.dest], timeout=100)
+    s = expect_agent(ctx, run, "connect_summary", 1000)
+    ctx.expect_eq(s.get("while_blocked"), True, "1000 connects finished while the blocked connect still waited")
+    print("  1000 connects took %s ms (worst %s ms) beside the blocked one" % (s.get("ms"), s.get("worst_ms")))
+    ctx.expect(run.rc in (0, 1, 3) and run.report is not None, "no report")
+    ctx.expect_eq(run.counts().get("mechanism_failures"), 0, "mechanism failures")
+
+
+@test()
+def signal_interrupted_connects_keep_invariants(ctx):
+    lis = ctx.tcp()
+    run = ctx.sv("signal-interrupt", ["-n", "300", "--interval-us", "100", lis.dest])
+    expect_outcome(ctx, run, 0, "pass")
+    s = expect_agent(ctx, run, "connect_summary")
+    ctx.expect_eq(s.get("other"), 0, "connects failing with something other than EINTR")
+    print("  %s ok, %s EINTR, %s alarms; abandoned=%s" % (s.get("ok"), s.get("eintr"), s.get("alarms"),
+                                                          run.counts().get("abandoned")))
+
+
+@test(timeout=90)
+def interrupted_blocking_connect_recorded_abandoned(ctx):
+    hole = Blackhole()
+    ctx.closers.append(hole.sock.close)
+    t0 = time.monotonic()
+    run = ctx.sv("signal-interrupt", ["-n", "3", "--interval-us", "300000", hole.dest], timeout=60)
+    took = time.monotonic() - t0
+    expect_outcome(ctx, run, 0, "pass")
+    lines = run.agent_lines(call="connect")
+    ctx.expect(lines and all(line.get("errno") == "EINTR" for line in lines),
+               "connects to the blackhole should all end in EINTR: %s" % lines)
+    ctx.expect(run.counts().get("abandoned", 0) >= 1, "no abandoned notification: %s" % run.counts())
+    ctx.expect(took < 30, "supervisor took %.1fs to finish after the agent's interrupted connects" % took)
+
+
+@test()
+def no_network_agent_passes_with_no_events(ctx):
+    run = ctx.sv("no-network", [])
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.counts().get("trapped"), 0, "trapped")
+    ctx.expect_eq(run.report.get("events"), [], "events")
+    ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0, "agent exit code")
+
+
+@test()
+def agent_exit_status_goes_to_report_only(ctx):
+    run = ctx.sv("connect-tcp", [])  # no DEST: the agent's own usage error, exit 2
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 2, "agent exit code in the report")
+
+
+@test()
+def model_client_reaches_server_and_undeclared_denied(ctx):
+    log_path = os.path.join(ctx.tmp, "server.log")
+    server = subprocess.Popen([os.path.join(AGENTS, "model-server"), DECLARED + ":0"],
+                              env=dict(os.environ, EGRESS_AGENT_LOG=log_path))
+    ctx.closers.append(server.kill)
+    ctx.require(wait_for(lambda: read_log(log_path), 5), "model-server did not start")
+    port = read_log(log_path)[0].get("port")
+    server_dest = "%s:%d" % (DECLARED, port)
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("model-client", [server_dest, bad.dest], allow=[server_dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    recv = expect_agent(ctx, run, "recv")
+    ctx.expect_eq(recv.get("reply"), "ok: what is egress?", "model reply")
+    expect_agent(ctx, run, "connect", -1, "EACCES", dest=bad.dest)
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+# Bad invocations: exit 2, the message names the argument, nothing is run.
+BAD_INVOCATIONS = {
+    "allow_host_bits_set": (["--allow", "192.0.2.1/24"], "192.0.2.1/24"),
+    "allow_ipv4_mapped_rule": (["--allow", "[::ffff:192.0.2.1]"], "::ffff:192.0.2.1"),
+    "allow_port_zero": (["--allow", "192.0.2.1:0"], "192.0.2.1:0"),
+    "allow_port_too_big": (["--allow", "192.0.2.1:65536"], "192.0.2.1:65536"),
+    "allow_port_range_reversed": (["--allow", "192.0.2.1:2000-1000"], "192.0.2.1:2000-1000"),
+    "allow_unbracketed_ipv6": (["--allow", "2001:db8::1"], "2001:db8::1"),
+    "allow_prefix_too_long": (["--allow", "192.0.2.0/33"], "192.0.2.0/33"),
+    "allow_hostname": (["--allow", "example.com"], "example.com"),
+    "unknown_option": (["--frobnicate"], "--frobnicate"),
+}
+
+
+def make_bad_invocation_test(slug, args, needle):
+    def fn(ctx):
+        log_path = os.path.join(ctx.tmp, "agent.log")
+        report_path = os.path.join(ctx.tmp, "report.json")
+        ctx.require(os.access(SV, os.X_OK), "%s missing" % SV)
+        argv = [SV] + args + ["--report", report_path, "--", os.path.join(AGENTS, "no-network")]
+        p = subprocess.run(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path), capture_output=True, text=True,
+                           timeout=20, check=False)
+        ctx.expect_eq(p.returncode, 2, "exit status of %s" % argv[1:])
+        ctx.expect(needle in p.stderr, "message does not name %r: %r" % (needle, p.stderr))
+        ctx.expect(not os.path.exists(log_path), "the agent ran")
+    fn.__name__ = "bad_invocation_%s_exits_2" % slug
+    test()(fn)
+
+
+for _slug, (_args, _needle) in BAD_INVOCATIONS.items():
+    make_bad_invocation_test(_slug, _args, _needle)
+
+
+def run_plain(ctx, argv, timeout=20):
+    ctx.require(os.access(argv[0], os.X_OK), "%s missing" % argv[0])
+    log_path = os.path.join(ctx.tmp, "plain-agent.log")
+    p = subprocess.run(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path), capture_output=True, text=True,
+                       timeout=timeout, check=False)
+    return p, log_path
+
+
+@test()
+def bad_invocation_allow_without_value_exits_2(ctx):
+    p, _ = run_plain(ctx, [SV, "--allow"])
+    ctx.expect_eq(p.returncode, 2, "exit status")
+    ctx.expect("--allow" in p.stderr, "message does not name --allow: %r" % p.stderr)
+
+
+@test()
+def bad_invocation_report_without_value_exits_2(ctx):
+    p, _ = run_plain(ctx, [SV, "--report"])
+    ctx.expect_eq(p.returncode, 2, "exit status")
+    ctx.expect("--report" in p.stderr, "message does not name --report: %r" % p.stderr)
+
+
+@test()
+def bad_invocation_missing_program_exits_2(ctx):
+    p, _ = run_plain(ctx, [SV, "--"])
+    ctx.expect_eq(p.returncode, 2, "exit status")
+    ctx.expect("program" in p.stderr.lower(), "message does not name PROGRAM: %r" % p.stderr)
+
+
+@test()
+def probe_prints_capability_lines_and_exits_0(ctx):
+    report_path = os.path.join(ctx.tmp, "probe.json")
+    p, _ = run_plain(ctx, [SV, "--probe", "--report", report_path])
+    ctx.expect_eq(p.returncode, 0, "exit status")
+    lines = dict(line.split(": ", 1) for line in p.stdout.splitlines() if ": " in line)
+    for cap in ("listener", "process_vm_readv", "pidfd_open", "pidfd_getfd", "id_valid"):
+        ctx.expect_eq(lines.get(cap), "ok", "probe line %s" % cap)
+    rep = load_report(ctx, report_path)
+    ctx.require(rep is not None, "probe wrote no report")
+    ctx.expect_eq((rep.get("probe") or {}).get("result"), "ok", "report probe.result")
+    ctx.expect(rep.get("verdict") != "capability-error", "probe report verdict %r" % rep.get("verdict"))
+    check_report(ctx, Run(p.returncode, p.stdout, p.stderr, rep, [], 0), "release")
+
+
+@test()
+def release_binary_has_no_fault_seam(ctx):
+    ctx.require(os.access(SV, os.X_OK), "%s missing" % SV)
+    with open(SV, "rb") as f:
+        ctx.expect(b"EGRESS_SV_FAULT" not in f.read(), "release binary contains EGRESS_SV_FAULT")
+    ctx.require(os.access(SV_FAULTS, os.X_OK), "%s missing" % SV_FAULTS)
+    with open(SV_FAULTS, "rb") as f:
+        ctx.expect(b"EGRESS_SV_FAULT" in f.read(), "faults build lacks EGRESS_SV_FAULT: the byte check proves nothing")
+
+
+@test()
+def release_binary_ignores_fault_variable(ctx):
+    lis = ctx.tcp()
+    run = ctx.sv("connect-tcp", [lis.dest], fault="pidfd_getfd:EPERM", binary=SV)
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.report.get("build"), "release", "build")
+
+
+# Runtime fault sites: (site, injected faults, errno to find recorded).
+# proc_mem is only used where process_vm_readv is ENOSYS, so that is injected too.
+RUNTIME_FAULTS = [
+    ("recv", "recv:EIO", "EIO"),
+    ("process_vm_readv", "process_vm_readv:EPERM", "EPERM"),
+    ("proc_mem", "process_vm_readv:ENOSYS,proc_mem:EACCES", "EACCES"),
+    ("id_valid", "id_valid:EIO", "EIO"),
+    ("pidfd_open", "pidfd_open:EMFILE", "EMFILE"),
+    ("pidfd_getfd", "pidfd_getfd:EPERM", "EPERM"),
+    ("dup_close", "dup_close:EIO", "EIO"),
+    ("send", "send:EIO", "EIO"),
+]
+PROBE_FAULTS = [(site, ",".join("probe." + f for f in faults.split(",")), err) for site, faults, err in RUNTIME_FAULTS]
+
+
+def make_runtime_fault_test(site, faults, err):
+    def fn(ctx):
+        lis = ctx.tcp()
+        run = ctx.sv("connect-tcp", [lis.dest], fault=faults, timeout=30)
+        expect_outcome(ctx, run, 3, "capability-error")
+        ctx.expect_eq(run.report.get("build"), "faults", "build")
+        ctx.expect(run.counts().get("mechanism_failures", 0) >= 1, "mechanism_failures: %s" % run.counts())
+        evs = run.events(bucket="mechanism_failure")
+        mine = [e for e in evs if e.get("mechanism") == site]
+        ctx.expect(mine, "no mechanism_failure event with mechanism %r: %s" % (site, evs))
+        ctx.expect(any(errno_in(e, err) for e in mine) or err in (run.report.get("reason") or ""),
+                   "injected %s not recorded: %s / %r" % (err, mine, run.report.get("reason")))
+        if site in ("process_vm_readv", "proc_mem", "id_valid", "pidfd_open", "pidfd_getfd"):
+            expect_agent(ctx, run, "connect", -1, "EPERM")
+            time.sleep(0.2)
+            ctx.expect_eq(lis.conns, 0, "connections made despite the failure")
+    fn.__name__ = "fault_%s_gives_capability_error" % site
+    test()(fn)
+
+
+def make_probe_fault_test(site, faults, err):
+    def fn(ctx):
+        lis = ctx.tcp()
+        run = ctx.sv("connect-tcp", [lis.dest], fault=faults, timeout=30)
+        expect_outcome(ctx, run, 3, "capability-error")
+        probe = run.report.get("probe") or {}
+        ctx.expect_eq(probe.get("result"), "failed", "probe.result")
+        ctx.expect(errno_in(probe, err) or err in (run.report.get("reason") or ""),
+                   "injected %s not in the probe record: %s / %r" % (err, probe, run.report.get("reason")))
+        if run.log:
+            print("  note: the agent ran although the probe failed: %s" % run.log)
+    fn.__name__ = "fault_probe_%s_gives_capability_error" % site
+    test()(fn)
+
+
+for _site, _faults, _err in RUNTIME_FAULTS:
+    make_runtime_fault_test(_site, _faults, _err)
+for _site, _faults, _err in PROBE_FAULTS:
+    make_probe_fault_test(_site, _faults, _err)
+
+
+@test()
+def fault_process_vm_readv_enosys_falls_back_to_proc_mem(ctx):
+    lis = ctx.tcp(reply=True)
+    run = ctx.sv("connect-tcp", ["--send", "x", lis.dest], fault="process_vm_readv:ENOSYS")
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect(wait_for(lambda: lis.received() == b"x\n"), "listener got %r" % lis.received())
+
+
+@test()
+def fault_probe_process_vm_readv_enosys_probe_falls_back(ctx):
+    report_path = os.path.join(ctx.tmp, "probe.json")
+    ctx.require(os.access(SV_FAULTS, os.X_OK), "%s missing" % SV_FAULTS)
+    p = subprocess.run([SV_FAULTS, "--probe", "--report", report_path], capture_output=True, text=True,
+                       env=dict(os.environ, EGRESS_SV_FAULT="probe.process_vm_readv:ENOSYS"), timeout=20,
+                       check=False)
+    ctx.expect_eq(p.returncode, 0, "exit status (proc_mem still works)")
+    ctx.expect("process_vm_readv: ENOSYS" in p.stdout, "probe output: %r" % p.stdout)
+    rep = load_report(ctx, report_path) or {}
+    ctx.expect_eq((rep.get("probe") or {}).get("proc_mem"), "ok", "probe.proc_mem")
+
+
+def start_long_running(ctx):
+    proc, report_path, log_path = ctx.start("model-server", [DECLARED + ":0"])
+    ctx.closers.append(proc.kill)
+    ctx.require(wait_for(lambda: read_log(log_path), 10), "agent (model-server) never started")
+    return proc, report_path, log_path, read_log(log_path)[0].get("pid")
+
+
+@test()
+def report_provisional_non_pass_while_agent_runs(ctx):
+    proc, report_path, log_path, _ = start_long_running(ctx)
+    rep = load_report(ctx, report_path)
+    ctx.require(rep is not None, "no provisional report while the agent runs")
+    ctx.expect_eq(rep.get("complete"), False, "provisional complete")
+    ctx.expect_eq(rep.get("verdict"), "capability-error", "provisional verdict")
+    proc.send_signal(signal.SIGTERM)
+    run = ctx.finish(proc, report_path, log_path)
+    ctx.expect_eq(os.listdir(os.path.dirname(report_path)), ["report.json"],
+                  "report directory holds only the report (no temporary left)")
+    ctx.expect_eq(run.report.get("complete") if run.report else None, True, "final report complete")
+
+
+@test()
+def report_replaced_atomically(ctx):
+    """Readers polling the report during a busy run never see a torn file."""
+    lis = ctx.tcp()
+    proc, report_path, log_path = ctx.start("threads-load", ["4", "100", lis.dest])
+    torn = []
+    reads = 0
+    while proc.poll() is None:
+        try:
+            with open(report_path) as f:
+                text = f.read()
+        except FileNotFoundError:
+            continue
+        reads += 1
+        try:
+            json.loads(text)
+        except ValueError:
+            torn.append(text[:80])
+    ctx.finish(proc, report_path, log_path)
+    ctx.expect(not torn, "%d of %d reads saw a torn report: %r" % (len(torn), reads, torn[:2]))
+
+
+def make_signal_test(signame):
+    def fn(ctx):
+        proc, report_path, log_path, agent_pid = start_long_running(ctx)
+        proc.send_signal(getattr(signal, signame))
+        run = ctx.finish(proc, report_path, log_path)
+        expect_outcome(ctx, run, 3, "capability-error")
+        ctx.expect_eq(run.report.get("interrupted"), signame, "interrupted")
+        ctx.expect(signame in (run.report.get("reason") or ""), "reason does not name %s: %r" %
+                   (signame, run.report.get("reason")))
+        ctx.expect(agent_pid and not process_alive(agent_pid), "agent %s outlived the supervisor" % agent_pid)
+    fn.__name__ = "%s_kills_agent_and_gives_capability_error" % signame.lower()
+    test()(fn)
+
+
+for _sig in ("SIGTERM", "SIGINT", "SIGHUP"):
+    make_signal_test(_sig)
+
+
+@test()
+def supervisor_sigkill_leaves_no_agent(ctx):
+    proc, report_path, log_path, agent_pid = start_long_running(ctx)
+    proc.kill()
+    proc.wait()
+    ctx.expect(wait_for(lambda: not process_alive(agent_pid), 3), "agent %s outlived the SIGKILLed supervisor" % agent_pid)
+    rep = load_report(ctx, report_path)
+    ctx.require(rep is not None, "no report left behind")
+    ctx.expect(rep.get("verdict") != "pass", "the left-behind report says pass")
+    ctx.expect_eq(rep.get("complete"), False, "left-behind report complete")
+
+
+# ------------------------------------------------------------------ runner
+
+
+def run_child(name):
+    fn, _ = TESTS[name]
+    ctx = Ctx(name)
+    try:
+        fn(ctx)
+    except Skip as e:
+        print("SKIP: %s" % e)
+        return SKIP_STATUS
+    except Abort:
+        pass
+    except Exception as e:  # a harness bug is a failure, with its traceback
+        import traceback
+        traceback.print_exc(file=sys.stdout)
+        ctx.failures.append("harness error: %r" % e)
+    finally:
+        ctx.close()
+    if not ctx.failures:
+        shutil.rmtree(ctx.tmp, ignore_errors=True)
+    for f in ctx.failures:
+        print("FAIL: %s" % f)
+    if ctx.failures and hasattr(ctx, "last_argv"):
+        print("  last command: %s" % " ".join(ctx.last_argv))
+    return 1 if ctx.failures else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--list", action="store_true", help="list the tests and exit")
+    ap.add_argument("--timeout", type=float, help="override every test's timeout (seconds)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="show every test's output")
+    ap.add_argument("names", nargs="*", help="tests to run (default: all)")
+    args = ap.parse_args()
+    if args.child:
+        sys.exit(run_child(args.child))
+    if args.list:
+        print("\n".join(TESTS))
+        return 0
+    unknown = [n for n in args.names if n not in TESTS]
+    if unknown:
+        print("unknown tests: %s (see --list)" % ", ".join(unknown), file=sys.stderr)
+        return 2
+    names = args.names or list(TESTS)
+    passed = failed = skipped = 0
+    for name in names:
+        timeout = args.timeout or TESTS[name][1]
+        child = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", name],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 start_new_session=True)
+        try:
+            out, _ = child.communicate(timeout=timeout)
+            rc = child.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            out, _ = child.communicate()
+            out += "FAIL: timed out after %ss\n" % timeout
+            rc = 1
+        if rc == SKIP_STATUS:
+            skipped += 1
+            reason = [line for line in out.splitlines() if line.startswith("SKIP: ")]
+            print("SKIP %s: %s" % (name, reason[-1][6:] if reason else "?"))
+        elif rc == 0:
+            passed += 1
+            print("PASS %s" % name)
+        else:
+            failed += 1
+            print("FAIL %s" % name)
+        if (rc not in (0, SKIP_STATUS) or args.verbose) and out.strip():
+            print("\n".join("    " + line for line in out.rstrip().splitlines()))
+        sys.stdout.flush()
+    summary = "%d passed, %d failed" % (passed, failed)
+    if skipped:
+        summary += ", %d skipped" % skipped
+    print(summary)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
