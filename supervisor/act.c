@@ -1,0 +1,144 @@
+#include "act.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fault.h"
+#include "msghdr.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
+static int tgid_of(pid_t tid)
+{
+	char path[40], line[128];
+	FILE *f;
+	int tgid = -ESRCH;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+int sv_act_pidfd_open(pid_t tid)
+{
+	long fd;
+	int err = sv_fault("pidfd_open"), tgid;
+
+	if (err)
+		return err;
+	fd = syscall(SYS_pidfd_open, tid, 0);
+	if (fd >= 0)
+		return (int)fd;
+	if (errno != EINVAL)
+		return -errno;
+	tgid = tgid_of(tid);
+	if (tgid < 0)
+		return tgid;
+	fd = syscall(SYS_pidfd_open, tgid, 0);
+	return fd >= 0 ? (int)fd : -errno;
+}
+
+int sv_act_getfd(int pidfd, int targetfd)
+{
+	long fd;
+	int err = sv_fault("pidfd_getfd");
+
+	if (err)
+		return err;
+	fd = syscall(SYS_pidfd_getfd, pidfd, targetfd, 0);
+	return fd >= 0 ? (int)fd : -errno;
+}
+
+int sv_act_close_dup(int fd)
+{
+	int err = sv_fault("dup_close");
+
+	if (err) {
+		close(fd);
+		return err;
+	}
+	/* Linux releases the descriptor even when close reports an error, so
+	 * there is never a retry; the error is still reported. */
+	return close(fd) == 0 ? 0 : -errno;
+}
+
+void sv_act_close_quiet(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int sv_act_is_blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && !(fl & O_NONBLOCK);
+}
+
+struct rights_ctx {
+	int pidfd;
+	int *dups;
+	size_t n, cap;
+};
+
+static int translate_fds(void *arg, int *fds, size_t nfds)
+{
+	struct rights_ctx *c = arg;
+
+	for (size_t i = 0; i < nfds; i++) {
+		int d;
+
+		if (c->n == c->cap) {
+			size_t ncap = c->cap ? c->cap * 2 : 8;
+			int *n = realloc(c->dups, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			c->dups = n;
+			c->cap = ncap;
+		}
+		d = sv_act_getfd(c->pidfd, fds[i]);
+		if (d < 0)
+			return d;
+		c->dups[c->n++] = d;
+		fds[i] = d;
+	}
+	return 0;
+}
+
+int sv_act_translate_rights(int pidfd, void *control, size_t len, int **dups, size_t *ndups)
+{
+	struct rights_ctx c = {.pidfd = pidfd};
+	int rc = sv_msghdr_walk_control(control, len, translate_fds, &c);
+
+	if (rc < 0) {
+		sv_act_free_dups(c.dups, c.n);
+		return rc;
+	}
+	*dups = c.dups;
+	*ndups = c.n;
+	return 0;
+}
+
+void sv_act_free_dups(int *dups, size_t ndups)
+{
+	for (size_t i = 0; i < ndups; i++)
+		close(dups[i]);
+	free(dups);
+}

@@ -1,0 +1,39 @@
+/* Acting on the agent's sockets: pidfds, duplicates, and the calls the
+ * supervisor performs on the duplicates with the verified copies. */
+#ifndef SV_ACT_H
+#define SV_ACT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Opens a pidfd for the process that thread tid belongs to (pidfd_open only
+ * takes thread-group leaders before Linux 6.9, so a non-leader is looked up
+ * in /proc/TID/status). Returns the fd or -errno; -ESRCH when it is gone. */
+int sv_act_pidfd_open(pid_t tid);
+
+/* Duplicates the agent's descriptor targetfd into our table (pidfd_getfd,
+ * close-on-exec). Returns the fd or -errno: -EBADF when the agent has no such
+ * descriptor. */
+int sv_act_getfd(int pidfd, int targetfd);
+
+/* Closes a duplicate. Returns 0 or -errno: a failed close is a mechanism
+ * failure like any other. */
+int sv_act_close_dup(int fd);
+
+/* Closes fd, ignoring errors: for pidfds and cleanup paths whose failure
+ * cannot change what happened to the agent. */
+void sv_act_close_quiet(int fd);
+
+/* True when the duplicate is in blocking mode (the file status flags are
+ * shared with the agent's descriptor). */
+int sv_act_is_blocking(int fd);
+
+/* Translates SCM_RIGHTS descriptors in a copied control buffer from the
+ * agent's numbers to duplicates in our table. Returns 0 or -errno (-EBADF
+ * for a descriptor the agent does not have); on success *dups holds the
+ * duplicates to close after the send (*ndups of them; free with
+ * sv_act_free_dups). */
+int sv_act_translate_rights(int pidfd, void *control, size_t len, int **dups, size_t *ndups);
+void sv_act_free_dups(int *dups, size_t ndups);
+
+#endif

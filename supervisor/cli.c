@@ -1,0 +1,102 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+const char sv_cli_usage[] =
+    "usage: egress-supervisor [--allow SPEC]... [--no-loopback] [--report FILE] [--probe]\n"
+    "                         -- PROGRAM [ARG]...\n"
+    "  SPEC: 192.0.2.10:443  198.51.100.0/24  [2001:db8::1]:53  [2001:db8::]/32:1000-2000\n"
+    "exit: 0 pass, 1 fail, 2 bad invocation, 3 capability-error\n";
+
+/* Takes the value of --name VALUE or --name=VALUE. Returns the value or NULL. */
+static const char *option_value(const char *name, int argc, char **argv, int *i)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n) != 0)
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] != '\0' || *i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+static int is_option(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+int sv_cli_parse(int argc, char **argv, struct sv_cli *out, char *err, size_t errlen)
+{
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	out->policy.loopback = 1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (is_option(a, "--allow")) {
+			struct sv_rule r;
+			char why[256];
+			int rc;
+
+			v = option_value("--allow", argc, argv, &i);
+			if (!v) {
+				snprintf(err, errlen, "--allow needs a SPEC");
+				return -EINVAL;
+			}
+			if (sv_policy_parse_spec(v, &r, why, sizeof(why)) < 0) {
+				snprintf(err, errlen, "%s", why);
+				return -EINVAL;
+			}
+			rc = sv_policy_add(&out->policy, &r);
+			if (rc < 0)
+				return rc;
+		} else if (is_option(a, "--report")) {
+			v = option_value("--report", argc, argv, &i);
+			if (!v || !*v) {
+				snprintf(err, errlen, "--report needs a FILE");
+				return -EINVAL;
+			}
+			out->report = v;
+		} else if (strcmp(a, "--no-loopback") == 0) {
+			out->policy.loopback = 0;
+		} else if (strcmp(a, "--probe") == 0) {
+			out->probe_only = 1;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			out->help = 1;
+			return 0;
+		} else {
+			snprintf(err, errlen, "unknown argument '%s' (the program goes after --)",
+				 a);
+			return -EINVAL;
+		}
+	}
+	if (out->probe_only) {
+		if (i < argc) {
+			snprintf(err, errlen, "--probe runs no program, but '%s' was given",
+				 argv[i]);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (i >= argc) {
+		snprintf(err, errlen, "no PROGRAM given after --");
+		return -EINVAL;
+	}
+	if (argv[i][0] == '\0') {
+		snprintf(err, errlen, "PROGRAM is an empty string");
+		return -EINVAL;
+	}
+	out->argv = &argv[i];
+	return 0;
+}

@@ -1,0 +1,294 @@
+/* egress-supervisor: runs a program, mediates its egress against an
+ * allow-list and answers pass, fail or capability-error. It never says pass
+ * when it could not see. The flow: parse, probe, spawn, mediate, reap,
+ * report. Only set-up exits early; see docs/design.md. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "errnames.h"
+#include "fault.h"
+#include "notify.h"
+#include "probe.h"
+#include "report.h"
+#include "spawn.h"
+
+enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_CAPABILITY = 3 };
+
+static pthread_t main_thread;
+
+struct agent_launch {
+	char **argv;
+	int errfd; /* write end: the errno of a failed execvp */
+};
+
+static void launch_agent(void *arg)
+{
+	struct agent_launch *l = arg;
+	int err;
+
+	/* The supervisor ignores SIGPIPE; the agent gets the default back, as
+	 * an ignored disposition would survive exec. */
+	signal(SIGPIPE, SIG_DFL);
+	execvp(l->argv[0], l->argv);
+	err = errno;
+	if (write(l->errfd, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* PROGRAM must be runnable before anything runs (bad invocation: exit 2). */
+static int resolve_program(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0 ? 0 : -errno;
+	if (!path)
+		path = "/usr/local/bin:/bin:/usr/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t n = end ? (size_t)(end - path) : strlen(path);
+		struct stat st;
+
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", prog) <
+			(int)sizeof(buf) &&
+		    stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+			return 0;
+		path += n + (end ? 1 : 0);
+		if (!end)
+			break;
+	}
+	return -ENOENT;
+}
+
+/* SIGKILLs every child, then every orphan re-parented to us (we are a child
+ * subreaper), until none is left. Returns when ECHILD. */
+static void kill_descendants(pid_t agent)
+{
+	pid_t self = getpid();
+
+	for (int round = 0; round < 1000; round++) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+		int status;
+		pid_t w;
+
+		while (d && (e = readdir(d))) {
+			char path[300], buf[512], *p;
+			int ppid = 0;
+			FILE *f;
+
+			if (e->d_name[0] < '1' || e->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+			f = fopen(path, "re");
+			if (!f)
+				continue;
+			if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
+			    sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == self)
+				kill(atoi(e->d_name), SIGKILL);
+			fclose(f);
+		}
+		if (d)
+			closedir(d);
+		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
+			if (w == agent)
+				sv_report_set_agent_exit(status);
+		if (w < 0 && errno == ECHILD)
+			return;
+		usleep(1000);
+	}
+}
+
+static void on_fatal(void)
+{
+	pthread_kill(main_thread, SIGUSR2);
+}
+
+/* Waits until every descendant has exited, or a signal ends the run. */
+static void supervise(pid_t agent, const sigset_t *set)
+{
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(set, &si), status;
+		pid_t w;
+
+		if (sig < 0)
+			continue;
+		if (sig == SIGUSR2) {
+			sv_report_internal_error("the listener failed, so the agent was killed", 0);
+			kill_descendants(agent);
+			return;
+		}
+		if (sig != SIGCHLD) {
+			sv_report_set_interrupted(sig);
+			kill_descendants(agent);
+			return;
+		}
+		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
+			if (w == agent)
+				sv_report_set_agent_exit(status);
+		if (w < 0 && errno == ECHILD)
+			return;
+	}
+}
+
+static int finish_run(int complete)
+{
+	int verdict = sv_report_verdict(complete);
+	int rc = sv_report_write(complete);
+
+	if (rc < 0) {
+		fprintf(stderr, "egress-supervisor: cannot write the report: %s\n", strerror(-rc));
+		return EXIT_CAPABILITY;
+	}
+	return verdict;
+}
+
+static int run(struct sv_cli *cli, const sigset_t *set)
+{
+	struct sv_probe_result pr;
+	struct agent_launch launch;
+	struct sv_child ch;
+	int p[2], rc, err = 0;
+	ssize_t n;
+
+	rc = sv_probe_run(&pr);
+	sv_report_set_probe(&pr);
+	if (cli->probe_only) {
+		sv_probe_print(&pr);
+		return finish_run(1) == EXIT_CAPABILITY ? EXIT_CAPABILITY : EXIT_PASS;
+	}
+	if (rc < 0) {
+		fprintf(stderr,
+			"egress-supervisor: capability probe failed; not running the agent\n");
+		sv_probe_print(&pr);
+		return finish_run(1);
+	}
+	if (sv_report_write(0) < 0)
+		fprintf(stderr,
+			"egress-supervisor: warning: cannot write the provisional report\n");
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		sv_report_internal_error("pipe", errno);
+		return finish_run(1);
+	}
+	launch.argv = cli->argv;
+	launch.errfd = p[1];
+	rc = sv_spawn(&ch, launch_agent, &launch);
+	close(p[1]);
+	if (rc < 0 || ch.listener < 0) {
+		sv_report_internal_error("could not start the agent with the filter",
+					 rc < 0 ? -rc : -ch.install_err);
+		close(p[0]);
+		if (rc == 0)
+			kill_descendants(ch.pid);
+		return finish_run(1);
+	}
+	sv_report_set_agent(ch.pid);
+	rc = sv_notify_start(ch.listener, &cli->policy, on_fatal);
+	if (rc < 0) {
+		sv_report_internal_error("could not start the notification loop", -rc);
+		kill_descendants(ch.pid);
+		close(p[0]);
+		return finish_run(1);
+	}
+	/* EOF means execvp succeeded (the write end was close-on-exec). */
+	n = read(p[0], &err, sizeof(err));
+	close(p[0]);
+	if (n == (ssize_t)sizeof(err))
+		sv_report_internal_error("could not execute the agent", err);
+	supervise(ch.pid, set);
+	if (sv_notify_stop() < 0)
+		sv_report_internal_error("a notification thread did not stop", ETIMEDOUT);
+	close(ch.listener);
+	return finish_run(1);
+}
+
+int main(int argc, char **argv)
+{
+	struct sv_cli cli;
+	struct sv_run_info info;
+	sigset_t set;
+	char err[512];
+	int rc, verdict;
+
+	rc = sv_cli_parse(argc, argv, &cli, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "egress-supervisor: %s\n%s", rc == -ENOMEM ? "out of memory" : err,
+			sv_cli_usage);
+		return EXIT_USAGE;
+	}
+	if (cli.help) {
+		fputs(sv_cli_usage, stdout);
+		return EXIT_PASS;
+	}
+	if (!cli.probe_only && (rc = resolve_program(cli.argv[0])) < 0) {
+		fprintf(stderr, "egress-supervisor: cannot execute PROGRAM '%s': %s\n", cli.argv[0],
+			strerror(-rc));
+		return EXIT_USAGE;
+	}
+	if (sv_fault_init() < 0)
+		return EXIT_USAGE;
+	info.agent_argv = cli.argv;
+	info.policy = &cli.policy;
+	info.report_path = cli.report;
+	if (sv_report_init(&info) < 0) {
+		fprintf(stderr, "egress-supervisor: out of memory\n");
+		return EXIT_CAPABILITY;
+	}
+	/* Signals are taken synchronously by the main thread; every thread
+	 * created from here on inherits the mask, the agent gets it cleared. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	main_thread = pthread_self();
+	/* Descendants that daemonize stay ours: Yama scope 1 only lets us read
+	 * descendants, and we must reap them all before the verdict. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+		int e = errno;
+
+		fprintf(stderr,
+			"egress-supervisor: PR_SET_CHILD_SUBREAPER: %s (needs Linux >= 3.4)\n",
+			strerror(e));
+		sv_report_internal_error("PR_SET_CHILD_SUBREAPER", e);
+	}
+	if (cli.report && (rc = sv_report_write(0)) < 0) {
+		fprintf(stderr, "egress-supervisor: cannot write the report to '%s': %s\n",
+			cli.report, strerror(-rc));
+		return EXIT_USAGE;
+	}
+	verdict = run(&cli, &set);
+	{
+		unsigned long long c[SV_NBUCKETS], nots;
+
+		sv_report_counts(c, &nots);
+		fprintf(
+		    stderr,
+		    "egress-supervisor: %s (notifications %llu: allowed %llu, denied %llu, "
+		    "invalid %llu, mechanism failures %llu, abandoned %llu; neutralized %llu)\n",
+		    verdict == EXIT_PASS   ? "pass"
+		    : verdict == EXIT_FAIL ? "fail"
+					   : "capability-error",
+		    nots, c[SV_ALLOWED], c[SV_DENIED], c[SV_INVALID], c[SV_MECH_FAILURE],
+		    c[SV_ABANDONED], c[SV_NEUTRALIZED]);
+	}
+	sv_policy_free(&cli.policy);
+	return verdict;
+}

@@ -1,0 +1,179 @@
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "act.h"
+#include "errnames.h"
+#include "fault.h"
+#include "notify.h"
+#include "spawn.h"
+#include "target.h"
+
+#define PROBE_TIMEOUT_MS 5000
+
+/* Known bytes the canary passes to a trapped connect: the probe must read
+ * exactly these out of the canary's memory. */
+static const struct sockaddr_in canary_addr = {
+    .sin_family = AF_INET,
+    .sin_port = 0x0900, /* port 9 (discard), never contacted */
+    .sin_addr = {.s_addr = 0x0100007f},
+    .sin_zero = {'s', 'v', 'p', 'r', 'o', 'b', 'e', '!'},
+};
+
+static void canary(void *arg)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	(void)arg;
+	/* This connect is trapped; the supervisor answers it without performing
+	 * it, then kills us. */
+	connect(s, (const struct sockaddr *)&canary_addr, sizeof(canary_addr));
+	pause();
+	_exit(0);
+}
+
+static int errno_of(int rc)
+{
+	return rc < 0 ? -rc : 0;
+}
+
+static void probe_with_notification(int listener, struct sv_probe_result *r)
+{
+	struct seccomp_notif_sizes sizes = {0};
+	union {
+		struct seccomp_notif n;
+		unsigned char raw[512];
+	} req;
+	struct seccomp_notif_resp resp = {0};
+	struct sockaddr_in got;
+	struct pollfd pfd = {.fd = listener, .events = POLLIN};
+	int rc, pidfd, dup;
+	struct stat st;
+
+	memset(&req, 0, sizeof(req));
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0 ||
+	    sizes.seccomp_notif > sizeof(req)) {
+		r->listener = sizes.seccomp_notif > sizeof(req) ? EOVERFLOW : errno;
+		return;
+	}
+	rc = poll(&pfd, 1, PROBE_TIMEOUT_MS);
+	if (rc <= 0) {
+		r->listener = rc == 0 ? ETIMEDOUT : errno;
+		return;
+	}
+	rc = sv_fault("recv");
+	if (rc == 0 && ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
+		rc = -errno;
+	r->listener = errno_of(rc);
+	if (rc)
+		return;
+
+	/* Both read routes are tried: either one is enough for the run. */
+	memset(&got, 0, sizeof(got));
+	rc = sv_target_read_vm((pid_t)req.n.pid, req.n.data.args[1], &got, sizeof(got));
+	if (rc == 0 && memcmp(&got, &canary_addr, sizeof(got)) != 0)
+		rc = -EIO;
+	r->process_vm_readv = errno_of(rc);
+	memset(&got, 0, sizeof(got));
+	rc = sv_target_read_procmem((pid_t)req.n.pid, req.n.data.args[1], &got, sizeof(got));
+	if (rc == 0 && memcmp(&got, &canary_addr, sizeof(got)) != 0)
+		rc = -EIO;
+	r->proc_mem = errno_of(rc);
+
+	pidfd = sv_act_pidfd_open((pid_t)req.n.pid);
+	r->pidfd_open = errno_of(pidfd < 0 ? pidfd : 0);
+	if (pidfd >= 0) {
+		dup = sv_act_getfd(pidfd, (int)req.n.data.args[0]);
+		if (dup >= 0 && (fstat(dup, &st) != 0 || !S_ISSOCK(st.st_mode))) {
+			close(dup);
+			dup = -EBADF;
+		}
+		r->pidfd_getfd = errno_of(dup < 0 ? dup : 0);
+		if (dup >= 0)
+			close(dup);
+		close(pidfd);
+	}
+	r->id_valid = errno_of(sv_notify_id_valid(listener, req.n.id));
+	resp.id = req.n.id;
+	resp.error = -ECONNREFUSED;
+	r->send = errno_of(sv_notify_send(listener, &resp));
+}
+
+int sv_probe_run(struct sv_probe_result *r)
+{
+	struct sv_child ch;
+	int rc, status;
+
+	*r = (struct sv_probe_result){-1, -1, -1, -1, -1, -1, -1, 0};
+	sv_fault_set_probe_phase(1);
+	rc = sv_spawn(&ch, canary, NULL);
+	if (rc < 0) {
+		r->listener = -rc;
+		goto out;
+	}
+	if (ch.listener < 0)
+		r->listener = -ch.install_err;
+	else
+		probe_with_notification(ch.listener, r);
+	kill(ch.pid, SIGKILL);
+	while (waitpid(ch.pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (ch.listener >= 0)
+		close(ch.listener);
+out:
+	sv_fault_set_probe_phase(0);
+	r->ok = r->listener == 0 && (r->process_vm_readv == 0 || r->proc_mem == 0) &&
+		r->pidfd_open == 0 && r->pidfd_getfd == 0 && r->id_valid == 0 && r->send == 0;
+	return r->ok ? 0 : -EPERM;
+}
+
+static void line(const char *name, int err, const char *hint)
+{
+	const char *n = err > 0 ? sv_errno_name(err) : NULL;
+
+	if (err == 0)
+		printf("%s: ok\n", name);
+	else if (err < 0)
+		printf("%s: not tried\n", name);
+	else
+		printf("%s: %s%s%s\n", name, n ? n : "error", hint ? " - " : "", hint ? hint : "");
+}
+
+void sv_probe_print(const struct sv_probe_result *r)
+{
+	line("listener", r->listener,
+	     r->listener == EINVAL || r->listener == ENOSYS || r->listener == EOPNOTSUPP
+		 ? "needs CONFIG_SECCOMP_FILTER and Linux >= 5.0 (seccomp user notification)"
+		 : NULL);
+	line("process_vm_readv", r->process_vm_readv,
+	     r->process_vm_readv == ENOSYS ? "CONFIG_CROSS_MEMORY_ATTACH=n; /proc/PID/mem is used"
+	     : r->process_vm_readv == EPERM
+		 ? "ptrace access denied (kernel.yama.ptrace_scope, CAP_SYS_PTRACE, dumpable)"
+		 : NULL);
+	line("proc_mem", r->proc_mem,
+	     r->proc_mem == EACCES || r->proc_mem == EPERM
+		 ? "ptrace access denied (kernel.yama.ptrace_scope, CAP_SYS_PTRACE, dumpable)"
+		 : NULL);
+	line("pidfd_open", r->pidfd_open, r->pidfd_open == ENOSYS ? "needs Linux >= 5.3" : NULL);
+	line("pidfd_getfd", r->pidfd_getfd,
+	     r->pidfd_getfd == ENOSYS ? "needs Linux >= 5.6"
+	     : r->pidfd_getfd == EPERM
+		 ? "ptrace access denied (kernel.yama.ptrace_scope, CAP_SYS_PTRACE, dumpable)"
+		 : NULL);
+	line("id_valid", r->id_valid, NULL);
+	line("send", r->send, NULL);
+	printf("probe: %s\n", r->ok ? "ok" : "failed");
+}

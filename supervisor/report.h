@@ -1,0 +1,109 @@
+/* The run's record: counters, events and the JSON report. Every trapped call
+ * ends here in exactly one bucket. Thread-safe: the notification threads
+ * record concurrently. */
+#ifndef SV_REPORT_H
+#define SV_REPORT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "policy.h"
+
+enum sv_bucket {
+	SV_ALLOWED,
+	SV_DENIED,
+	SV_INVALID,
+	SV_MECH_FAILURE,
+	SV_ABANDONED,
+	SV_NEUTRALIZED,
+	SV_NBUCKETS
+};
+
+enum sv_action {
+	SV_ACT_NONE,      /* no answer reached the agent (abandoned) */
+	SV_ACT_PERFORMED, /* the supervisor made the call on a duplicate */
+	SV_ACT_CONTINUE,  /* SECCOMP_USER_NOTIF_FLAG_CONTINUE */
+	SV_ACT_ERRNO,     /* answered with an error, nothing performed */
+};
+
+#define SV_DEST_TEXT 136
+
+/* One message of a sendmmsg batch. */
+struct sv_msg_event {
+	char family[12];
+	char dest[SV_DEST_TEXT];
+	int denied;
+	const char *reason; /* static string or NULL */
+	int sent;
+	int err; /* 0 or errno of this message */
+};
+
+struct sv_event {
+	double t_ms;
+	pid_t pid;
+	const char *syscall; /* static: "connect", "socketcall", "io_uring_setup", ... */
+	const char *abi;     /* static: "x86_64", "i386", "x32" */
+	char family[12];     /* "" when there is no destination */
+	char dest[SV_DEST_TEXT];
+	enum sv_bucket bucket;
+	const char *reason; /* static: "policy", "foreign-abi", "local", ... */
+	enum sv_action action;
+	int err;                   /* errno answered (0 for success) */
+	long long result;          /* value answered on success */
+	const char *mechanism;     /* static: the failed mechanism call, or NULL */
+	int mech_err;              /* errno of that mechanism call */
+	struct sv_msg_event *msgs; /* sendmmsg only; ownership passes to the report */
+	size_t nmsgs;
+};
+
+/* Probe results, one errno per capability (0 = ok, -1 = not tried). */
+struct sv_probe_result {
+	int listener;
+	int process_vm_readv;
+	int proc_mem;
+	int pidfd_open;
+	int pidfd_getfd;
+	int id_valid;
+	int send;
+	int ok; /* every capability the run needs works */
+};
+
+struct sv_run_info {
+	char *const *agent_argv;
+	const struct sv_policy *policy;
+	const char *report_path; /* NULL: no report file */
+};
+
+/* Sets up the record for a run. Returns 0 or -ENOMEM. */
+int sv_report_init(const struct sv_run_info *info);
+
+/* Milliseconds since sv_report_init. */
+double sv_report_now_ms(void);
+
+/* Records one trapped call (copies *ev; takes ownership of ev->msgs). Never
+ * fails: an event that cannot be stored is still counted and the loss is
+ * counted in events_dropped. */
+void sv_report_record(const struct sv_event *ev);
+
+void sv_report_set_probe(const struct sv_probe_result *p);
+void sv_report_set_agent(pid_t pid);
+/* status as from waitpid. */
+void sv_report_set_agent_exit(int status);
+void sv_report_set_interrupted(int sig);
+/* An internal error that makes the supervisor unable to vouch for the run.
+ * The first one's text is kept (copied). */
+void sv_report_internal_error(const char *what, int err);
+
+/* The verdict as it stands: 0 pass, 1 fail, 3 capability-error. complete says
+ * whether the run finished. */
+int sv_report_verdict(int complete);
+
+/* Writes the report to the path given at init, atomically (temporary file,
+ * fsync, rename, fsync of the directory). complete=0 writes the provisional
+ * report. Returns 0, or -errno (also when no path was given: 0). */
+int sv_report_write(int complete);
+
+/* Copies of the counters for tests and the summary line. */
+void sv_report_counts(unsigned long long out[SV_NBUCKETS], unsigned long long *notifications);
+
+#endif

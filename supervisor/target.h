@@ -1,0 +1,29 @@
+/* Reading (and, for sendmmsg's msg_len, writing) the agent's memory. Needs
+ * ptrace-level access (PTRACE_MODE_ATTACH_REALCREDS for process_vm_readv,
+ * PTRACE_MODE_ATTACH at open for /proc/PID/mem): exactly what hardened hosts
+ * take away, so every failure is returned precisely, never guessed at. */
+#ifndef SV_TARGET_H
+#define SV_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Copies len bytes at addr in process (thread) pid into buf. Uses
+ * process_vm_readv; once that answers ENOSYS (CONFIG_CROSS_MEMORY_ATTACH=n)
+ * every later read goes through /proc/PID/mem. Returns 0, or -EFAULT when part
+ * of the range is not mapped in the agent (the agent's own mistake), or the
+ * -errno of the failing mechanism with *mechanism naming it
+ * ("process_vm_readv" or "proc_mem"). */
+int sv_target_read(pid_t pid, uint64_t addr, void *buf, size_t len, const char **mechanism);
+
+/* The same for writing len bytes from buf to addr ("process_vm_writev" or
+ * "proc_mem"). */
+int sv_target_write(pid_t pid, uint64_t addr, const void *buf, size_t len, const char **mechanism);
+
+/* For the probe: one read through each route, without the fallback.
+ * Return 0 or -errno. */
+int sv_target_read_vm(pid_t pid, uint64_t addr, void *buf, size_t len);
+int sv_target_read_procmem(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+#endif
