@@ -17,9 +17,10 @@ export CACHE
 all: supervisor
 
 include supervisor/supervisor.mk
--include tests/tests.mk
--include kernel-configs/kernels.mk
--include initramfs/initramfs.mk
+include tests/tests.mk
+include kernel-configs/kernels.mk
+include initramfs/initramfs.mk
+-include scenarios/scenarios.mk
 
 clean:
 	rm -rf build results

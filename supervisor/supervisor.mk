@@ -58,6 +58,8 @@ endef
 FORMAT_FILES = $(shell git -C $(TOP) ls-files '*.c' '*.h')
 check-format:
 	@$(SV_DIR)/tools/host-deps.sh clang-format
-	@cd $(TOP) && clang-format --dry-run --Werror $(FORMAT_FILES) && echo "check-format: $(words $(FORMAT_FILES)) files ok"
+	@cd $(TOP) && if clang-format --dry-run --Werror $(FORMAT_FILES); then \
+		echo "ok clang_format_clean ($(words $(FORMAT_FILES)) files)"; echo "1 passed, 0 failed"; \
+	else echo "not ok clang_format_clean: run make format"; echo "0 passed, 1 failed"; exit 1; fi
 format:
 	@cd $(TOP) && clang-format -i $(FORMAT_FILES)

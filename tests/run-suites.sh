@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Runs each named test suite (a make target), reads the suite's own closing
+# `N passed, N failed` line, and prints the totals last. A suite that exits
+# non-zero without such a line counts as one failure, so nothing is lost.
+#   TOP=DIR run-suites.sh SUITE...
+set -euo pipefail
+
+declare -A TARGET=(
+	[format]=check-format
+	[shellcheck]=shellcheck
+	[unit]=unit-test
+	[seam-absent]=release-has-no-seam
+	[integration]=integration-test
+	[scenario]=scenario-test
+	[initramfs-repro]=initramfs-repro-test
+	[vm-smoke]=vm-smoke
+)
+
+total_pass=0
+total_fail=0
+total_skip=0
+failed_suites=()
+
+run_suite() {
+	local name=$1 target=${TARGET[$1]:-} log rc line p f s
+	if [[ -z $target ]]; then
+		echo "run-suites: unknown suite '$name' (known: ${!TARGET[*]})" >&2
+		total_fail=$((total_fail + 1))
+		failed_suites+=("$name")
+		return
+	fi
+	log=$(mktemp)
+	echo "=== suite $name (make $target)"
+	set +e
+	make -C "$TOP" --no-print-directory "$target" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
+	rm -f "$log"
+	if [[ -n $line ]]; then
+		p=$(sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/' <<<"$line")
+		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+		s=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$line")
+		total_pass=$((total_pass + p))
+		total_fail=$((total_fail + f))
+		total_skip=$((total_skip + ${s:-0}))
+		if [[ $rc -ne 0 && $f -eq 0 ]]; then
+			total_fail=$((total_fail + 1))
+		fi
+	elif [[ $rc -ne 0 ]]; then
+		total_fail=$((total_fail + 1))
+	else
+		echo "run-suites: suite $name printed no count line" >&2
+		total_fail=$((total_fail + 1))
+	fi
+	if [[ $rc -ne 0 ]]; then
+		failed_suites+=("$name")
+	fi
+}
+
+main() {
+	: "${TOP:?TOP must name the repository}"
+	local s
+	for s in "$@"; do
+		run_suite "$s"
+	done
+	if [[ ${#failed_suites[@]} -gt 0 ]]; then
+		echo "failed suites: ${failed_suites[*]}"
+	fi
+	if [[ $total_skip -gt 0 ]]; then
+		echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+	else
+		echo "$total_pass passed, $total_fail failed"
+	fi
+	[[ $total_fail -eq 0 ]]
+}
+
+main "$@"

@@ -1,0 +1,26 @@
+# tests/: every suite `make test` runs (the README's test command).
+#   make test                  -> tests/run-suites.sh: each suite, then the total
+#   make test SUITES="unit integration"  -> only those suites
+include tests/unit/unit.mk
+include tests/agents/agents.mk
+include tests/integration/integration.mk
+-include tests/bench/bench.mk
+
+SUITES ?= format shellcheck unit seam-absent integration scenario initramfs-repro vm-smoke
+
+.PHONY: test release-has-no-seam shellcheck
+test:
+	@$(SV_DIR)/tools/host-deps.sh python3 shellcheck
+	TOP=$(TOP) $(TOP)/tests/run-suites.sh $(SUITES)
+
+# The release binary contains no fault seam: not its code, not its variable.
+release-has-no-seam: $(SV_RELEASE)
+	@if grep -q EGRESS_SV_FAULT $(SV_RELEASE); then \
+		echo "FAIL release_binary_has_no_fault_seam: EGRESS_SV_FAULT found in $(SV_RELEASE)"; \
+		echo "0 passed, 1 failed"; exit 1; \
+	else echo "ok release_binary_has_no_fault_seam"; echo "1 passed, 0 failed"; fi
+
+SHELL_SCRIPTS = $(shell git -C $(TOP) ls-files '*.sh' 'run-vm.sh' '.ci/run' | sed 's|^|$(TOP)/|')
+shellcheck:
+	@$(SV_DIR)/tools/host-deps.sh shellcheck
+	@shellcheck -x $(SHELL_SCRIPTS) && echo "ok shellcheck_clean ($(words $(SHELL_SCRIPTS)) scripts)" && echo "1 passed, 0 failed"
