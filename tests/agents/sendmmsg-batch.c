@@ -1,12 +1,15 @@
 /*
  * sendmmsg-batch: one UDP datagram per DEST ("msg N"), all in ONE sendmmsg()
  * call; logs the call's return (messages sent before the first refusal).
+ * The raw syscall: musl's sendmmsg() on 64-bit is a loop of sendmsg() calls,
+ * which would test sendmsg instead.
  */
 #include "agentlib.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define MAX_MSGS 16
@@ -44,7 +47,7 @@ int main(int argc, char **argv)
 		agent_log("socket", dests, fd, errno, NULL);
 		return 0;
 	}
-	r = sendmmsg(fd, mm, (unsigned)n, 0);
+	r = syscall(SYS_sendmmsg, fd, mm, (unsigned)n, 0);
 	agent_log("sendmmsg", dests, r, errno, NULL);
 	close(fd);
 	return 0;
