@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Benchmark of the supervisor against no supervision and against strace.
+
+One run prints:
+  - median connect+close latency to a loopback listener: unsupervised, under
+    the supervisor, under `strace -f -e trace=connect`, and the ratios
+    (targets: supervised/unsupervised <= 3x, strace/supervised >= 3x);
+  - median per-call time of an untrapped getppid loop, unsupervised and
+    supervised (target: ratio <= 1.05x);
+  - the supervisor's peak resident memory (VmHWM, polled from /proc, and
+    wait4's ru_maxrss) while an agent with 32 threads makes 200 connects
+    each (target: < 16 MiB).
+
+Targets are reported as met or not met; they never fail the run (timing on
+a shared machine is not a test). Exit status is non-zero only when a
+measurement could not be made.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+TOP = os.environ.get("TOP") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
+SV = os.path.join(BUILD, "egress-supervisor")
+BENCH = os.path.join(BUILD, "bench")
+AGENTS = os.path.join(BUILD, "agents")
+
+CONNECTS = int(os.environ.get("BENCH_CONNECTS", "2000"))
+WARMUP = 200
+GETPPID_BATCHES, GETPPID_PER = 200, 5000
+
+
+class Listener:
+    """Loopback TCP listener that accepts and closes, so the backlog never fills."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4096)
+        self.dest = "127.0.0.1:%d" % self.sock.getsockname()[1]
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    def _loop(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            conn.close()
+
+
+def die(msg):
+    print("bench: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def run_json(argv, what):
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+    lines = [line for line in p.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        die("%s printed no result (exit %d): %s" % (what, p.returncode, p.stderr.strip()[-400:]))
+    return json.loads(lines[-1])
+
+
+def sv_argv(report):
+    return [SV, "--report", report, "--"]
+
+
+def verdict(ok):
+    return "met" if ok else "NOT met"
+
+
+def peak_rss(listener, tmp):
+    """Runs 32 threads x 200 connects under the supervisor; polls its VmHWM."""
+    report = os.path.join(tmp, "rss.json")
+    env = dict(os.environ, EGRESS_AGENT_LOG=os.path.join(tmp, "rss-agent.log"))
+    proc = subprocess.Popen(sv_argv(report) + [os.path.join(AGENTS, "threads-load"), "32", "200", listener.dest],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    hwm_kib = 0
+    while True:
+        try:
+            with open("/proc/%d/status" % proc.pid) as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        hwm_kib = max(hwm_kib, int(line.split()[1]))
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+        pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(0.005)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    with open(report) as f:
+        counts = json.load(f).get("counts", {})
+    return hwm_kib, rusage.ru_maxrss, proc.returncode, counts
+
+
+def main():
+    for path in (SV, os.path.join(BENCH, "bench-connect"), os.path.join(BENCH, "bench-getppid"),
+                 os.path.join(AGENTS, "threads-load")):
+        if not os.access(path, os.X_OK):
+            die("%s missing: run `make bench` (it builds everything first)" % path)
+    strace = "/usr/bin/strace"
+    if not os.access(strace, os.X_OK):
+        die("strace missing (supervisor/tools/host-deps.sh strace installs it)")
+
+    listener = Listener()
+    tmp = tempfile.mkdtemp(prefix="egress-bench-")
+    connect = [os.path.join(BENCH, "bench-connect"), str(CONNECTS), str(WARMUP), listener.dest]
+    getppid = [os.path.join(BENCH, "bench-getppid"), str(GETPPID_BATCHES), str(GETPPID_PER)]
+
+    plain = run_json(connect, "unsupervised connect")
+    supervised = run_json(sv_argv(os.path.join(tmp, "c.json")) + connect, "supervised connect")
+    straced = run_json([strace, "-f", "-qq", "-e", "trace=connect", "-o", "/dev/null"] + connect, "strace connect")
+    for name, r in (("unsupervised", plain), ("supervised", supervised), ("strace", straced)):
+        if r["failures"]:
+            die("%s connects failed (%d, first errno %d): the numbers would be meaningless" %
+                (name, r["failures"], r["first_errno"]))
+    g_plain = run_json(getppid, "unsupervised getppid")
+    g_sup = run_json(sv_argv(os.path.join(tmp, "g.json")) + getppid, "supervised getppid")
+    hwm_kib, maxrss_kib, rc, counts = peak_rss(listener, tmp)
+
+    sup_ratio = supervised["median_us"] / plain["median_us"]
+    strace_ratio = straced["median_us"] / supervised["median_us"]
+    g_ratio = g_sup["median_ns"] / g_plain["median_ns"]
+    print("connect+close median (%d runs, loopback): unsupervised %.1f us, supervised %.1f us, strace %.1f us"
+          % (CONNECTS, plain["median_us"], supervised["median_us"], straced["median_us"]))
+    print("  supervised/unsupervised = %.2fx (target <= 3x): %s" % (sup_ratio, verdict(sup_ratio <= 3)))
+    print("  strace/supervised       = %.2fx (target >= 3x): %s" % (strace_ratio, verdict(strace_ratio >= 3)))
+    print("untrapped getppid median per call: unsupervised %.1f ns, supervised %.1f ns"
+          % (g_plain["median_ns"], g_sup["median_ns"]))
+    print("  supervised/unsupervised = %.3fx (target <= 1.05x): %s" % (g_ratio, verdict(g_ratio <= 1.05)))
+    print("supervisor peak RSS, 32 threads x 200 connects: VmHWM %.1f MiB (wait4 ru_maxrss %.1f MiB, "
+          "which includes reaped descendants) (target < 16 MiB): %s"
+          % (hwm_kib / 1024, maxrss_kib / 1024, verdict(0 < hwm_kib < 16 * 1024)))
+    print("  that run: supervisor exit %d, allowed %s, mechanism_failures %s"
+          % (rc, counts.get("allowed"), counts.get("mechanism_failures")))
+    if rc != 0:
+        print("  note: the load run did not pass, so its RSS may not reflect 6400 mediated connects")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
