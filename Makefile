@@ -19,7 +19,7 @@ all: supervisor
 include supervisor/supervisor.mk
 include tests/tests.mk
 include kernel-configs/kernels.mk
-include initramfs/initramfs.mk
+-include initramfs/initramfs.mk
 -include scenarios/scenarios.mk
 
 clean:
