@@ -1,0 +1,59 @@
+# scenarios/: scenario files, the matrix runner and their tests
+# (docs/scenarios.md). Included by the top Makefile, which provides SHELL,
+# .SHELLFLAGS, TOP, BUILD and CACHE.
+#   make matrix [KERNELS=GLOBS] [SCENARIOS=GLOBS] [JOBS=N] [SUPERVISOR=PATH]
+#               [EXTRA_SCENARIOS=DIR] [RUN_ID=ID] [FLOOR=measure|SECONDS]
+#                        every kernel x scenario cell -> results/<run-id>/
+#   make vm-smoke        a few cells on each Debian kernel (part of make test)
+#   make scenario-test   the scenario parser's unit tests and the shipped files
+#   make scenario-list   every cell and its expected verdict, booting nothing
+
+SC_DIR := $(TOP)/scenarios
+SC_TOOLS := $(SC_DIR)/tools
+
+# Cells that catch the original false green (a supervisor whose probe only
+# tried itself, which the kernel always allows, and so said pass or fail
+# where it could not read the agent at all), on each Debian kernel:
+#   undeclared, scope 2, root without CAP_SYS_PTRACE -> capability-error
+#   undeclared, scope 1, uid 1000                    -> fail (descendant rule)
+#   declared,   scope 2, root                        -> pass (CAP_SYS_PTRACE)
+# 4 kernels x 3 cells = 12 boots, about 1-2 minutes on 2 cores under TCG.
+VM_SMOKE_KERNELS := debian-5.10 debian-6.1 debian-6.1-cloud debian-6.12
+VM_SMOKE_SCENARIOS := starter-undeclared.ptrace_scope=2,user=nocap \
+	starter-undeclared.ptrace_scope=1,user=uid1000 \
+	starter-declared.ptrace_scope=2,user=root
+
+# The matrix's host tools: QEMU, static busybox (initramfs and the boot floor),
+# Python 3 (the runner). Installed only when missing.
+.PHONY: matrix vm-smoke scenario-test scenario-list matrix-host-deps
+matrix-host-deps:
+	@$(SV_DIR)/tools/host-deps.sh qemu-system-x86 busybox-static python3
+
+# The variables reach matrix.py through the environment (run-vm.sh matrix
+# execs it); only what was given on the command line is set.
+SC_MATRIX_ENV = $(if $(KERNELS),KERNELS='$(KERNELS)') \
+	$(if $(SCENARIOS),SCENARIOS='$(SCENARIOS)') $(if $(JOBS),JOBS='$(JOBS)') \
+	$(if $(filter command line environment,$(origin SUPERVISOR)),SUPERVISOR='$(SUPERVISOR)') \
+	$(if $(EXTRA_SCENARIOS),EXTRA_SCENARIOS='$(EXTRA_SCENARIOS)') \
+	$(if $(RUN_ID),RUN_ID='$(RUN_ID)') $(if $(FLOOR),FLOOR='$(FLOOR)') \
+	BUILD='$(BUILD)' CACHE='$(CACHE)'
+
+# The README's main job. `kernels` fetches the Debian kernels and builds the
+# custom ones (cached outside the clone); `supervisor`, `agents` and
+# `initramfs-guest` build what goes into the one initramfs of the run.
+matrix: matrix-host-deps supervisor agents initramfs-guest kernels
+	$(SC_MATRIX_ENV) $(TOP)/run-vm.sh matrix
+
+# Part of `make test`: boots QEMU for real, no kernel builds (Debian kernels
+# only, fetched and cached).
+vm-smoke: matrix-host-deps supervisor agents initramfs-guest kernels-debian
+	$(SC_MATRIX_ENV) KERNELS='$(VM_SMOKE_KERNELS)' SCENARIOS='$(VM_SMOKE_SCENARIOS)' \
+		RUN_ID="vm-smoke-$$(date -u +%Y%m%dT%H%M%SZ)" $(TOP)/run-vm.sh matrix
+
+# Ends with the runner's `N passed, N failed` line (tests/run-suites.sh reads it).
+scenario-test:
+	@python3 $(SC_TOOLS)/scenario.py check $(SC_DIR) >/dev/null
+	@python3 $(SC_TOOLS)/test_scenario.py
+
+scenario-list:
+	@$(SC_MATRIX_ENV) python3 $(SC_TOOLS)/matrix.py --list

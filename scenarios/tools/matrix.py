@@ -1,0 +1,575 @@
+#!/usr/bin/env python3
+"""The kernel x scenario matrix: compile cells, build one initramfs, boot every
+cell (several VMs at once), assert each cell's expected verdict, report.
+
+    matrix.py [--kernels GLOBS] [--scenarios GLOBS] [--jobs N]
+              [--supervisor PATH] [--extra-scenarios DIR] [--run-id ID]
+              [--results DIR] [--list]
+
+Each option defaults to an environment variable of the same name in capitals
+(KERNELS, SCENARIOS, JOBS, SUPERVISOR, EXTRA_SCENARIOS, RUN_ID), which is how
+`make matrix KERNELS=... SCENARIOS=...` reaches it. GLOBS are separated by
+white space; a scenario glob matches a scenario name
+(`starter-undeclared`) or a scenario cell (`starter-*.ptrace_scope=2,user=*`).
+
+Writes results/<run-id>/: summary.json, junit.xml, cells/<cell-id>/ (cell
+file, cell.json, console.log, report.json from `run-vm.sh cell`),
+kernels/<name>.config. Exit status: 0 when every cell is ok or skipped, 1 when
+any is not, 2 when the run could not be set up. docs/scenarios.md has more.
+Python 3 standard library only.
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import fnmatch
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenario as S  # noqa: E402
+import floor as F  # noqa: E402
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
+OUTCOMES = ("ok", "mismatch", "false-green", "precondition-error", "timeout", "panic",
+            "boot-fail", "infra-error", "skipped")
+GOOD_OUTCOMES = ("ok", "skipped")
+# Seconds `run-vm.sh cell` may take beyond the cell's own timeout before this
+# runner gives up on it (booting under TCG on a loaded machine, building
+# nothing): past that the runner itself is broken, an infra-error.
+RUNNER_GRACE_S = 180
+
+
+class SetupError(Exception):
+    """The run cannot start; the message says what to do."""
+
+
+def log(msg):
+    print(f"matrix: {msg}", file=sys.stderr, flush=True)
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def fmt_s(sec):
+    sec = int(round(sec))
+    return f"{sec // 60}m{sec % 60:02d}s" if sec >= 60 else f"{sec}s"
+
+
+def globs(text):
+    return text.split() if text else []
+
+
+def run_tool(argv, what):
+    """Run a helper; return stdout. Raises SetupError naming `what`."""
+    try:
+        res = subprocess.run(argv, capture_output=True, text=True, check=False)
+    except OSError as e:
+        raise SetupError(f"{what}: cannot run {argv[0]}: {e}") from None
+    if res.returncode != 0:
+        raise SetupError(f"{what}: {shlex.join(argv)} exited {res.returncode}: "
+                         f"{res.stderr.strip()[-2000:]}")
+    return res.stdout
+
+
+# ---------------------------------------------------------------- set-up
+
+def select_kernels(patterns):
+    names = S.live_kernels(TOP)
+    if not patterns:
+        return list(names)
+    out = [k for k in names if any(fnmatch.fnmatchcase(k, p) for p in patterns)]
+    for p in patterns:
+        if not any(fnmatch.fnmatchcase(k, p) for k in names):
+            raise SetupError(f"KERNELS pattern {p!r} matches no kernel (kernels: "
+                             f"{' '.join(names)})")
+    return out
+
+
+def kernel_info(name):
+    """Path, sha256, version and config of one kernel (fetched or built by
+    kernel-configs/kernels.sh when missing)."""
+    ks = os.path.join(TOP, "kernel-configs", "kernels.sh")
+    path = run_tool([ks, "path", name], f"kernel {name}").strip().splitlines()[-1]
+    info = {"name": name, "path": path, "sha256": sha256_file(path),
+            "machine": run_tool([ks, "machine", name], f"kernel {name}").strip(),
+            "description": run_tool([ks, "describe", name], f"kernel {name}").strip(),
+            "version": None, "release": None, "config": None}
+    meta = os.path.join(os.path.dirname(path), "meta")
+    if os.path.exists(meta):
+        with open(meta, encoding="utf-8") as f:
+            for line in f:
+                k, _, v = line.strip().partition("=")
+                if k in ("version", "release"):
+                    info[k] = v
+    config = os.path.join(os.path.dirname(path), "config")
+    if os.path.exists(config):
+        info["config"] = config
+    return info
+
+
+def select_cells(scenarios, patterns, kernels):
+    """[(scenario, cell_name, axes, kernel)] in kernel-interleaved order."""
+    picked = []
+    for sc in scenarios:
+        for cname, axes in sc.cells():
+            if not patterns or any(fnmatch.fnmatchcase(sc.name, p) or
+                                   fnmatch.fnmatchcase(cname, p) for p in patterns):
+                picked.append((sc, cname, axes))
+    for p in patterns:
+        if not any(fnmatch.fnmatchcase(sc.name, p) or fnmatch.fnmatchcase(c, p)
+                   for sc in scenarios for c, _ in sc.cells()):
+            raise SetupError(f"SCENARIOS pattern {p!r} matches no scenario or cell")
+    # Interleave kernels so a slow kernel does not bunch up at the end.
+    return [(sc, c, a, k) for sc, c, a in picked for k in kernels]
+
+
+def agent_sources(scenarios, extra_dir):
+    """{agent name: host path} for every agent the scenarios name. A project
+    scenario's agents come from build/agents/ (make agents); an
+    EXTRA_SCENARIOS scenario's come from that directory when it has the
+    binary, else from build/agents/. An extra agent may not shadow a project
+    one (the guest has one /agents/NAME)."""
+    project = os.path.join(BUILD, "agents")
+    out = {}
+    for sc in scenarios:
+        is_extra = bool(extra_dir) and \
+            os.path.dirname(os.path.abspath(sc.path)) == extra_dir
+        for name in S.agents_named(sc):
+            cand = os.path.join(project, name)
+            if is_extra and os.path.exists(os.path.join(extra_dir, name)):
+                if os.path.exists(cand):
+                    raise SetupError(f"{extra_dir}/{name}: an extra agent may not shadow "
+                                     f"the project agent {cand}: rename it")
+                cand = os.path.join(extra_dir, name)
+            if not os.path.isfile(cand) or not os.access(cand, os.X_OK):
+                where = f"{extra_dir} (EXTRA_SCENARIOS) or {project}" if is_extra \
+                    else f"{project} (make agents)"
+                raise SetupError(f"{sc.path}: agent /agents/{name} has no executable "
+                                 f"{name} in {where}")
+            out[name] = cand
+    return out
+
+
+def build_initramfs(rdir, cells_dir, supervisor, agents, out):
+    """initramfs/build.sh: one image per run with every cell file, the
+    supervisor under test, the project's agents and the extra ones (staged
+    in rdir/extra-agents). Returns the seconds it took."""
+    script = os.path.join(TOP, "initramfs", "build.sh")
+    if not os.path.exists(script):
+        raise SetupError(f"{script} is missing (the guest image builder)")
+    guest_bin = os.path.join(BUILD, "initramfs", "bin")
+    project = os.path.join(BUILD, "agents")
+    argv = [script, "--out", out, "--guest-bin", guest_bin, "--supervisor", supervisor,
+            "--cells", cells_dir]
+    if os.path.isdir(project):
+        argv += ["--agents", project]
+    extra = {n: p for n, p in agents.items() if os.path.dirname(p) != project}
+    if extra:
+        edir = os.path.join(rdir, "extra-agents")
+        os.makedirs(edir)
+        for name, path in sorted(extra.items()):
+            shutil.copy2(path, os.path.join(edir, name))
+        argv += ["--agents", edir]
+    t0 = time.monotonic()
+    run_tool(argv, "initramfs")
+    if not os.path.isfile(out):
+        raise SetupError(f"initramfs/build.sh wrote no {out}")
+    return time.monotonic() - t0
+
+
+# ---------------------------------------------------------------- running
+
+def rerun_command(cell, opts):
+    parts = ["make", "matrix", f"KERNELS={cell['kernel']}",
+             f"SCENARIOS={cell['scenario_cell']}"]
+    if opts.supervisor_given:
+        parts.append(f"SUPERVISOR={opts.supervisor}")
+    if opts.extra_scenarios:
+        parts.append(f"EXTRA_SCENARIOS={opts.extra_scenarios}")
+    return shlex.join(parts)
+
+
+def run_cell(cell, kinfo, initrd, opts):
+    """Boot one cell through run-vm.sh cell; return its result dict (never
+    raises: every failure is an outcome)."""
+    out = cell["dir"]
+    timeout = int(cell["timeout"])
+    argv = [os.path.join(TOP, "run-vm.sh"), "cell", "--kernel", kinfo["path"],
+            "--initrd", initrd, "--cell-file", cell["cell_file"], "--out", out,
+            "--timeout", str(timeout)]
+    t0 = time.monotonic()
+    with open(os.path.join(out, "run-vm.log"), "w", encoding="utf-8") as logf:
+        try:
+            res = subprocess.run(argv, stdout=logf, stderr=subprocess.STDOUT,
+                                 timeout=timeout + RUNNER_GRACE_S, check=False)
+            rc = res.returncode
+        except subprocess.TimeoutExpired:
+            rc = None
+        except OSError as e:
+            return judge(cell, None, f"cannot run run-vm.sh: {e}", time.monotonic() - t0)
+    wall = time.monotonic() - t0
+    if rc is None:
+        return judge(cell, None, f"run-vm.sh cell did not finish within "
+                     f"{timeout + RUNNER_GRACE_S}s", wall)
+    path = os.path.join(out, "cell.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        return judge(cell, None, f"run-vm.sh cell exited {rc} without writing cell.json "
+                     f"(see {os.path.join(out, 'run-vm.log')})", wall)
+    except (OSError, ValueError) as e:
+        return judge(cell, None, f"cell.json unreadable: {e}", wall)
+    return judge(cell, data, None, wall)
+
+
+def judge(cell, data, infra, wall):
+    """The cell's final outcome. The runner's own outcome is taken, then
+    checked against what this matrix compiled: a runner that says ok for a
+    verdict other than the expected one, or reports another cell, is not
+    believed."""
+    r = {"outcome": "infra-error", "reason": infra, "got": None, "supervisor_exit": None,
+         "boot_s": None, "run_s": None, "qemu_cmdline": None, "qemu_version": None,
+         "accelerator": None, "features": None, "preconditions": None, "splats": [],
+         "runner_rerun": None, "wall_s": round(wall, 2)}
+    if data is None:
+        return r
+    if not isinstance(data, dict):
+        r["reason"] = "cell.json is not an object"
+        return r
+    r.update({"got": data.get("got"), "supervisor_exit": data.get("supervisor_exit"),
+              "boot_s": data.get("boot_s"), "run_s": data.get("run_s"),
+              "qemu_cmdline": data.get("qemu") or data.get("qemu_cmdline")
+              or data.get("qemu_command_line"),
+              "qemu_version": data.get("qemu_version"),
+              "accelerator": data.get("accelerator"), "features": data.get("features"),
+              "preconditions": data.get("preconditions"),
+              "splats": data.get("splats") or [], "runner_rerun": data.get("rerun"),
+              "reason": data.get("reason")})
+    outcome = data.get("outcome")
+    if outcome not in OUTCOMES:
+        r["outcome"] = "infra-error"
+        r["reason"] = f"cell.json outcome {outcome!r} is not one of {', '.join(OUTCOMES)}"
+        return r
+    if data.get("cell") != cell["id"]:
+        r["reason"] = f"cell.json is for cell {data.get('cell')!r}, not {cell['id']!r}"
+        return r
+    if data.get("expected") not in (None, cell["expected"]):
+        r["reason"] = (f"run-vm.sh expected {data.get('expected')!r} but the cell file "
+                       f"says {cell['expected']!r}")
+        return r
+    got = data.get("got")
+    if outcome == "ok" and got != cell["expected"]:
+        outcome = "false-green" if got == "pass" else "mismatch"
+        r["reason"] = f"run-vm.sh said ok but got {got!r}, expected {cell['expected']!r}"
+    elif outcome == "mismatch" and got == "pass":
+        outcome = "false-green"
+    r["outcome"] = outcome
+    if not r["reason"]:
+        r["reason"] = "" if outcome == "ok" else "(run-vm.sh gave no reason)"
+    return r
+
+
+class Progress:
+    def __init__(self, total, jobs):
+        self.total, self.jobs = total, jobs
+        self.done = self.bad = 0
+        self.t0 = time.monotonic()
+        self.lock = threading.Lock()
+
+    def step(self, cell, result):
+        with self.lock:
+            self.done += 1
+            if result["outcome"] not in GOOD_OUTCOMES:
+                self.bad += 1
+            el = time.monotonic() - self.t0
+            eta = el / self.done * (self.total - self.done)
+            mark = "" if result["outcome"] in GOOD_OUTCOMES else "  <--"
+            print(f"[{self.done}/{self.total}] failures {self.bad}, elapsed {fmt_s(el)}, "
+                  f"eta {fmt_s(eta)}  {cell['kernel']} {cell['scenario_cell']}: "
+                  f"{result['outcome']}{mark}", flush=True)
+
+
+# ---------------------------------------------------------------- reporting
+
+def table(cells, kernels):
+    rows = []
+    for c in cells:
+        if c["scenario_cell"] not in rows:
+            rows.append(c["scenario_cell"])
+    by = {(c["scenario_cell"], c["kernel"]): c for c in cells}
+    kcols = [k for k in kernels if any(c["kernel"] == k for c in cells)]
+    w0 = max([len(r) for r in rows] + [8])
+    widths = [max(len(k), 12) for k in kcols]
+    lines = ["scenario cell".ljust(w0) + "  " + "  ".join(k.ljust(w) for k, w in
+                                                      zip(kcols, widths))]
+    for r in rows:
+        cols = []
+        for k, w in zip(kcols, widths):
+            c = by.get((r, k))
+            o = c["outcome"] if c else "-"
+            cols.append((o if o in GOOD_OUTCOMES or o == "-" else o.upper()).ljust(w))
+        lines.append(r.ljust(w0) + "  " + "  ".join(cols))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def write_junit(path, cells, wall):
+    suite = ET.Element("testsuite", name="egress-matrix", tests=str(len(cells)),
+                       failures=str(sum(c["outcome"] in ("mismatch", "false-green")
+                                        for c in cells)),
+                       errors=str(sum(c["outcome"] not in OUTCOMES[:3] + ("skipped",)
+                                      for c in cells)),
+                       skipped=str(sum(c["outcome"] == "skipped" for c in cells)),
+                       time=f"{wall:.1f}")
+    for c in cells:
+        tc = ET.SubElement(suite, "testcase", classname=c["kernel"], name=c["scenario_cell"],
+                           time=f"{c['wall_s'] or 0:.1f}")
+        o = c["outcome"]
+        body = (f"expected: {c['expected']} ({c['expected_why']})\ngot: {c['got']}\n"
+                f"outcome: {o}\nreason: {c['reason']}\nrerun: {c['rerun']}\n"
+                + (f"run-vm.sh: {c['runner_rerun']}\n" if c["runner_rerun"] else "")
+                + (f"splats: {c['splats']}\n" if c["splats"] else ""))
+        if o == "skipped":
+            ET.SubElement(tc, "skipped", message=c["reason"] or "skipped")
+        elif o in ("mismatch", "false-green"):
+            ET.SubElement(tc, "failure", type=o, message=f"{o}: expected {c['expected']}, "
+                          f"got {c['got']}; rerun: {c['rerun']}").text = body
+        elif o != "ok":
+            ET.SubElement(tc, "error", type=o, message=f"{o}: expected {c['expected']}, "
+                          f"got {c['got']}: {c['reason']}; rerun: {c['rerun']}").text = body
+        ET.SubElement(tc, "system-out").text = body
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+
+
+# ---------------------------------------------------------------- main
+
+def parse_args(argv):
+    env = os.environ.get
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kernels", default=env("KERNELS", ""))
+    ap.add_argument("--scenarios", default=env("SCENARIOS", ""))
+    ap.add_argument("--jobs", default=env("JOBS", "") or str(os.cpu_count() or 1))
+    ap.add_argument("--supervisor", default=env("SUPERVISOR", ""))
+    ap.add_argument("--extra-scenarios", default=env("EXTRA_SCENARIOS", ""))
+    ap.add_argument("--run-id", default=env("RUN_ID", ""))
+    ap.add_argument("--results", default=os.path.join(TOP, "results"))
+    ap.add_argument("--floor", default=env("FLOOR", "measure"),
+                    help="'measure' (default: boot an init that only powers off, once "
+                    "per kernel) or seconds to take as the boot floor")
+    ap.add_argument("--list", action="store_true",
+                    help="print the cells and their expected verdicts, boot nothing")
+    opts = ap.parse_args(argv)
+    if not opts.jobs.isdigit() or int(opts.jobs) < 1:
+        raise SetupError(f"JOBS must be a positive number, not {opts.jobs!r}")
+    opts.jobs = int(opts.jobs)
+    opts.supervisor_given = bool(opts.supervisor)
+    if not opts.supervisor:
+        opts.supervisor = os.path.join(BUILD, "egress-supervisor")
+    opts.supervisor = os.path.abspath(opts.supervisor)
+    if opts.extra_scenarios:
+        opts.extra_scenarios = os.path.abspath(opts.extra_scenarios)
+        if not os.path.isdir(opts.extra_scenarios):
+            raise SetupError(f"EXTRA_SCENARIOS={opts.extra_scenarios} is not a directory")
+    if opts.floor != "measure":
+        try:
+            if float(opts.floor) <= 0:
+                raise ValueError
+        except ValueError:
+            raise SetupError(f"FLOOR must be 'measure' or positive seconds, "
+                             f"not {opts.floor!r}") from None
+    return opts
+
+
+def main(argv=None):
+    t_start = time.monotonic()
+    try:
+        opts = parse_args(argv)
+        kernels = select_kernels(globs(opts.kernels))
+        known = S.known_kernels(S.live_kernels(TOP))
+        paths = [os.path.join(TOP, "scenarios")]
+        if opts.extra_scenarios:
+            paths.append(opts.extra_scenarios)
+        scenarios = S.load(paths, known)
+        selected = select_cells(scenarios, globs(opts.scenarios), kernels)
+    except (SetupError, RuntimeError, S.ScenarioError) as e:
+        log(f"error: {e}")
+        return 2
+
+    if opts.list:
+        for sc, cname, axes, k in selected:
+            v = sc.resolve(k, axes)
+            print(f"{S.cell_id(cname, k)}  {v.verdict}  # {v.why}")
+        print(f"{len(selected)} cells")
+        return 0
+
+    run_id = opts.run_id or datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y%m%dT%H%M%SZ")
+    rdir = os.path.join(os.path.abspath(opts.results), run_id)
+    try:
+        if os.path.exists(rdir):
+            raise SetupError(f"{rdir} exists: choose another RUN_ID")
+        if not os.path.isfile(opts.supervisor) or not os.access(opts.supervisor, os.X_OK):
+            raise SetupError(f"supervisor {opts.supervisor} is not an executable file "
+                             f"(make supervisor, or SUPERVISOR=PATH)")
+        if not os.access(os.path.join(TOP, "run-vm.sh"), os.X_OK):
+            raise SetupError(f"{TOP}/run-vm.sh is missing (the per-cell runner)")
+        os.makedirs(os.path.join(rdir, "cells"))
+        os.makedirs(os.path.join(rdir, "kernels"))
+        log(f"run {run_id}: {len(selected)} cells ({len(kernels)} kernels), {opts.jobs} "
+            f"VMs at once, supervisor {opts.supervisor}; results in {rdir}")
+        kinfo = {}
+        for k in kernels:
+            kinfo[k] = kernel_info(k)
+            if kinfo[k]["config"]:
+                shutil.copy2(kinfo[k]["config"], os.path.join(rdir, "kernels", f"{k}.config"))
+            else:
+                log(f"kernel {k}: no .config beside {kinfo[k]['path']}; not kept")
+        agents = agent_sources(scenarios, opts.extra_scenarios)
+        # Every selected cell's file goes into one initramfs (ids carry the
+        # kernel, so the cells of every kernel share the image).
+        cells_dir = os.path.join(rdir, "cellfiles")
+        os.makedirs(cells_dir)
+        cells = []
+        for sc, cname, axes, k in selected:
+            cid, text = S.compile_cell(sc, axes, k)
+            cf = os.path.join(cells_dir, cid + ".cell")
+            with open(cf, "w", encoding="utf-8") as f:
+                f.write(text)
+            v = sc.resolve(k, axes)
+            d = os.path.join(rdir, "cells", cid)
+            os.makedirs(d)
+            cells.append({"id": cid, "scenario": sc.name, "scenario_cell": cname,
+                          "axes": axes, "kernel": k, "expected": v.verdict,
+                          "expected_why": v.why,
+                          "expected_from": f"{os.path.relpath(sc.path, TOP)}:{v.line}",
+                          "timeout": sc.get("timeout", str(S.DEFAULT_TIMEOUT)),
+                          "cell_file": cf, "dir": d})
+        initrd = os.path.join(rdir, "initramfs.cpio")
+        log("building the initramfs")
+        initrd_s = build_initramfs(rdir, cells_dir, opts.supervisor, agents, initrd)
+        log(f"initramfs {initrd} built in {initrd_s:.1f}s")
+    except (SetupError, RuntimeError, S.ScenarioError, OSError) as e:
+        log(f"error: {e}")
+        return 2
+
+    # The boot floor: an init that only powers off, on the same QEMU line
+    # run-vm.sh uses (see floor.py), once per kernel of the run.
+    floors = {}
+    floor_note = ""
+    if opts.floor == "measure":
+        try:
+            floors = F.measure(TOP, [kinfo[k] for k in kernels], os.path.join(rdir, "floor"),
+                               opts.jobs)
+        except F.FloorError as e:
+            floor_note = f"floor not measured: {e}"
+            log(floor_note)
+    else:
+        floors = {k: float(opts.floor) for k in kernels}
+        floor_note = f"floor given as {opts.floor}s (FLOOR)"
+
+    progress = Progress(len(cells), opts.jobs)
+    t_cells = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        futs = {pool.submit(run_cell, c, kinfo[c["kernel"]], initrd, opts): c for c in cells}
+        for fut in concurrent.futures.as_completed(futs):
+            c = futs[fut]
+            c.update(fut.result())
+            c["rerun"] = rerun_command(c, opts)
+            progress.step(c, c)
+    cells_wall = time.monotonic() - t_cells
+
+    # ---- the report
+    counts = {o: sum(c["outcome"] == o for c in cells) for o in OUTCOMES}
+    floor_total = sum(floors.get(c["kernel"], 0) for c in cells)
+    ideal = floor_total / opts.jobs if floors and all(c["kernel"] in floors for c in cells) \
+        else None
+    ratio = cells_wall / ideal if ideal else None
+    summary = {
+        "format": "egress-matrix-summary/1", "run_id": run_id,
+        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+        "supervisor": {"path": opts.supervisor, "sha256": sha256_file(opts.supervisor)},
+        "extra_scenarios": opts.extra_scenarios or None, "jobs": opts.jobs,
+        "filters": {"kernels": opts.kernels, "scenarios": opts.scenarios},
+        "kernels": {k: {kk: v for kk, v in kinfo[k].items()} for k in kernels},
+        "floor_s": floors, "floor_note": floor_note,
+        "cells_wall_s": round(cells_wall, 2), "ideal_s": round(ideal, 2) if ideal else None,
+        "wall_over_floor": round(ratio, 3) if ratio else None,
+        "total_wall_s": round(time.monotonic() - t_start, 2),
+        "counts": counts,
+        "cells": [{
+            "cell": c["id"], "scenario": c["scenario"], "scenario_cell": c["scenario_cell"],
+            "axes": c["axes"], "kernel": c["kernel"],
+            "kernel_version": kinfo[c["kernel"]]["version"],
+            "kernel_release": kinfo[c["kernel"]]["release"],
+            "kernel_sha256": kinfo[c["kernel"]]["sha256"],
+            "qemu_version": c["qemu_version"], "accelerator": c["accelerator"],
+            "qemu_cmdline": c["qemu_cmdline"], "boot_s": c["boot_s"], "run_s": c["run_s"],
+            "wall_s": c["wall_s"], "expected": c["expected"],
+            "expected_why": c["expected_why"], "expected_from": c["expected_from"],
+            "got": c["got"], "supervisor_exit": c["supervisor_exit"],
+            "outcome": c["outcome"], "reason": c["reason"], "splats": c["splats"],
+            "features": c["features"], "preconditions": c["preconditions"],
+            "rerun": c["rerun"], "runner_rerun": c["runner_rerun"],
+            "dir": os.path.relpath(c["dir"], rdir)} for c in cells],
+    }
+    with open(os.path.join(rdir, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=2)
+        f.write("\n")
+    write_junit(os.path.join(rdir, "junit.xml"), cells, cells_wall)
+    latest = os.path.join(os.path.dirname(rdir), "latest")
+    if os.path.islink(latest) or not os.path.exists(latest):
+        if os.path.islink(latest):
+            os.unlink(latest)
+        os.symlink(run_id, latest)
+
+    print()
+    print(table(cells, kernels))
+    print()
+    bad = [c for c in cells if c["outcome"] not in GOOD_OUTCOMES]
+    for c in bad:
+        if c["outcome"] != "false-green":
+            print(f"{c['outcome'].upper()}: {c['id']}: expected {c['expected']}, got "
+                  f"{c['got']}: {c['reason']}\n    rerun: {c['rerun']}")
+    skipped = [c for c in cells if c["outcome"] == "skipped"]
+    for c in skipped:
+        print(f"skipped: {c['id']}: {c['reason']}")
+    greens = [c for c in cells if c["outcome"] == "false-green"]
+    if greens:
+        bar = "!" * 72
+        print(f"\n{bar}\n!!! FALSE GREEN: the supervisor said pass where kernel semantics "
+              f"predict otherwise ({len(greens)} cells)\n{bar}")
+        for c in greens:
+            print(f"!!! {c['id']}: expected {c['expected']} ({c['expected_why']}), got pass"
+                  f"\n!!!     {c['reason']}\n!!!     rerun: {c['rerun']}")
+        print(bar)
+    parts = [f"{n} {o}" for o, n in counts.items() if n]
+    print(f"\nmatrix {run_id}: {len(cells)} cells: {', '.join(parts)}; "
+          f"{len(bad)} not ok; results in {rdir}")
+    if ratio:
+        fl = ", ".join(f"{k} {v:.2f}s" for k, v in floors.items())
+        print(f"wall {cells_wall:.1f}s vs {len(cells)} cells x floor / {opts.jobs} VMs = "
+              f"{ideal:.1f}s: {ratio:.2f}x (target <= 1.3x; floor per kernel: {fl})")
+    else:
+        print(f"wall {cells_wall:.1f}s; no wall/floor ratio: {floor_note}")
+    # The line tests/run-suites.sh counts (make test's vm-smoke suite).
+    print(f"matrix: {counts['ok']} passed, {len(bad)} failed, {counts['skipped']} skipped")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
