@@ -7,6 +7,7 @@
 #   make vm-smoke        a few cells on each Debian kernel (part of make test)
 #   make scenario-test   the scenario parser's unit tests and the shipped files
 #   make scenario-list   every cell and its expected verdict, booting nothing
+#   make matrix-selftest matrix.py's judging and reports, with a fake runner
 
 SC_DIR := $(TOP)/scenarios
 SC_TOOLS := $(SC_DIR)/tools
@@ -25,7 +26,7 @@ VM_SMOKE_SCENARIOS := starter-undeclared.ptrace_scope=2,user=nocap \
 
 # The matrix's host tools: QEMU, static busybox (initramfs and the boot floor),
 # Python 3 (the runner). Installed only when missing.
-.PHONY: matrix vm-smoke scenario-test scenario-list matrix-host-deps
+.PHONY: matrix vm-smoke scenario-test scenario-list matrix-host-deps matrix-selftest
 matrix-host-deps:
 	@$(SV_DIR)/tools/host-deps.sh qemu-system-x86 busybox-static python3
 
@@ -57,3 +58,8 @@ scenario-test:
 
 scenario-list:
 	@$(SC_MATRIX_ENV) python3 $(SC_TOOLS)/matrix.py --list
+
+# matrix.py against a fake run-vm.sh that lies (ok for a pass that should be a
+# capability-error) or writes no result: no VM boots, the initramfs is built.
+matrix-selftest: matrix-host-deps supervisor agents initramfs-guest kernels-debian
+	@BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/test_matrix.py

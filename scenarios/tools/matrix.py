@@ -209,7 +209,7 @@ def run_cell(cell, kinfo, initrd, opts):
     raises: every failure is an outcome)."""
     out = cell["dir"]
     timeout = int(cell["timeout"])
-    argv = [os.path.join(TOP, "run-vm.sh"), "cell", "--kernel", kinfo["path"],
+    argv = [opts.runner, "cell", "--kernel", kinfo["path"],
             "--initrd", initrd, "--cell-file", cell["cell_file"], "--out", out,
             "--timeout", str(timeout)]
     t0 = time.monotonic()
@@ -371,6 +371,9 @@ def parse_args(argv):
     ap.add_argument("--floor", default=env("FLOOR", "measure"),
                     help="'measure' (default: boot an init that only powers off, once "
                     "per kernel) or seconds to take as the boot floor")
+    ap.add_argument("--runner", default=os.path.join(TOP, "run-vm.sh"),
+                    help="the per-cell runner, called as RUNNER cell ... (default: "
+                    "run-vm.sh; tests substitute a fake)")
     ap.add_argument("--list", action="store_true",
                     help="print the cells and their expected verdicts, boot nothing")
     opts = ap.parse_args(argv)
@@ -426,8 +429,9 @@ def main(argv=None):
         if not os.path.isfile(opts.supervisor) or not os.access(opts.supervisor, os.X_OK):
             raise SetupError(f"supervisor {opts.supervisor} is not an executable file "
                              f"(make supervisor, or SUPERVISOR=PATH)")
-        if not os.access(os.path.join(TOP, "run-vm.sh"), os.X_OK):
-            raise SetupError(f"{TOP}/run-vm.sh is missing (the per-cell runner)")
+        if not os.access(opts.runner, os.X_OK):
+            raise SetupError(f"{opts.runner} is missing or not executable (the per-cell "
+                             f"runner)")
         os.makedirs(os.path.join(rdir, "cells"))
         os.makedirs(os.path.join(rdir, "kernels"))
         log(f"run {run_id}: {len(selected)} cells ({len(kernels)} kernels), {opts.jobs} "

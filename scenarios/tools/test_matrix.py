@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Self-test of matrix.py's judging and reporting, with a fake per-cell
+runner in place of run-vm.sh (no VM boots; the initramfs is really built and
+the kernel really looked up). Run: python3 scenarios/tools/test_matrix.py
+Needs: make supervisor agents initramfs-guest, and the debian-6.1-cloud kernel.
+Ends with `N passed, N failed`."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The fake runner: behaves by the cell's user axis.
+#   root    -> the right verdict, outcome ok
+#   nocap   -> claims ok but got pass: matrix.py must call it a false green
+#   uid1000 -> exits 1 without cell.json: an infra-error, never ok
+FAKE = r'''#!/usr/bin/env python3
+import json, os, sys
+a = sys.argv[1:]
+assert a[0] == "cell", a
+opt = {a[i]: a[i + 1] for i in range(1, len(a) - 1, 2)}
+cell = {}
+for line in open(opt["--cell-file"]):
+    if line.strip() and not line.startswith("#"):
+        k, _, v = line.rstrip("\n").partition("=")
+        cell.setdefault(k, v)
+cid = cell["cell"]
+if "user=uid1000" in cid:
+    sys.exit(1)
+got = "pass" if "user=nocap" in cid else cell["expect"]
+json.dump({"cell": cid, "scenario": cell["scenario"], "expected": cell["expect"],
+           "got": got, "outcome": "ok", "reason": "", "supervisor_exit": 0,
+           "qemu": ["qemu-system-x86_64", "-fake"], "qemu_version": "fake",
+           "accelerator": "tcg", "boot_s": 1.0, "run_s": 0.5, "splats": []},
+          open(os.path.join(opt["--out"], "cell.json"), "w"))
+'''
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+STATE = {}
+
+
+def run_once():
+    if STATE:
+        return STATE
+    tmp = tempfile.mkdtemp(prefix="matrix-selftest-")
+    fake = os.path.join(tmp, "fake-run-vm")
+    with open(fake, "w", encoding="utf-8") as f:
+        f.write(FAKE)
+    os.chmod(fake, 0o755)
+    res = subprocess.run([sys.executable, os.path.join(HERE, "matrix.py"), "--runner", fake,
+                          "--results", tmp, "--run-id", "t", "--floor", "0.5",
+                          "--kernels", "debian-6.1-cloud", "--jobs", "2",
+                          "--scenarios", "starter-undeclared.ptrace_scope=2,*"],
+                         capture_output=True, text=True, check=False)
+    STATE.update(rc=res.returncode, out=res.stdout, err=res.stderr,
+                 dir=os.path.join(tmp, "t"))
+    return STATE
+
+
+@test
+def matrix_exits_nonzero_when_a_cell_is_not_ok():
+    s = run_once()
+    assert s["rc"] == 1, (s["rc"], s["err"][-2000:])
+
+
+@test
+def runner_claiming_ok_for_pass_is_a_false_green():
+    s = run_once()
+    summ = json.load(open(os.path.join(s["dir"], "summary.json"), encoding="utf-8"))
+    by = {c["scenario_cell"]: c for c in summ["cells"]}
+    assert by["starter-undeclared.ptrace_scope=2,user=nocap"]["outcome"] == "false-green"
+    assert by["starter-undeclared.ptrace_scope=2,user=root"]["outcome"] == "ok"
+    assert by["starter-undeclared.ptrace_scope=2,user=uid1000"]["outcome"] == "infra-error"
+    assert "FALSE GREEN" in s["out"] and s["out"].rfind("FALSE GREEN") > \
+        s["out"].rfind("INFRA-ERROR"), "false greens must be printed last"
+
+
+@test
+def summary_carries_the_per_cell_fields():
+    s = run_once()
+    summ = json.load(open(os.path.join(s["dir"], "summary.json"), encoding="utf-8"))
+    c = summ["cells"][0]
+    for k in ("kernel", "kernel_version", "kernel_sha256", "qemu_version", "accelerator",
+              "qemu_cmdline", "boot_s", "run_s", "expected", "got", "outcome", "reason",
+              "rerun"):
+        assert k in c, k
+    assert len(c["kernel_sha256"]) == 64
+    assert summ["wall_over_floor"] is not None
+
+
+@test
+def junit_has_one_testcase_per_cell_with_rerun():
+    s = run_once()
+    root = ET.parse(os.path.join(s["dir"], "junit.xml")).getroot()
+    cases = root.findall("testcase")
+    assert len(cases) == 3, len(cases)
+    fails = [tc for tc in cases if tc.find("failure") is not None]
+    errs = [tc for tc in cases if tc.find("error") is not None]
+    assert len(fails) == 1 and len(errs) == 1, (len(fails), len(errs))
+    msg = fails[0].find("failure").get("message")
+    assert "expected capability-error, got pass" in msg and "make matrix KERNELS=" in msg, msg
+
+
+@test
+def count_line_for_run_suites():
+    s = run_once()
+    assert "matrix: 1 passed, 2 failed, 0 skipped" in s["out"], s["out"][-500:]
+
+
+@test
+def kernel_config_is_kept():
+    s = run_once()
+    assert os.path.getsize(os.path.join(s["dir"], "kernels", "debian-6.1-cloud.config")) > 0
+
+
+def main():
+    passed = failed = 0
+    for fn in TESTS:
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - report and go on
+            failed += 1
+            print(f"FAIL {fn.__name__}: {e!r}")
+        else:
+            passed += 1
+            print(f"ok   {fn.__name__}")
+    if failed and STATE:
+        print(STATE["err"][-3000:])
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
