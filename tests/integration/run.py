@@ -834,7 +834,14 @@ def signal_interrupted_connects_keep_invariants(ctx):
     run = ctx.sv("signal-interrupt", ["-n", "300", "--interval-us", "100", lis.dest])
     expect_outcome(ctx, run, 0, "pass")
     s = expect_agent(ctx, run, "connect_summary")
-    ctx.expect_eq(s.get("other"), 0, "connects failing with something other than EINTR")
+    # EISCONN is tolerated: an interrupted notification whose connect the
+    # supervisor had already performed leaves the socket connected, and a
+    # re-notified (restarted) call then meets it. Anything else is a failure.
+    odd = [line for line in run.agent_lines(call="connect") if line.get("errno") not in (None, "EINTR", "EISCONN")]
+    ctx.expect(not odd, "connects failing with something other than EINTR: %s" % odd[:3])
+    eisconn = run.agent_lines(call="connect", errno="EISCONN")
+    if eisconn:
+        print("  note: %d connects answered EISCONN (already connected by an abandoned notification)" % len(eisconn))
     print("  %s ok, %s EINTR, %s alarms; abandoned=%s" % (s.get("ok"), s.get("eintr"), s.get("alarms"),
                                                           run.counts().get("abandoned")))
 
@@ -852,6 +859,22 @@ def interrupted_blocking_connect_recorded_abandoned(ctx):
                "connects to the blackhole should all end in EINTR: %s" % lines)
     ctx.expect(run.counts().get("abandoned", 0) >= 1, "no abandoned notification: %s" % run.counts())
     ctx.expect(took < 30, "supervisor took %.1fs to finish after the agent's interrupted connects" % took)
+
+
+@test()
+def invalid_calls_get_kernel_errno_and_keep_pass(ctx):
+    lis = ctx.tcp()
+    run = ctx.sv("invalid-args", [lis.dest])
+    expect_outcome(ctx, run, 0, "pass")
+    for call, err in (("connect_unmapped", "EFAULT"), ("connect_huge_len", "EINVAL"),
+                      ("connect_closed_fd", "EBADF"), ("sendmsg_too_many_iovecs", "EMSGSIZE")):
+        expect_agent(ctx, run, call, -1, err)
+    evs = run.events(bucket="invalid")
+    ctx.expect_eq(sorted(e.get("errno") for e in evs), ["EBADF", "EFAULT", "EINVAL", "EMSGSIZE"],
+                  "errnos of the invalid events")
+    ctx.expect_eq(run.counts().get("mechanism_failures"), 0, "mechanism failures")
+    time.sleep(0.2)
+    ctx.expect_eq(lis.conns, 0, "connections")
 
 
 @test()
@@ -1027,7 +1050,7 @@ def make_probe_fault_test(site, faults, err):
         ctx.expect_eq(probe.get("result"), "failed", "probe.result")
         ctx.expect(errno_in(probe, err) or err in (run.report.get("reason") or ""),
                    "injected %s not in the probe record: %s / %r" % (err, probe, run.report.get("reason")))
-        if run.log:
+        if run.log and probe.get("result") == "failed":
             print("  note: the agent ran although the probe failed: %s" % run.log)
     fn.__name__ = "fault_probe_%s_gives_capability_error" % site
     test()(fn)
