@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Builds the guest initramfs: static busybox, the supervisor, the guest-side
+# programs, agents and cell files, as a deterministic newc cpio (docs/guest.md).
+#
+#   initramfs/build.sh --out FILE --guest-bin DIR [--supervisor PATH]
+#                      [--cells DIR]... [--agents DIR]... [--gzip]
+#
+# SUPERVISOR=PATH overrides the default supervisor (build/egress-supervisor);
+# SOURCE_DATE_EPOCH sets every mtime (default: a fixed value). Two builds from
+# the same inputs give identical bytes (make initramfs-repro-test).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly HERE
+TOP="$(dirname "$HERE")"
+readonly TOP
+# 2024-01-01T00:00:00Z: any fixed value works; this one is recognisable.
+readonly DEFAULT_EPOCH=1704067200
+
+die() {
+	echo "initramfs/build.sh: $*" >&2
+	exit 1
+}
+
+usage() {
+	sed -n '5,7p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+# Normalized modes so the build machine's umask never reaches the image; a file
+# with no read bit at all (an agent meant to be unreadable, mode 0111) keeps
+# its bits.
+install_file() {
+	local src=$1 dst=$2 mode
+	mode=$(stat -c '%a' "$src")
+	cp "$src" "$dst"
+	if [[ $((8#$mode & 8#444)) -eq 0 ]]; then
+		chmod "$mode" "$dst"
+	elif [[ -x $src ]]; then
+		chmod 0755 "$dst"
+	else
+		chmod 0644 "$dst"
+	fi
+}
+
+ensure_busybox() {
+	if [[ ! -x /bin/busybox ]] || ! dpkg-query -W -f='${Status}' busybox-static 2>/dev/null |
+		grep -q 'install ok installed'; then
+		"$TOP/supervisor/tools/host-deps.sh" busybox-static
+	fi
+	# busybox-static installs /bin/busybox; check it really is static.
+	if ! file -b /bin/busybox 2>/dev/null | grep -q 'statically linked'; then
+		command -v file >/dev/null || return 0
+		die "/bin/busybox is not statically linked (install busybox-static)"
+	fi
+}
+
+stage_busybox() {
+	local stage=$1 applet
+	install -m 0755 /bin/busybox "$stage/bin/busybox"
+	# One symlink per applet, from the binary's own list: same busybox, same links.
+	while IFS= read -r applet; do
+		[[ $applet == busybox || -z $applet ]] && continue
+		ln -s busybox "$stage/bin/$applet"
+	done < <("$stage/bin/busybox" --list | LC_ALL=C sort)
+}
+
+stage_cells() {
+	local stage=$1 dir f id
+	shift
+	for dir in "$@"; do
+		[[ -d $dir ]] || die "--cells $dir: not a directory"
+		for f in "$dir"/*.cell; do
+			[[ -e $f ]] || continue
+			id=$(basename "$f" .cell)
+			[[ $id =~ ^[A-Za-z0-9._=,+-]+$ ]] || die "$f: cell id '$id' has characters outside [A-Za-z0-9._=,+-]"
+			[[ -e $stage/cells/$id.cell ]] && die "$f: cell $id given twice"
+			install_file "$f" "$stage/cells/$id.cell"
+		done
+	done
+}
+
+stage_agents() {
+	local stage=$1 dir f
+	shift
+	for dir in "$@"; do
+		[[ -d $dir ]] || die "--agents $dir: not a directory"
+		for f in "$dir"/*; do
+			[[ -f $f ]] || continue
+			[[ -e $stage/agents/$(basename "$f") ]] && die "$f: agent $(basename "$f") given twice"
+			install_file "$f" "$stage/agents/$(basename "$f")"
+		done
+	done
+}
+
+main() {
+	local out="" guest_bin="" gzip=() stage
+	local supervisor=${SUPERVISOR:-$TOP/build/egress-supervisor}
+	local -a cells=() agents=()
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--out) out=${2:?}; shift 2 ;;
+		--guest-bin) guest_bin=${2:?}; shift 2 ;;
+		--supervisor) supervisor=${2:?}; shift 2 ;;
+		--cells) cells+=("${2:?}"); shift 2 ;;
+		--agents) agents+=("${2:?}"); shift 2 ;;
+		--gzip) gzip=(--gzip); shift ;;
+		-h | --help) usage ;;
+		*) echo "initramfs/build.sh: unknown argument $1" >&2; usage ;;
+		esac
+	done
+	[[ -n $out && -n $guest_bin ]] || usage
+	[[ -x $supervisor ]] || die "supervisor $supervisor: missing or not executable (make supervisor, or SUPERVISOR=PATH)"
+	[[ -x $guest_bin/egress-envexec && -x $guest_bin/egress-features ]] ||
+		die "$guest_bin: egress-envexec/egress-features missing (make initramfs-guest)"
+	ensure_busybox
+
+	stage=$(mktemp -d)
+	# shellcheck disable=SC2064 # expand now: the path is fixed
+	trap "rm -rf '$stage'" EXIT
+	chmod 0755 "$stage"
+	(cd "$stage" && mkdir -p bin sbin agents cells dev proc sys tmp run etc)
+	chmod 0755 "$stage"/{bin,sbin,agents,cells,dev,proc,sys,run,etc}
+	chmod 1777 "$stage/tmp"
+	stage_busybox "$stage"
+	install -m 0755 "$HERE/guest/init" "$stage/init"
+	install -m 0755 "$supervisor" "$stage/sbin/egress-supervisor"
+	install -m 0755 "$guest_bin/egress-envexec" "$stage/sbin/egress-envexec"
+	install -m 0755 "$guest_bin/egress-features" "$stage/sbin/egress-features"
+	printf 'root:x:0:0:root:/:/bin/sh\nagent:x:1000:1000:agent:/tmp:/bin/sh\n' >"$stage/etc/passwd"
+	printf 'root:x:0:\nagent:x:1000:\n' >"$stage/etc/group"
+	chmod 0644 "$stage/etc/passwd" "$stage/etc/group"
+	stage_cells "$stage" "${cells[@]}"
+	stage_agents "$stage" "${agents[@]}"
+
+	mkdir -p "$(dirname "$out")"
+	python3 "$HERE/host/mkcpio.py" --root "$stage" --mtime "${SOURCE_DATE_EPOCH:-$DEFAULT_EPOCH}" \
+		--node /dev/console:c:5:1:600 --node /dev/null:c:1:3:666 "${gzip[@]}" "$out"
+	echo "initramfs: $out ($(stat -c %s "$out") bytes, $(find "$stage/cells" -name '*.cell' | wc -l) cells," \
+		"$(find "$stage/agents" -type f | wc -l) agents, supervisor $supervisor)" >&2
+}
+
+main "$@"

@@ -1,0 +1,729 @@
+/*
+ * egress-envexec: runs the supervisor in the environment a cell asks for.
+ *
+ *     egress-envexec --cell FILE --readback FILE --report FILE --supervisor PATH
+ *
+ * Phase 1 (as root, from the guest init): installs the cell's syscall mask,
+ * drops the cell's capabilities from the bounding set, clears the ambient set,
+ * switches gid and uid, removes the dropped capabilities from the remaining
+ * sets, then re-executes itself (/proc/self/exe) for phase 2.
+ *
+ * Phase 2 (--verify, internal): runs with the credentials the supervisor will
+ * have, because an exec is exactly what the supervisor's start will be: the
+ * capability sets recomputed at exec, dumpability, the uid. It reads all of it
+ * back from /proc/self/status and prctl, checks that each masked syscall
+ * really returns its errno, writes one line per check to the readback file
+ * (opened by phase 1, passed as an inherited descriptor so an unprivileged
+ * phase 2 can still write it) and execs
+ *
+ *     egress-supervisor --report FILE [--allow SPEC]... [--no-loopback] -- AGENT...
+ *
+ * only when every check passed. Readback lines: "pass|fail|info|error NAME
+ * DETAIL"; the last line is "exec PATH" when the supervisor was started.
+ * Exit status when the supervisor is not started: 125 (a precondition did not
+ * take effect), 126 (bad invocation or cell file: an infrastructure error).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include <seccomp.h> /* name -> number only; the mask filter is raw BPF */
+
+#define EXIT_PRECONDITION 125
+#define EXIT_INFRA 126
+#define MAX_ITEMS 128
+#define MAX_CELL_BYTES 65536
+#define CAP_COUNT 64
+
+struct mask_rule {
+	const char *name;
+	int nr;
+	int err;
+};
+
+struct cell {
+	uid_t uid;
+	gid_t gid;
+	int have_gid;
+	int loopback;
+	uint64_t drop; /* capability bits to drop */
+	const char *allow[MAX_ITEMS];
+	int nallow;
+	const char *agent[MAX_ITEMS];
+	int nagent;
+	struct mask_rule mask[MAX_ITEMS];
+	int nmask;
+};
+
+struct opts {
+	const char *cell;
+	const char *readback;
+	const char *report;
+	const char *supervisor;
+	int verify;
+	int readback_fd;
+	uint64_t expect_bnd;
+};
+
+static char cell_text[MAX_CELL_BYTES + 1];
+static int readback_fd = -1;
+static int failures;
+
+static const char *const cap_names[] = {
+    "chown",
+    "dac_override",
+    "dac_read_search",
+    "fowner",
+    "fsetid",
+    "kill",
+    "setgid",
+    "setuid",
+    "setpcap",
+    "linux_immutable",
+    "net_bind_service",
+    "net_broadcast",
+    "net_admin",
+    "net_raw",
+    "ipc_lock",
+    "ipc_owner",
+    "sys_module",
+    "sys_rawio",
+    "sys_chroot",
+    "sys_ptrace",
+    "sys_pacct",
+    "sys_admin",
+    "sys_boot",
+    "sys_nice",
+    "sys_resource",
+    "sys_time",
+    "sys_tty_config",
+    "mknod",
+    "lease",
+    "audit_write",
+    "audit_control",
+    "setfcap",
+    "mac_override",
+    "mac_admin",
+    "syslog",
+    "wake_alarm",
+    "block_suspend",
+    "audit_read",
+    "perfmon",
+    "bpf",
+    "checkpoint_restore",
+};
+
+static const struct {
+	const char *name;
+	int err;
+} errno_names[] = {
+    {"EPERM", EPERM},
+    {"ENOENT", ENOENT},
+    {"ESRCH", ESRCH},
+    {"EINTR", EINTR},
+    {"EIO", EIO},
+    {"EBADF", EBADF},
+    {"EAGAIN", EAGAIN},
+    {"ENOMEM", ENOMEM},
+    {"EACCES", EACCES},
+    {"EFAULT", EFAULT},
+    {"EINVAL", EINVAL},
+    {"ENOSYS", ENOSYS},
+    {"ENOTSUP", ENOTSUP},
+    {"EOPNOTSUPP", EOPNOTSUPP},
+    {"ECONNREFUSED", ECONNREFUSED},
+    {"ENETUNREACH", ENETUNREACH},
+    {"EHOSTUNREACH", EHOSTUNREACH},
+};
+
+/* Appends one line to the readback file (and stderr, for the guest log). */
+static void readback(const char *status, const char *name, const char *fmt, ...)
+{
+	char detail[512];
+	char line[768];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	n = snprintf(line, sizeof(line), "%s %s %s\n", status, name, detail);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	if (strcmp(status, "fail") == 0 || strcmp(status, "error") == 0)
+		failures++;
+	if (readback_fd >= 0 && write(readback_fd, line, (size_t)n) != n)
+		fprintf(stderr, "envexec: readback write: %s\n", strerror(errno));
+	fprintf(stderr, "envexec: %s", line);
+}
+
+static _Noreturn void die_infra(const char *what, const char *fmt, ...)
+{
+	char detail[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	readback("error", what, "%s", detail);
+	exit(EXIT_INFRA);
+}
+
+static const char *errno_name(int err)
+{
+	static char buf[24];
+	size_t i;
+
+	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
+		if (errno_names[i].err == err)
+			return errno_names[i].name;
+	}
+	snprintf(buf, sizeof(buf), "%d", err);
+	return buf;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_errno(const char *s)
+{
+	unsigned long v;
+	size_t i;
+
+	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
+		if (strcmp(errno_names[i].name, s) == 0)
+			return errno_names[i].err;
+	}
+	if (parse_uint(s, 4095, &v) == 0 && v > 0)
+		return (int)v;
+	return -EINVAL;
+}
+
+/* "cap_sys_ptrace", "CAP_SYS_PTRACE", "sys_ptrace" or a number. */
+static int parse_cap(const char *s)
+{
+	char low[64];
+	unsigned long v;
+	size_t i;
+
+	if (parse_uint(s, CAP_COUNT - 1, &v) == 0)
+		return (int)v;
+	for (i = 0; s[i] && i < sizeof(low) - 1; i++)
+		low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+	low[i] = '\0';
+	s = strncmp(low, "cap_", 4) == 0 ? low + 4 : low;
+	for (i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]); i++) {
+		if (strcmp(cap_names[i], s) == 0)
+			return (int)i;
+	}
+	return -EINVAL;
+}
+
+/* mask=SYSCALL:ERRNO, resolved for the native x86_64 table. */
+static void parse_mask(struct cell *c, char *val, int lineno)
+{
+	char *colon = strrchr(val, ':');
+	struct mask_rule *m;
+	int nr;
+	int err;
+
+	if (!colon)
+		die_infra("cell", "line %d: mask=%s: want SYSCALL:ERRNO", lineno, val);
+	*colon = '\0';
+	nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, val);
+	err = parse_errno(colon + 1);
+	if (nr < 0)
+		die_infra("cell", "line %d: mask: unknown x86_64 syscall %s", lineno, val);
+	if (err < 0)
+		die_infra("cell", "line %d: mask: unknown errno %s", lineno, colon + 1);
+	if (c->nmask == MAX_ITEMS)
+		die_infra("cell", "line %d: too many mask lines", lineno);
+	m = &c->mask[c->nmask++];
+	m->name = val;
+	m->nr = nr;
+	m->err = err;
+}
+
+/*
+ * The guest init has validated every key already; this parser takes the keys
+ * it needs and accepts the others the contract defines.
+ */
+static void parse_cell(const char *path, struct cell *c)
+{
+	static const char *const other_keys[] = {
+	    "scenario", "cell",   "sysctl",     "service", "addr",
+	    "requires", "expect", "expect_why", "timeout",
+	};
+	char *line, *next;
+	unsigned long v;
+	ssize_t n;
+	int fd, lineno = 0;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->loopback = 1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die_infra("cell", "%s: %s", path, strerror(errno));
+	n = read(fd, cell_text, MAX_CELL_BYTES);
+	close(fd);
+	if (n < 0 || n == MAX_CELL_BYTES)
+		die_infra("cell", "%s: unreadable or larger than %d bytes", path, MAX_CELL_BYTES);
+	cell_text[n] = '\0';
+	for (line = cell_text; line && *line; line = next) {
+		char *key = line, *val;
+		int cap;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		if (*line == '\0' || *line == '#')
+			continue;
+		val = strchr(line, '=');
+		if (!val)
+			die_infra("cell", "line %d: not KEY=VALUE", lineno);
+		*val++ = '\0';
+		if (strcmp(key, "agent_arg") == 0) {
+			if (c->nagent == MAX_ITEMS - 1)
+				die_infra("cell", "line %d: too many agent_arg lines", lineno);
+			c->agent[c->nagent++] = val;
+		} else if (strcmp(key, "allow") == 0) {
+			if (c->nallow == MAX_ITEMS)
+				die_infra("cell", "line %d: too many allow lines", lineno);
+			c->allow[c->nallow++] = val;
+		} else if (strcmp(key, "loopback") == 0) {
+			if (strcmp(val, "yes") && strcmp(val, "no"))
+				die_infra("cell", "line %d: loopback=%s: want yes or no", lineno,
+					  val);
+			c->loopback = strcmp(val, "yes") == 0;
+		} else if (strcmp(key, "uid") == 0) {
+			if (parse_uint(val, 65535, &v))
+				die_infra("cell", "line %d: uid=%s: want 0..65535", lineno, val);
+			c->uid = (uid_t)v;
+		} else if (strcmp(key, "gid") == 0) {
+			if (parse_uint(val, 65535, &v))
+				die_infra("cell", "line %d: gid=%s: want 0..65535", lineno, val);
+			c->gid = (gid_t)v;
+			c->have_gid = 1;
+		} else if (strcmp(key, "drop_cap") == 0) {
+			cap = parse_cap(val);
+			if (cap < 0)
+				die_infra("cell", "line %d: drop_cap=%s: unknown capability",
+					  lineno, val);
+			c->drop |= 1ULL << cap;
+		} else if (strcmp(key, "mask") == 0) {
+			parse_mask(c, val, lineno);
+		} else {
+			for (i = 0; i < sizeof(other_keys) / sizeof(other_keys[0]); i++) {
+				if (strcmp(key, other_keys[i]) == 0)
+					break;
+			}
+			if (i == sizeof(other_keys) / sizeof(other_keys[0]))
+				die_infra("cell", "line %d: unknown key %s", lineno, key);
+		}
+	}
+	/* Without gid=, the supervisor runs in the uid's own group, like a login. */
+	if (!c->have_gid)
+		c->gid = (gid_t)c->uid;
+	if (c->nagent == 0)
+		die_infra("cell", "%s: no agent_arg", path);
+}
+
+/* Reads "Key:\tvalue" from /proc/self/status into buf; 0 or -errno. */
+static int status_field(const char *key, char *buf, size_t len)
+{
+	static char text[8192];
+	size_t klen = strlen(key);
+	char *line, *end;
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	text[n] = '\0';
+	for (line = text; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			line += klen + 1;
+			while (*line == '\t' || *line == ' ')
+				line++;
+			n = end ? end - line : (ssize_t)strlen(line);
+			if ((size_t)n >= len)
+				return -ENAMETOOLONG;
+			memcpy(buf, line, (size_t)n);
+			buf[n] = '\0';
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int status_caps(const char *key, uint64_t *out)
+{
+	char buf[64];
+	char *end;
+	int r = status_field(key, buf, sizeof(buf));
+
+	if (r)
+		return r;
+	*out = strtoull(buf, &end, 16);
+	return *end ? -EINVAL : 0;
+}
+
+/*
+ * The mask: native x86_64 calls whose number matches return the errno; every
+ * other architecture passes untouched, so the i386 and x32 entry points the
+ * supervisor must see are not hidden by the emulation.
+ */
+static int install_mask(const struct cell *c)
+{
+	struct sock_filter insn[4 + 2 * MAX_ITEMS];
+	struct sock_fprog prog;
+	unsigned short n = 0;
+	int i;
+
+	if (c->nmask == 0)
+		return 0;
+	insn[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						 offsetof(struct seccomp_data, arch));
+	insn[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0,
+						 (unsigned char)(2 * c->nmask + 1));
+	insn[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						 offsetof(struct seccomp_data, nr));
+	for (i = 0; i < c->nmask; i++) {
+		insn[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							 (unsigned)c->mask[i].nr, 0, 1);
+		insn[n++] = (struct sock_filter)BPF_STMT(
+		    BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)c->mask[i].err & 0xffff));
+	}
+	insn[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	prog.len = n;
+	prog.filter = insn;
+	/* Root with CAP_SYS_ADMIN needs no no_new_privs; set it only as a fallback. */
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
+		return 0;
+	if (errno != EACCES)
+		return -errno;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -errno;
+	readback("info", "no_new_privs", "set to install the mask without CAP_SYS_ADMIN");
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+		return -errno;
+	return 0;
+}
+
+/* Removes c->drop from the effective, permitted and inheritable sets. */
+static int drop_process_caps(uint64_t drop)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct data[2];
+	int i;
+
+	if (syscall(SYS_capget, &hdr, data) != 0)
+		return -errno;
+	for (i = 0; i < 2; i++) {
+		uint32_t keep = ~(uint32_t)(drop >> (32 * i));
+
+		data[i].effective &= keep;
+		data[i].permitted &= keep;
+		data[i].inheritable &= keep;
+	}
+	if (syscall(SYS_capset, &hdr, data) != 0)
+		return -errno;
+	return 0;
+}
+
+static void apply(const struct opts *o, const struct cell *c)
+{
+	char fdbuf[16], bndbuf[32];
+	uint64_t bnd;
+	int r, cap;
+
+	r = status_caps("CapBnd", &bnd);
+	if (r)
+		die_infra("CapBnd", "cannot read /proc/self/status: %s", strerror(-r));
+	r = install_mask(c);
+	if (r)
+		die_infra("mask", "seccomp(SET_MODE_FILTER): %s", strerror(-r));
+	/* Bounding drops need CAP_SETPCAP in the effective set: before capset. */
+	for (cap = 0; cap < CAP_COUNT; cap++) {
+		if (!(c->drop & (1ULL << cap)))
+			continue;
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+			if (errno == EINVAL) {
+				readback("info", "drop_cap", "capability %d unknown to this kernel",
+					 cap);
+				continue;
+			}
+			die_infra("drop_cap", "PR_CAPBSET_DROP %d: %s", cap, strerror(errno));
+		}
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+		die_infra("ambient", "PR_CAP_AMBIENT_CLEAR_ALL: %s", strerror(errno));
+	/* Ids before capset: the switch itself needs CAP_SETGID/CAP_SETUID. */
+	if (setgroups(0, NULL) != 0)
+		die_infra("setgroups", "%s", strerror(errno));
+	if (setgid(c->gid) != 0)
+		die_infra("setgid", "%u: %s", (unsigned)c->gid, strerror(errno));
+	if (setuid(c->uid) != 0)
+		die_infra("setuid", "%u: %s", (unsigned)c->uid, strerror(errno));
+	r = drop_process_caps(c->drop);
+	if (r)
+		die_infra("capset", "%s", strerror(-r));
+	/*
+	 * setuid without exec leaves the process non-dumpable (kernel-facts):
+	 * re-exec so phase 2, and the supervisor after it, start as a fresh exec by
+	 * the target user would.
+	 */
+	snprintf(fdbuf, sizeof(fdbuf), "%d", readback_fd);
+	snprintf(bndbuf, sizeof(bndbuf), "%llx", (unsigned long long)(bnd & ~c->drop));
+	{
+		char *argv[] = {(char *)"egress-envexec",
+				(char *)"--verify",
+				(char *)"--cell",
+				(char *)o->cell,
+				(char *)"--readback-fd",
+				fdbuf,
+				(char *)"--report",
+				(char *)o->report,
+				(char *)"--supervisor",
+				(char *)o->supervisor,
+				(char *)"--expect-bnd",
+				bndbuf,
+				NULL};
+		extern char **environ;
+
+		execve("/proc/self/exe", argv, environ);
+	}
+	die_infra("exec", "re-exec /proc/self/exe: %s", strerror(errno));
+}
+
+static void check_ids(const char *key, unsigned want)
+{
+	char buf[128];
+	unsigned v[4];
+	int r = status_field(key, buf, sizeof(buf));
+
+	if (r) {
+		readback("fail", key, "unreadable: %s", strerror(-r));
+		return;
+	}
+	if (sscanf(buf, "%u %u %u %u", &v[0], &v[1], &v[2], &v[3]) != 4) {
+		readback("fail", key, "unparsable: %s", buf);
+		return;
+	}
+	readback(v[0] == want && v[1] == want && v[2] == want && v[3] == want ? "pass" : "fail",
+		 key, "want=%u got=%u,%u,%u,%u", want, v[0], v[1], v[2], v[3]);
+}
+
+static void check_caps(const char *key, uint64_t want, uint64_t must_clear)
+{
+	uint64_t got;
+	int r = status_caps(key, &got);
+	int ok;
+
+	if (r) {
+		readback("fail", key, "unreadable: %s", strerror(-r));
+		return;
+	}
+	ok = must_clear ? !(got & must_clear) : got == want;
+	if (must_clear)
+		readback(ok ? "pass" : "fail", key, "must_clear=%016llx got=%016llx",
+			 (unsigned long long)must_clear, (unsigned long long)got);
+	else
+		readback(ok ? "pass" : "fail", key, "want=%016llx got=%016llx",
+			 (unsigned long long)want, (unsigned long long)got);
+}
+
+/* Calls the masked syscall in a child (no side effect on this process). */
+static void check_mask(const struct mask_rule *m)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		readback("fail", "mask", "%s: fork: %s", m->name, strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		/* All-ones arguments: invalid for every call a mask is meant for. */
+		long r = syscall(m->nr, -1L, -1L, -1L, -1L, -1L, -1L);
+
+		_exit(r < 0 ? (errno & 0xff) : 255);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
+		readback("fail", "mask", "%s: probe child died", m->name);
+		return;
+	}
+	if (WEXITSTATUS(status) == 255)
+		readback("fail", "mask", "%s want=%s got=success", m->name, errno_name(m->err));
+	else
+		readback(WEXITSTATUS(status) == m->err ? "pass" : "fail", "mask",
+			 "%s want=%s got=%s (emulation)", m->name, errno_name(m->err),
+			 errno_name(WEXITSTATUS(status)));
+}
+
+static void verify_and_exec(const struct opts *o, const struct cell *c)
+{
+	const char *argv[2 * MAX_ITEMS + 8];
+	char buf[64];
+	int argc = 0, i, dumpable;
+	uint64_t want_eff = c->uid == 0 ? o->expect_bnd : 0;
+
+	check_ids("Uid", c->uid);
+	check_ids("Gid", c->gid);
+	if (status_field("Groups", buf, sizeof(buf)) == 0)
+		readback(buf[0] == '\0' ? "pass" : "fail", "Groups", "want=none got=%s",
+			 buf[0] ? buf : "none");
+	check_caps("CapBnd", o->expect_bnd, 0);
+	check_caps("CapEff", want_eff, 0);
+	check_caps("CapPrm", want_eff, 0);
+	/* Inheritable: whatever init had, minus the dropped ones (0 when none). */
+	check_caps("CapInh", 0, c->drop);
+	check_caps("CapAmb", 0, 0);
+	dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+	readback(dumpable == 1 ? "pass" : "fail", "dumpable", "want=1 got=%d", dumpable);
+	for (i = 0; i < c->nmask; i++)
+		check_mask(&c->mask[i]);
+	if (status_field("NoNewPrivs", buf, sizeof(buf)) == 0)
+		readback("info", "NoNewPrivs", "%s", buf);
+	if (status_field("Seccomp", buf, sizeof(buf)) == 0)
+		readback("info", "Seccomp", "%s", buf);
+	if (failures)
+		exit(EXIT_PRECONDITION);
+
+	argv[argc++] = o->supervisor;
+	argv[argc++] = "--report";
+	argv[argc++] = o->report;
+	for (i = 0; i < c->nallow; i++) {
+		argv[argc++] = "--allow";
+		argv[argc++] = c->allow[i];
+	}
+	if (!c->loopback)
+		argv[argc++] = "--no-loopback";
+	argv[argc++] = "--";
+	for (i = 0; i < c->nagent; i++)
+		argv[argc++] = c->agent[i];
+	argv[argc] = NULL;
+
+	{
+		static const char marker[] = "exec ";
+		size_t len = strlen(o->supervisor);
+
+		if (write(readback_fd, marker, sizeof(marker) - 1) < 0 ||
+		    write(readback_fd, o->supervisor, len) < 0 || write(readback_fd, "\n", 1) < 0)
+			die_infra("readback", "write: %s", strerror(errno));
+	}
+	/* The supervisor must not inherit the readback descriptor. */
+	fcntl(readback_fd, F_SETFD, FD_CLOEXEC);
+	{
+		extern char **environ;
+
+		execve(o->supervisor, (char *const *)argv, environ);
+	}
+	die_infra("exec", "%s: %s", o->supervisor, strerror(errno));
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: egress-envexec --cell FILE --readback FILE --report FILE "
+			"--supervisor PATH\n");
+	exit(EXIT_INFRA);
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->readback_fd = -1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--verify") == 0) {
+			o->verify = 1;
+			continue;
+		}
+		if (!v)
+			usage();
+		i++;
+		if (strcmp(a, "--cell") == 0)
+			o->cell = v;
+		else if (strcmp(a, "--readback") == 0)
+			o->readback = v;
+		else if (strcmp(a, "--readback-fd") == 0)
+			o->readback_fd = atoi(v);
+		else if (strcmp(a, "--report") == 0)
+			o->report = v;
+		else if (strcmp(a, "--supervisor") == 0)
+			o->supervisor = v;
+		else if (strcmp(a, "--expect-bnd") == 0)
+			o->expect_bnd = strtoull(v, NULL, 16);
+		else
+			usage();
+	}
+	if (!o->cell || !o->report || !o->supervisor)
+		usage();
+	if (o->verify ? o->readback_fd < 0 : !o->readback)
+		usage();
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct cell c;
+
+	parse_opts(argc, argv, &o);
+	if (o.verify) {
+		readback_fd = o.readback_fd;
+	} else {
+		/* No O_CLOEXEC: phase 2 inherits it across the re-exec. */
+		readback_fd = open(o.readback, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+		if (readback_fd < 0) {
+			fprintf(stderr, "envexec: %s: %s\n", o.readback, strerror(errno));
+			return EXIT_INFRA;
+		}
+	}
+	parse_cell(o.cell, &c);
+	if (o.verify)
+		verify_and_exec(&o, &c);
+	else
+		apply(&o, &c);
+	return EXIT_INFRA;
+}

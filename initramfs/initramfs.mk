@@ -1,0 +1,43 @@
+# initramfs/: the guest image (docs/guest.md).
+#   make initramfs-guest      -> build/initramfs/bin/egress-{envexec,features}
+#   make initramfs            -> build/initramfs/initramfs.cpio
+#       INITRAMFS_CELLS=DIR   cell files to include (repeat with spaces)
+#       INITRAMFS_AGENTS=DIR  static agents to include (default build/agents if present)
+#       SUPERVISOR=PATH       another supervisor binary (default build/egress-supervisor)
+#   make initramfs-repro-test -> two builds, byte-identical, or fail
+
+IRFS_DIR := $(TOP)/initramfs
+IRFS_OUT := $(BUILD)/initramfs
+IRFS_GUEST_BIN := $(IRFS_OUT)/bin
+IRFS_GUEST_PROGS := $(IRFS_GUEST_BIN)/egress-envexec $(IRFS_GUEST_BIN)/egress-features
+INITRAMFS := $(IRFS_OUT)/initramfs.cpio
+SUPERVISOR ?= $(SV_RELEASE)
+INITRAMFS_CELLS ?=
+INITRAMFS_AGENTS ?= $(wildcard $(BUILD)/agents)
+
+# Build the default supervisor when it is the one asked for; a SUPERVISOR=PATH
+# from elsewhere is taken as it is.
+IRFS_SV_DEP := $(filter $(SV_RELEASE),$(SUPERVISOR))
+
+IRFS_ARGS = --out $(INITRAMFS) --guest-bin $(IRFS_GUEST_BIN) --supervisor $(SUPERVISOR) \
+	$(foreach d,$(INITRAMFS_CELLS),--cells $(d)) $(foreach d,$(INITRAMFS_AGENTS),--agents $(d))
+
+.PHONY: initramfs initramfs-guest initramfs-repro-test
+
+# envexec links libseccomp only for syscall name -> number resolution.
+$(IRFS_GUEST_BIN)/egress-envexec: $(IRFS_DIR)/guest/envexec.c | sv-toolchain
+	$(call musl_prog,$@,$< $(LIBSECCOMP))
+$(IRFS_GUEST_BIN)/egress-features: $(IRFS_DIR)/guest/features.c | sv-toolchain
+	$(call musl_prog,$@,$<)
+
+initramfs-guest: $(IRFS_GUEST_PROGS)
+
+# Always re-run: build.sh is cheap and the inputs (cell and agent dirs) are
+# directories make cannot track.
+initramfs: $(IRFS_GUEST_PROGS) $(IRFS_SV_DEP)
+	$(IRFS_DIR)/build.sh $(IRFS_ARGS)
+
+# Two builds from the same inputs, the second with every input's mtime moved
+# and another umask: the bytes must not differ.
+initramfs-repro-test: $(IRFS_GUEST_PROGS) $(IRFS_SV_DEP)
+	$(IRFS_DIR)/tests/repro-test.sh $(IRFS_ARGS)
