@@ -4,8 +4,9 @@
 The matrix compares its wall time with cells x floor / parallel VMs (target
 <= 1.3x). The floor guest is the kernel under test with a two-file initramfs
 (static busybox and an /init that prints a marker and ends the guest), booted
-on the QEMU line of floor_qemu_argv(): the machine type kernels.sh names for
-the kernel, the same memory, accelerator and devices as a cell, no network.
+on run-vm.sh cell's QEMU line (floor_qemu_argv): the machine type kernels.sh
+names for the kernel, the same memory, accelerator, devices and kernel
+arguments as a cell, no network.
 
     floor.py KERNEL-NAME...      measure and print one line per kernel
 
@@ -52,6 +53,7 @@ def build_floor_initrd(path):
     # has it (microvm with Debian's kernels), else reboot, which -no-reboot
     # turns into QEMU exiting (kernels without ACPI on q35).
     init = ("#!/bin/busybox sh\n"
+            "/bin/busybox mount -t proc proc /proc\n"
             f"/bin/busybox echo {MARKER}\n"
             "if /bin/busybox grep -q floor_end=reboot /proc/cmdline; then\n"
             "  /bin/busybox reboot -f\nelse\n  /bin/busybox poweroff -f\nfi\n").encode()
@@ -68,36 +70,38 @@ def build_floor_initrd(path):
         f.write(blob)
 
 
-def floor_qemu_argv(top, kinfo, initrd):
-    """The floor guest's QEMU command line. When run-vm.sh offers
-    `run-vm.sh qemu-argv --kernel K --initrd I --append A` (one argument a
-    line), that line is used, so the floor boots exactly as cells do;
-    otherwise this module's own line, which mirrors the issue's runner
-    requirements (256 MiB, TCG unless /dev/kvm, -nic none, -no-reboot)."""
+def floor_qemu_argv(kinfo, initrd, console):
+    """The floor guest's QEMU command line: run-vm.sh cell's line (machine
+    from kernels.sh, 256 MiB, one CPU, TCG unless /dev/kvm opens, -nic none,
+    -no-reboot, console and result ports in files, the same kernel
+    arguments) with the floor initramfs. Keep in step with run-vm.sh."""
     machine = kinfo.get("machine") or "q35"
-    end = "poweroff" if machine.startswith("microvm") else "reboot"
-    append = f"console=ttyS0 panic=-1 floor_end={end} rdinit=/init"
-    runvm = os.path.join(top, "run-vm.sh")
-    if os.access(runvm, os.X_OK):
-        res = subprocess.run([runvm, "qemu-argv", "--kernel", kinfo["path"], "--initrd",
-                              initrd, "--append", append], capture_output=True, text=True,
-                             check=False)
-        if res.returncode == 0 and res.stdout.strip():
-            return res.stdout.strip().split("\n"), "run-vm.sh qemu-argv"
-    accel = "kvm" if os.access("/dev/kvm", os.R_OK | os.W_OK) else "tcg"
+    end = "poweroff" if machine == "microvm" else "reboot"
+    append = f"console=ttyS0 panic=-1 oops=panic quiet syscall.x32=y floor_end={end}"
+    try:
+        with open("/dev/kvm", "rb"):
+            accel = ["-accel", "kvm", "-cpu", "host"]
+    except OSError:
+        accel = ["-accel", "tcg"]
+    q = lambda p: p.replace(",", ",,")  # noqa: E731 - QEMU's comma escape
+    result = console + ".result"
     if machine == "microvm":
-        # Under TCG the 6.1 kernels stall calibrating the TSC on a microvm
-        # without the legacy PIT/PIC/RTC.
-        machine = "microvm,pit=on,pic=on,rtc=on"
-    return ["qemu-system-x86_64", "-machine", machine, "-accel", accel, "-m", "256",
-            "-smp", "1", "-nic", "none", "-no-reboot", "-display", "none",
-            "-serial", "stdio", "-kernel", kinfo["path"], "-initrd", initrd,
-            "-append", append], "floor.py's own line"
+        serial = ["-serial", f"file:{q(console)}",
+                  "-chardev", f"file,id=result,path={q(result)}",
+                  "-device", "isa-serial,chardev=result,iobase=0x2f8,irq=3,index=1"]
+    else:
+        serial = ["-nodefaults",
+                  "-chardev", f"file,id=console,path={q(console)}", "-serial", "chardev:console",
+                  "-chardev", f"file,id=result,path={q(result)}", "-serial", "chardev:result"]
+    return (["qemu-system-x86_64", "-machine", machine] + accel +
+            ["-m", "256", "-smp", "1", "-nic", "none", "-no-reboot", "-display", "none",
+             "-monitor", "none"] + serial +
+            ["-kernel", kinfo["path"], "-initrd", initrd, "-append", append])
 
 
-def boot_once(argv):
+def boot_once(argv, console):
     """Seconds from QEMU's start to its exit; FloorError unless the marker
-    appeared and QEMU exited 0."""
+    reached the console and QEMU exited 0."""
     t0 = time.monotonic()
     try:
         res = subprocess.run(argv, capture_output=True, timeout=FLOOR_TIMEOUT_S, check=False,
@@ -106,7 +110,11 @@ def boot_once(argv):
         raise FloorError(f"floor guest did not end within {FLOOR_TIMEOUT_S}s: "
                          f"{shlex.join(argv)}") from None
     took = time.monotonic() - t0
-    out = res.stdout.decode(errors="replace")
+    try:
+        with open(console, encoding="utf-8", errors="replace") as f:
+            out = f.read()
+    except OSError:
+        out = ""
     if MARKER not in out:
         raise FloorError(f"floor guest never reached init (exit {res.returncode}): "
                          f"{shlex.join(argv)}: {res.stderr.decode(errors='replace')[-500:]}")
@@ -121,12 +129,14 @@ def measure(top, kinfos, workdir, jobs):
     os.makedirs(workdir, exist_ok=True)
     initrd = os.path.join(workdir, "floor.cpio")
     build_floor_initrd(initrd)
-    lines = {k["name"]: floor_qemu_argv(top, k, initrd) for k in kinfos}
+    consoles = {k["name"]: os.path.join(workdir, f"{k['name']}.console.log") for k in kinfos}
+    lines = {k["name"]: floor_qemu_argv(k, initrd, consoles[k["name"]]) for k in kinfos}
     with open(os.path.join(workdir, "qemu-argv.txt"), "w", encoding="utf-8") as f:
-        for name, (argv, src) in lines.items():
-            f.write(f"{name} ({src}): {shlex.join(argv)}\n")
+        for name, argv in lines.items():
+            f.write(f"{name}: {shlex.join(argv)}\n")
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futs = {name: pool.submit(boot_once, argv) for name, (argv, _) in lines.items()}
+        futs = {name: pool.submit(boot_once, argv, consoles[name])
+                for name, argv in lines.items()}
         return {name: round(fut.result(), 3) for name, fut in futs.items()}
 
 

@@ -40,8 +40,11 @@ import floor as F  # noqa: E402
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
-OUTCOMES = ("ok", "mismatch", "false-green", "precondition-error", "timeout", "panic",
-            "boot-fail", "infra-error", "skipped")
+OUTCOMES = ("ok", "mismatch", "false-green", "oracle-mismatch", "precondition-error",
+            "timeout", "panic", "boot-fail", "infra-error", "skipped")
+# Printed in their own block at the end, loudest: the supervisor (or the
+# ground truth) says something is fine when it is not.
+LOUD_OUTCOMES = ("false-green", "oracle-mismatch")
 GOOD_OUTCOMES = ("ok", "skipped")
 # Seconds `run-vm.sh cell` may take beyond the cell's own timeout before this
 # runner gives up on it (booting under TCG on a loaded machine, building
@@ -211,7 +214,7 @@ def run_cell(cell, kinfo, initrd, opts):
     timeout = int(cell["timeout"])
     argv = [opts.runner, "cell", "--kernel", kinfo["path"],
             "--initrd", initrd, "--cell-file", cell["cell_file"], "--out", out,
-            "--timeout", str(timeout)]
+            "--timeout", str(timeout), "--machine", kinfo["machine"]]
     t0 = time.monotonic()
     with open(os.path.join(out, "run-vm.log"), "w", encoding="utf-8") as logf:
         try:
@@ -254,8 +257,7 @@ def judge(cell, data, infra, wall):
         return r
     r.update({"got": data.get("got"), "supervisor_exit": data.get("supervisor_exit"),
               "boot_s": data.get("boot_s"), "run_s": data.get("run_s"),
-              "qemu_cmdline": data.get("qemu") or data.get("qemu_cmdline")
-              or data.get("qemu_command_line"),
+              "qemu_cmdline": data.get("qemu_cmdline"),
               "qemu_version": data.get("qemu_version"),
               "accelerator": data.get("accelerator"), "features": data.get("features"),
               "preconditions": data.get("preconditions"),
@@ -279,6 +281,7 @@ def judge(cell, data, infra, wall):
         r["reason"] = f"run-vm.sh said ok but got {got!r}, expected {cell['expected']!r}"
     elif outcome == "mismatch" and got == "pass":
         outcome = "false-green"
+        r["reason"] = f"supervisor said pass, expected {cell['expected']}: {r['reason']}"
     r["outcome"] = outcome
     if not r["reason"]:
         r["reason"] = "" if outcome == "ok" else "(run-vm.sh gave no reason)"
@@ -330,9 +333,9 @@ def table(cells, kernels):
 
 def write_junit(path, cells, wall):
     suite = ET.Element("testsuite", name="egress-matrix", tests=str(len(cells)),
-                       failures=str(sum(c["outcome"] in ("mismatch", "false-green")
+                       failures=str(sum(c["outcome"] in ("mismatch",) + LOUD_OUTCOMES
                                         for c in cells)),
-                       errors=str(sum(c["outcome"] not in OUTCOMES[:3] + ("skipped",)
+                       errors=str(sum(c["outcome"] not in ("ok", "mismatch", "skipped") + LOUD_OUTCOMES
                                       for c in cells)),
                        skipped=str(sum(c["outcome"] == "skipped" for c in cells)),
                        time=f"{wall:.1f}")
@@ -346,7 +349,7 @@ def write_junit(path, cells, wall):
                 + (f"splats: {c['splats']}\n" if c["splats"] else ""))
         if o == "skipped":
             ET.SubElement(tc, "skipped", message=c["reason"] or "skipped")
-        elif o in ("mismatch", "false-green"):
+        elif o in ("mismatch",) + LOUD_OUTCOMES:
             ET.SubElement(tc, "failure", type=o, message=f"{o}: expected {c['expected']}, "
                           f"got {c['got']}; rerun: {c['rerun']}").text = body
         elif o != "ok":
@@ -546,19 +549,20 @@ def main(argv=None):
     print()
     bad = [c for c in cells if c["outcome"] not in GOOD_OUTCOMES]
     for c in bad:
-        if c["outcome"] != "false-green":
+        if c["outcome"] not in LOUD_OUTCOMES:
             print(f"{c['outcome'].upper()}: {c['id']}: expected {c['expected']}, got "
                   f"{c['got']}: {c['reason']}\n    rerun: {c['rerun']}")
     skipped = [c for c in cells if c["outcome"] == "skipped"]
     for c in skipped:
         print(f"skipped: {c['id']}: {c['reason']}")
-    greens = [c for c in cells if c["outcome"] == "false-green"]
+    greens = [c for c in cells if c["outcome"] in LOUD_OUTCOMES]
     if greens:
         bar = "!" * 72
-        print(f"\n{bar}\n!!! FALSE GREEN: the supervisor said pass where kernel semantics "
-              f"predict otherwise ({len(greens)} cells)\n{bar}")
+        print(f"\n{bar}\n!!! FALSE GREEN / ORACLE MISMATCH: a verdict that says things are "
+              f"fine where they are not ({len(greens)} cells)\n{bar}")
         for c in greens:
-            print(f"!!! {c['id']}: expected {c['expected']} ({c['expected_why']}), got pass"
+            print(f"!!! {c['outcome'].upper()} {c['id']}: expected {c['expected']} "
+                  f"({c['expected_why']}), got {c['got']}"
                   f"\n!!!     {c['reason']}\n!!!     rerun: {c['rerun']}")
         print(bar)
     parts = [f"{n} {o}" for o, n in counts.items() if n]

@@ -34,7 +34,7 @@ if "user=uid1000" in cid:
 got = "pass" if "user=nocap" in cid else cell["expect"]
 json.dump({"cell": cid, "scenario": cell["scenario"], "expected": cell["expect"],
            "got": got, "outcome": "ok", "reason": "", "supervisor_exit": 0,
-           "qemu": ["qemu-system-x86_64", "-fake"], "qemu_version": "fake",
+           "qemu_cmdline": "qemu-system-x86_64 -fake", "qemu_version": "fake",
            "accelerator": "tcg", "boot_s": 1.0, "run_s": 0.5, "splats": []},
           open(os.path.join(opt["--out"], "cell.json"), "w"))
 '''
