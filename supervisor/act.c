@@ -45,7 +45,9 @@ int sv_act_pidfd_open(pid_t tid)
 	fd = syscall(SYS_pidfd_open, tid, 0);
 	if (fd >= 0)
 		return (int)fd;
-	if (errno != EINVAL)
+	/* A thread that is not the group leader: EINVAL before Linux 6.9,
+	 * ENOENT after (without PIDFD_THREAD). */
+	if (errno != EINVAL && errno != ENOENT)
 		return -errno;
 	tgid = tgid_of(tid);
 	if (tgid < 0)

@@ -101,9 +101,9 @@ static void probe_with_notification(int listener, struct sv_probe_result *r)
 			close(dup);
 			dup = -EBADF;
 		}
-		r->pidfd_getfd = errno_of(dup < 0 ? dup : 0);
 		if (dup >= 0)
-			close(dup);
+			dup = sv_act_close_dup(dup);
+		r->pidfd_getfd = errno_of(dup < 0 ? dup : 0);
 		close(pidfd);
 	}
 	r->id_valid = errno_of(sv_notify_id_valid(listener, req.n.id));
@@ -135,7 +135,10 @@ int sv_probe_run(struct sv_probe_result *r)
 		close(ch.listener);
 out:
 	sv_fault_set_probe_phase(0);
-	r->ok = r->listener == 0 && (r->process_vm_readv == 0 || r->proc_mem == 0) &&
+	/* The run falls back to /proc/PID/mem only when process_vm_readv is
+	 * ENOSYS, so that is the only case where proc_mem can stand in for it. */
+	r->ok = r->listener == 0 &&
+		(r->process_vm_readv == 0 || (r->process_vm_readv == ENOSYS && r->proc_mem == 0)) &&
 		r->pidfd_open == 0 && r->pidfd_getfd == 0 && r->id_valid == 0 && r->send == 0;
 	return r->ok ? 0 : -EPERM;
 }

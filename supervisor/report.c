@@ -227,7 +227,7 @@ static void json_errno(FILE *f, int err)
 static void write_probe(FILE *f)
 {
 	const struct sv_probe_result *p = &R.probe;
-	int read_ok = p->process_vm_readv == 0 || p->proc_mem == 0;
+	int read_ok = p->process_vm_readv == 0 || (p->process_vm_readv == ENOSYS && p->proc_mem == 0);
 
 	if (!R.have_probe) {
 		fputs("null", f);
@@ -243,7 +243,7 @@ static void write_probe(FILE *f)
 	if (read_ok)
 		json_errno(f, 0);
 	else
-		json_errno(f, p->process_vm_readv > 0 ? p->process_vm_readv : p->proc_mem);
+		json_errno(f, p->process_vm_readv != ENOSYS ? p->process_vm_readv : p->proc_mem);
 	fputs(", \"pidfd_open\": ", f);
 	json_errno(f, p->pidfd_open);
 	fputs(", \"pidfd_getfd\": ", f);
