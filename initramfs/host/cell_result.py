@@ -66,6 +66,8 @@ class FrameError(Exception):
 def parse_frame(raw, nonce):
     """Decodes the framed result. Returns (frame_nonce, cell, sections)."""
     lines = [ln.rstrip("\r") for ln in raw.decode("latin-1").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()  # a frame cut short must read as truncated
     starts = [i for i, ln in enumerate(lines) if ln.startswith("@@egress-result ")]
     if not starts:
         raise FrameError("no framed result on the result port")
