@@ -163,36 +163,34 @@ static const char *judge(const struct sv_policy *pol, const struct sv_dest *d, i
 	return "malformed";
 }
 
-/* Opens the agent's socket as a duplicate. Returns the fd, or -1 with the call
- * finished. The second ID_VALID makes sure the pidfd names the process whose
- * thread is still waiting. */
-static int dup_socket(struct call *c, int agent_fd, int *pidfd_out)
+/* Opens a pidfd for the notifying thread's process. Returns it, or -1 with the
+ * call finished. The caller's ID_VALID after this proves that the pidfd names
+ * the process whose thread is still waiting (not one that reused its pid). */
+static int open_pidfd(struct call *c)
 {
-	int pidfd = sv_act_pidfd_open(c->req->pid), dup;
+	int pidfd = sv_act_pidfd_open(c->req->pid);
 
 	if (pidfd < 0) {
 		mech_failure(c, "pidfd_open", -pidfd);
 		return -1;
 	}
-	if (still_valid(c)) {
-		sv_act_close_quiet(pidfd);
-		return -1;
-	}
-	dup = sv_act_getfd(pidfd, agent_fd);
+	return pidfd;
+}
+
+/* Duplicates the agent's socket through a pidfd that ID_VALID has vouched
+ * for. Returns the fd, or -1 with the call finished. */
+static int dup_socket(struct call *c, int pidfd, int agent_fd)
+{
+	int dup = sv_act_getfd(pidfd, agent_fd);
+
 	if (dup == -EBADF) {
-		sv_act_close_quiet(pidfd);
 		finish(c, SV_INVALID, "bad-descriptor", SV_ACT_ERRNO, EBADF, 0);
 		return -1;
 	}
 	if (dup < 0) {
-		sv_act_close_quiet(pidfd);
 		mech_failure(c, "pidfd_getfd", -dup);
 		return -1;
 	}
-	if (pidfd_out)
-		*pidfd_out = pidfd;
-	else
-		sv_act_close_quiet(pidfd);
 	return dup;
 }
 
@@ -228,27 +226,31 @@ static void on_connect(struct call *c, const __u64 *a)
 	struct sv_dest d;
 	const char *deny, *why;
 	int64_t len = (int32_t)a[2];
-	int dup, rc;
+	int dup, rc, pidfd = -1;
 
 	/* Every family's connect answers EINVAL below sizeof(sa_family_t). */
 	if (len >= 0 && len < 2) {
 		finish(c, SV_INVALID, "bad-length", SV_ACT_ERRNO, EINVAL, 0);
 		return;
 	}
-	if (read_name(c, a[1], len, name, &d) || still_valid(c))
+	if (read_name(c, a[1], len, name, &d) || (pidfd = open_pidfd(c)) < 0)
 		return;
+	if (still_valid(c))
+		goto out;
 	deny = judge(c->pol, &d, 1, &why);
 	if (deny) {
 		finish(c, SV_DENIED, deny, SV_ACT_ERRNO, ERR_DENIED, 0);
-		return;
+		goto out;
 	}
-	dup = dup_socket(c, (int)a[0], NULL);
+	dup = dup_socket(c, pidfd, (int)a[0]);
 	if (dup < 0)
-		return;
+		goto out;
 	/* The verified copy, never the agent's memory: this is why CONTINUE is
 	 * not an answer here. */
 	rc = connect(dup, (struct sockaddr *)name, (socklen_t)len);
 	answer_performed(c, dup, why, rc, rc < 0 ? errno : 0);
+out:
+	sv_act_close_quiet(pidfd);
 }
 
 /* Copies a payload of len bytes for a send the supervisor performs. Returns
@@ -294,7 +296,7 @@ static void on_sendto(struct call *c, const __u64 *a)
 	int64_t len = (int32_t)a[5];
 	long long n;
 	ssize_t rc;
-	int dup;
+	int dup, pidfd = -1;
 
 	/* No destination in memory: everything the kernel will use is in
 	 * registers, and the socket's peer was mediated when it connected. */
@@ -302,24 +304,32 @@ static void on_sendto(struct call *c, const __u64 *a)
 		finish(c, SV_ALLOWED, "connected-peer", SV_ACT_CONTINUE, 0, 0);
 		return;
 	}
-	if (read_name(c, a[4], len, name, &d) || still_valid(c))
+	if (read_name(c, a[4], len, name, &d) || (pidfd = open_pidfd(c)) < 0)
 		return;
+	if (still_valid(c))
+		goto out;
 	deny = judge(c->pol, &d, 0, &why);
 	if (deny) {
 		finish(c, SV_DENIED, deny, SV_ACT_ERRNO, ERR_DENIED, 0);
-		return;
+		goto out;
 	}
-	dup = dup_socket(c, (int)a[0], NULL);
+	dup = dup_socket(c, pidfd, (int)a[0]);
 	if (dup < 0)
-		return;
+		goto out;
+	/* Copied only once the destination is allowed, and vouched for by a
+	 * second ID_VALID like every copy. */
 	n = read_payload(c, dup, &iov, 1, iov.len, &payload);
-	if (n < 0) {
+	if (n < 0 || still_valid(c)) {
+		free(payload);
 		sv_act_close_quiet(dup);
-		return;
+		goto out;
 	}
-	rc = sendto(dup, payload, (size_t)n, (int)a[3], (struct sockaddr *)name, (socklen_t)len);
+	rc = sendto(dup, payload, (size_t)n, (int)a[3] | MSG_NOSIGNAL, (struct sockaddr *)name,
+		    (socklen_t)len);
 	free(payload);
 	answer_performed(c, dup, why, rc, rc < 0 ? errno : 0);
+out:
+	sv_act_close_quiet(pidfd);
 }
 
 /* One message copied out of the agent, ready to send from our memory. */
@@ -417,6 +427,10 @@ static long long send_copied(struct call *c, int dup, int pidfd, struct copied_m
 	n = read_payload(c, dup, cm->iov, cm->m.iovlen, cm->total, &payload);
 	if (n < 0)
 		return -2;
+	if (still_valid(c)) {
+		free(payload);
+		return -2;
+	}
 	if (cm->control) {
 		int trc =
 		    sv_act_translate_rights(pidfd, cm->control, cm->m.controllen, &dups, &ndups);
@@ -434,7 +448,8 @@ static long long send_copied(struct call *c, int dup, int pidfd, struct copied_m
 	mh.msg_iovlen = 1;
 	mh.msg_control = cm->control;
 	mh.msg_controllen = cm->m.controllen;
-	rc = sendmsg(dup, &mh, flags);
+	/* Never SIGPIPE the supervisor; the agent still gets EPIPE. */
+	rc = sendmsg(dup, &mh, flags | MSG_NOSIGNAL);
 	*err = rc < 0 ? errno : 0;
 	free(payload);
 	sv_act_free_dups(dups, ndups);
@@ -460,18 +475,17 @@ static void on_sendmsg(struct call *c, const __u64 *a)
 		st = copy_msg_body(c, &cm, &err);
 	if (st == 1)
 		finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, err, 0);
-	if (st != 0 || still_valid(c))
+	if (st != 0 || (pidfd = open_pidfd(c)) < 0 || still_valid(c))
 		goto out;
 	deny = judge(c->pol, &cm.d, 0, &why);
 	if (deny) {
 		finish(c, SV_DENIED, deny, SV_ACT_ERRNO, ERR_DENIED, 0);
 		goto out;
 	}
-	dup = dup_socket(c, (int)a[0], &pidfd);
+	dup = dup_socket(c, pidfd, (int)a[0]);
 	if (dup < 0)
 		goto out;
 	rc = send_copied(c, dup, pidfd, &cm, (int)a[2], &err);
-	sv_act_close_quiet(pidfd);
 	if (rc == -2) {
 		sv_act_close_quiet(dup);
 		goto out;
@@ -484,6 +498,7 @@ static void on_sendmsg(struct call *c, const __u64 *a)
 	}
 	answer_performed(c, dup, why, rc, err);
 out:
+	sv_act_close_quiet(pidfd);
 	copied_free(&cm);
 }
 
@@ -559,7 +574,7 @@ static void on_sendmmsg(struct call *c, const __u64 *a)
 			break;
 		}
 	}
-	if (still_valid(c))
+	if ((pidfd = open_pidfd(c)) < 0 || still_valid(c))
 		goto out;
 	if (first_denied == 0 && c->ev.nmsgs > 0 && c->ev.msgs[0].denied) {
 		finish(c, SV_DENIED, c->ev.msgs[0].reason, SV_ACT_ERRNO, ERR_DENIED, 0);
@@ -569,7 +584,7 @@ static void on_sendmmsg(struct call *c, const __u64 *a)
 		finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, err ? err : EINVAL, 0);
 		goto out;
 	}
-	dup = dup_socket(c, (int)a[0], &pidfd);
+	dup = dup_socket(c, pidfd, (int)a[0]);
 	if (dup < 0)
 		goto out;
 	for (sent = 0; sent < first_denied; sent++) {
