@@ -5,6 +5,7 @@
 #       INITRAMFS_AGENTS=DIR  static agents to include (default build/agents if present)
 #       SUPERVISOR=PATH       another supervisor binary (default build/egress-supervisor)
 #   make initramfs-repro-test -> two builds, byte-identical, or fail
+#   make initramfs-test       -> outcome decisions from synthetic guest output (no VM)
 
 IRFS_DIR := $(TOP)/initramfs
 IRFS_OUT := $(BUILD)/initramfs
@@ -22,7 +23,7 @@ IRFS_SV_DEP := $(filter $(SV_RELEASE),$(SUPERVISOR))
 IRFS_ARGS = --out $(INITRAMFS) --guest-bin $(IRFS_GUEST_BIN) --supervisor $(SUPERVISOR) \
 	$(foreach d,$(INITRAMFS_CELLS),--cells $(d)) $(foreach d,$(INITRAMFS_AGENTS),--agents $(d))
 
-.PHONY: initramfs initramfs-guest initramfs-repro-test
+.PHONY: initramfs initramfs-guest initramfs-repro-test initramfs-test
 
 # envexec links libseccomp only for syscall name -> number resolution.
 $(IRFS_GUEST_BIN)/egress-envexec: $(IRFS_DIR)/guest/envexec.c | sv-toolchain
@@ -41,3 +42,6 @@ initramfs: $(IRFS_GUEST_PROGS) $(IRFS_SV_DEP)
 # and another umask: the bytes must not differ.
 initramfs-repro-test: $(IRFS_GUEST_PROGS) $(IRFS_SV_DEP)
 	$(IRFS_DIR)/tests/repro-test.sh $(IRFS_ARGS)
+
+initramfs-test:
+	python3 $(IRFS_DIR)/tests/test_cell_result.py
