@@ -477,11 +477,12 @@ def main(argv=None):
     # The boot floor: an init that only powers off, on the same QEMU line
     # run-vm.sh uses (see floor.py), once per kernel of the run.
     floors = {}
+    floor_samples = {}
     floor_note = ""
     if opts.floor == "measure":
         try:
-            floors = F.measure(TOP, [kinfo[k] for k in kernels], os.path.join(rdir, "floor"),
-                               opts.jobs)
+            floors, floor_samples = F.measure(TOP, [kinfo[k] for k in kernels],
+                                              os.path.join(rdir, "floor"), opts.jobs)
         except F.FloorError as e:
             floor_note = f"floor not measured: {e}"
             log(floor_note)
@@ -513,7 +514,7 @@ def main(argv=None):
         "extra_scenarios": opts.extra_scenarios or None, "jobs": opts.jobs,
         "filters": {"kernels": opts.kernels, "scenarios": opts.scenarios},
         "kernels": {k: {kk: v for kk, v in kinfo[k].items()} for k in kernels},
-        "floor_s": floors, "floor_note": floor_note,
+        "floor_s": floors, "floor_samples_s": floor_samples, "floor_note": floor_note,
         "cells_wall_s": round(cells_wall, 2), "ideal_s": round(ideal, 2) if ideal else None,
         "wall_over_floor": round(ratio, 3) if ratio else None,
         "total_wall_s": round(time.monotonic() - t_start, 2),
