@@ -261,7 +261,12 @@ int main(int argc, char **argv)
 	main_thread = pthread_self();
 	/* Descendants that daemonize stay ours: Yama scope 1 only lets us read
 	 * descendants, and we must reap them all before the verdict. */
+#ifdef SV_MUTANT_NO_SUBREAPER
+	/* MUTANT no-subreaper: daemonized descendants go to init. */
+	if (0) {
+#else
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+#endif
 		int e = errno;
 
 		fprintf(stderr,

@@ -48,6 +48,11 @@ static void finish(struct call *c, enum sv_bucket bucket, const char *reason, en
 		resp.error = -err;
 	else
 		resp.val = val;
+#ifdef SV_MUTANT_FAILURE_AS_DENIAL
+	/* MUTANT failure-as-denial: a blind supervisor reports fail. */
+	if (bucket == SV_MECH_FAILURE)
+		bucket = SV_DENIED;
+#endif
 	c->ev.bucket = bucket;
 	c->ev.reason = reason;
 	c->ev.action = action;
@@ -99,10 +104,21 @@ static int read_agent(struct call *c, uint64_t addr, void *buf, size_t len)
 
 	if (rc == 0)
 		return 0;
-	if (rc == -EFAULT)
+	if (rc == -EFAULT) {
 		finish(c, SV_INVALID, "bad-address", SV_ACT_ERRNO, EFAULT, 0);
-	else
-		mech_failure(c, mech, -rc);
+		return -1;
+	}
+#ifdef SV_MUTANT_SILENT_EPERM
+	/* MUTANT silent-eperm: the original false green. */
+	{
+		struct seccomp_notif_resp resp = {.id = c->req->id, .error = -EPERM};
+
+		sv_notify_send(c->listener, &resp);
+		c->done = 1;
+		return -1;
+	}
+#endif
+	mech_failure(c, mech, -rc);
 	return -1;
 }
 
@@ -242,6 +258,11 @@ static void on_connect(struct call *c, const __u64 *a)
 		finish(c, SV_DENIED, deny, SV_ACT_ERRNO, ERR_DENIED, 0);
 		goto out;
 	}
+#ifdef SV_MUTANT_CONTINUE_CONNECT
+	/* MUTANT continue-connect: the kernel re-reads the agent's memory. */
+	finish(c, SV_ALLOWED, why, SV_ACT_CONTINUE, 0, 0);
+	goto out;
+#endif
 	dup = dup_socket(c, pidfd, (int)a[0]);
 	if (dup < 0)
 		goto out;
@@ -478,6 +499,13 @@ static void on_sendmsg(struct call *c, const __u64 *a)
 	if (st != 0 || (pidfd = open_pidfd(c)) < 0 || still_valid(c))
 		goto out;
 	deny = judge(c->pol, &cm.d, 0, &why);
+#ifdef SV_MUTANT_SENDMSG_FORWARD
+	/* MUTANT sendmsg-forward: a name we cannot parse goes to the kernel. */
+	if (deny && strcmp(deny, "policy") != 0) {
+		finish(c, SV_ALLOWED, "forwarded", SV_ACT_CONTINUE, 0, 0);
+		goto out;
+	}
+#endif
 	if (deny) {
 		finish(c, SV_DENIED, deny, SV_ACT_ERRNO, ERR_DENIED, 0);
 		goto out;

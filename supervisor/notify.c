@@ -51,6 +51,12 @@ int sv_notify_id_valid(int listener, uint64_t id)
 {
 	int err = sv_fault("id_valid");
 
+#ifdef SV_MUTANT_NO_ID_VALID
+	/* MUTANT no-id-valid: every notification is taken to be alive. */
+	(void)listener;
+	(void)id;
+	return err;
+#endif
 	if (err)
 		return err;
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
@@ -161,6 +167,10 @@ static void *receiver(void *arg)
 			break;
 		}
 		/* Leader/followers: someone must be receiving while we work. */
+#ifdef SV_MUTANT_SINGLE_THREADED
+		/* MUTANT single-threaded-blocking: one receiver does everything. */
+		left = 1;
+#endif
 		if (left == 0 && spawn_receiver() < 0)
 			sv_report_internal_error("could not start a receiver thread", EAGAIN);
 		sv_mediate(P.listener, req, P.pol);

@@ -81,6 +81,13 @@ static void probe_with_notification(int listener, struct sv_probe_result *r)
 	if (rc)
 		return;
 
+#ifdef SV_MUTANT_SELF_PROBE
+	/* MUTANT self-probe: reads and duplicates from ourselves, which the
+	 * kernel allows whatever Yama or capabilities say. */
+	req.n.pid = (__u32)getpid();
+	req.n.data.args[1] = (uintptr_t)&canary_addr;
+	req.n.data.args[0] = (__u64)socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+#endif
 	/* Both read routes are tried: either one is enough for the run. */
 	memset(&got, 0, sizeof(got));
 	rc = sv_target_read_vm((pid_t)req.n.pid, req.n.data.args[1], &got, sizeof(got));
@@ -137,6 +144,11 @@ out:
 	sv_fault_set_probe_phase(0);
 	/* The run falls back to /proc/PID/mem only when process_vm_readv is
 	 * ENOSYS, so that is the only case where proc_mem can stand in for it. */
+#ifdef SV_MUTANT_ENOSYS_PROBE
+	/* MUTANT enosys-probe: only a missing pidfd_getfd fails the probe. */
+	r->ok = r->pidfd_getfd != ENOSYS;
+	return r->ok ? 0 : -EPERM;
+#endif
 	r->ok = r->listener == 0 &&
 		(r->process_vm_readv == 0 || (r->process_vm_readv == ENOSYS && r->proc_mem == 0)) &&
 		r->pidfd_open == 0 && r->pidfd_getfd == 0 && r->id_valid == 0 && r->send == 0;

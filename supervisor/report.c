@@ -145,6 +145,11 @@ void sv_report_counts(unsigned long long out[SV_NBUCKETS], unsigned long long *n
 static int verdict_locked(int complete, char *buf, size_t len)
 {
 	if (!complete) {
+#ifdef SV_MUTANT_REPORT_ON_CRASH
+		/* MUTANT report-on-crash: the provisional report says pass. */
+		snprintf(buf, len, "no call was denied and every mediation mechanism worked");
+		return 0;
+#endif
 		snprintf(buf, len, "the supervisor did not finish: it cannot vouch for the run");
 		return 3;
 	}
@@ -227,7 +232,8 @@ static void json_errno(FILE *f, int err)
 static void write_probe(FILE *f)
 {
 	const struct sv_probe_result *p = &R.probe;
-	int read_ok = p->process_vm_readv == 0 || (p->process_vm_readv == ENOSYS && p->proc_mem == 0);
+	int read_ok =
+	    p->process_vm_readv == 0 || (p->process_vm_readv == ENOSYS && p->proc_mem == 0);
 
 	if (!R.have_probe) {
 		fputs("null", f);

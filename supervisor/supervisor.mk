@@ -63,3 +63,22 @@ check-format:
 	else echo "not ok clang_format_clean: run make format"; echo "0 passed, 1 failed"; exit 1; fi
 format:
 	@cd $(TOP) && clang-format -i $(FORMAT_FILES)
+
+# Mutants (issue: falsifiability): one binary per known defect, each built
+# with exactly one -DSV_MUTANT_<NAME> (supervisor/mutant.h lists them).
+#   make mutant-bin MUTANT=silent-eperm -> build/mutants/silent-eperm/egress-supervisor
+SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
+	continue-connect foreign-abi-silent io-uring-open no-subreaper failure-as-denial \
+	single-threaded report-on-crash
+mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
+# MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
+# original report needed both defects at once.
+mutant_flags = $(foreach m,$(subst +, ,$(1)),-D$(call mutant_macro,$(m)))
+
+.PHONY: mutant-bin
+mutant-bin: $(BUILD)/mutants/$(MUTANT)/egress-supervisor
+$(BUILD)/mutants/%/egress-supervisor: $(SV_SRCS) $(SV_HDRS) $(LIBSECCOMP)
+	@for m in $(subst +, ,$*); do case " $(SV_MUTANTS) " in *" $$m "*) ;; \
+		*) echo "unknown mutant '$$m' (known: $(SV_MUTANTS))" >&2; exit 2;; esac; done
+	@mkdir -p $(@D)
+	$(MUSL_CC) $(MUSL_CFLAGS) $(call mutant_flags,$*) $(MUSL_LDFLAGS) -o $@ $(SV_SRCS) $(LIBSECCOMP)

@@ -10,6 +10,7 @@ declare -A TARGET=(
 	[shellcheck]=shellcheck
 	[unit]=unit-test
 	[seam-absent]=release-has-no-seam
+	[mutant-seam]=mutant-seam-test
 	[integration]=integration-test
 	[scenario]=scenario-test
 	[initramfs-repro]=initramfs-repro-test

@@ -6,7 +6,7 @@ include tests/agents/agents.mk
 include tests/integration/integration.mk
 -include tests/bench/bench.mk
 
-SUITES ?= format shellcheck unit seam-absent integration scenario initramfs-repro vm-smoke
+SUITES ?= format shellcheck unit seam-absent mutant-seam integration scenario initramfs-repro vm-smoke
 
 .PHONY: test release-has-no-seam shellcheck
 test:
@@ -24,3 +24,10 @@ SHELL_SCRIPTS = $(shell git -C $(TOP) ls-files '*.sh' 'run-vm.sh' '.ci/run' | se
 shellcheck:
 	@$(SV_DIR)/tools/host-deps.sh shellcheck
 	@shellcheck -x $(SHELL_SCRIPTS) && echo "ok shellcheck_clean ($(words $(SHELL_SCRIPTS)) scripts)" && echo "1 passed, 0 failed"
+
+# The mutant switches exist, and none of their code reaches the release build.
+.PHONY: mutant-seam-test
+mutant-seam-test: $(SV_RELEASE)
+	@$(SV_DIR)/tools/host-deps.sh unifdef
+	@$(TOP)/tests/mutant-seam.sh $(TOP) $(BUILD) $(MUSL_CC) "$(MUSL_CFLAGS)" "$(MUSL_LDFLAGS)" \
+		$(LIBSECCOMP) $(SV_RELEASE) $(SV_MUTANTS)

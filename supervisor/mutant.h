@@ -1,0 +1,18 @@
+/* The mutants (make mutants): each SV_MUTANT_<NAME> switch puts exactly one
+ * known defect back into the supervisor, so the matrix can show that it
+ * would catch it. A build without any switch compiles none of this code:
+ * every mutant block is inside #ifdef SV_MUTANT_*. The list, with the file
+ * that holds each switch:
+ *   SILENT_EPERM          mediate.c  a failed memory read answers EPERM, unrecorded
+ *   ENOSYS_PROBE          probe.c    the probe only checks pidfd_getfd for ENOSYS
+ *   SELF_PROBE            probe.c    the probe reads and duplicates from itself
+ *   SENDMSG_FORWARD       mediate.c  an unparseable sendmsg name is forwarded
+ *   NO_ID_VALID           notify.c   no ID_VALID check
+ *   CONTINUE_CONNECT      mediate.c  an allowed connect is answered CONTINUE
+ *   FOREIGN_ABI_SILENT    filter.c   i386/x32 calls errno'd in BPF, unrecorded
+ *   IO_URING_OPEN         filter.c   io_uring_setup is left alone
+ *   NO_SUBREAPER          main.c     the supervisor is not a child subreaper
+ *   FAILURE_AS_DENIAL     mediate.c  mechanism failures count as denials
+ *   SINGLE_THREADED       notify.c   one receiver performs blocking calls inline
+ *   REPORT_ON_CRASH       report.c   the provisional report says pass
+ * This header is documentation only; nothing includes it. */
