@@ -105,7 +105,11 @@ cmd_cell() {
 	# no_timer_check: on a loaded host a TCG guest can fail the IO-APIC timer
 	# check and panic ("IO-APIC + timer doesn't work!", seen on 6.12 here).
 	local cmdline="console=ttyS0 panic=-1 oops=panic quiet no_timer_check syscall.x32=y"
-	cmdline+=" egress.cell=$cell_id egress.nonce=$nonce${append:+ $append}"
+	# egress.deadline: the guest kills a supervisor still running then and
+	# still reports (outcome timeout, with logs); the margin covers boot and
+	# the result's transfer on a loaded host.
+	local deadline=$((timeout > 40 ? timeout - 20 : timeout / 2))
+	cmdline+=" egress.cell=$cell_id egress.nonce=$nonce egress.deadline=$deadline${append:+ $append}"
 	local -a accel_args=(-accel tcg)
 	[[ $accel == kvm ]] && accel_args=(-accel kvm -cpu host)
 	local -a serial_args

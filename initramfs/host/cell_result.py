@@ -205,7 +205,7 @@ def decide(a, cell, expected, frame, console):
                 "(rebuild the initramfs)", None, None)
     st, why = status.get("status", ""), status.get("reason", "")
     sv_exit = int(status["supervisor_exit"]) if status.get("supervisor_exit", "").isdigit() else None
-    if st in ("skipped", "precondition-error", "infra-error"):
+    if st in ("skipped", "precondition-error", "infra-error", "timeout"):
         return st, why, None, sv_exit
     if st != "ran":
         return "infra-error", f"guest status {st!r}: {why}", None, sv_exit
