@@ -211,6 +211,8 @@ def run_cell(cell, kinfo, initrd, opts):
     """Boot one cell through run-vm.sh cell; return its result dict (never
     raises: every failure is an outcome)."""
     out = cell["dir"]
+    if not kinfo["path"]:
+        return judge(cell, None, f"kernel {kinfo['name']} unavailable: {kinfo['error']}", 0.0)
     timeout = int(cell["timeout"])
     argv = [opts.runner, "cell", "--kernel", kinfo["path"],
             "--initrd", initrd, "--cell-file", cell["cell_file"], "--out", out,
@@ -403,6 +405,7 @@ def parse_args(argv):
 
 def main(argv=None):
     t_start = time.monotonic()
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat()
     try:
         opts = parse_args(argv)
         kernels = select_kernels(globs(opts.kernels))
@@ -441,7 +444,16 @@ def main(argv=None):
             f"VMs at once, supervisor {opts.supervisor}; results in {rdir}")
         kinfo = {}
         for k in kernels:
-            kinfo[k] = kernel_info(k)
+            # A kernel that cannot be fetched or built fails its own cells
+            # (infra-error, with the reason), not the whole run.
+            try:
+                kinfo[k] = kernel_info(k)
+            except SetupError as e:
+                log(f"kernel {k} unavailable, its cells are infra-errors: {e}")
+                kinfo[k] = {"name": k, "path": None, "sha256": None, "machine": None,
+                            "description": None, "version": None, "release": None,
+                            "config": None, "error": str(e)}
+                continue
             if kinfo[k]["config"]:
                 shutil.copy2(kinfo[k]["config"], os.path.join(rdir, "kernels", f"{k}.config"))
             else:
@@ -481,7 +493,8 @@ def main(argv=None):
     floor_note = ""
     if opts.floor == "measure":
         try:
-            floors, floor_samples = F.measure(TOP, [kinfo[k] for k in kernels],
+            floors, floor_samples = F.measure(TOP, [kinfo[k] for k in kernels
+                                                    if kinfo[k]["path"]],
                                               os.path.join(rdir, "floor"), opts.jobs)
         except F.FloorError as e:
             floor_note = f"floor not measured: {e}"
@@ -509,7 +522,7 @@ def main(argv=None):
     ratio = cells_wall / ideal if ideal else None
     summary = {
         "format": "egress-matrix-summary/1", "run_id": run_id,
-        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+        "started": started,
         "supervisor": {"path": opts.supervisor, "sha256": sha256_file(opts.supervisor)},
         "extra_scenarios": opts.extra_scenarios or None, "jobs": opts.jobs,
         "filters": {"kernels": opts.kernels, "scenarios": opts.scenarios},
