@@ -118,7 +118,7 @@ fetch_locked() {
 }
 
 refresh_lock() {
-	local name pkg ver sha newest names lines=()
+	local name pkg ver sha newest names path lines=()
 	"$KC_APT" update
 	mapfile -t names < <(kc_debian_names)
 	for name in "${names[@]}"; do
@@ -128,6 +128,17 @@ refresh_lock() {
 		sha=$(fetch_one "$name" "$pkg" "$ver" -)
 		lines+=("$name $pkg $ver $sha")
 	done
+	# Source packages for the custom kernels: NAME is the package name and the
+	# sha256 is that of the kernel tarball inside it.
+	mapfile -t names < <(kc_source_packages)
+	for name in "${names[@]}"; do
+		ver=$("$KC_APT" candidate "$name")
+		[[ -n "$ver" ]] || kc_die "$name is not on the mirror"
+		kc_log "$name: newest is $ver"
+		path=$(kc_fetch_source "$name" "$ver" -)
+		sha=$(kc_sha256 "$path")
+		lines+=("$name $name $ver $sha")
+	done
 	{
 		cat <<'EOF'
 # Debian kernels of the matrix, one a line:
@@ -135,7 +146,9 @@ refresh_lock() {
 # NAME is what scenarios and reports use; PACKAGE=VERSION is fetched from the
 # Debian mirror through kernel-configs/apt.sh; VMLINUZ-SHA256 is the sha256 of
 # /boot/vmlinuz-* inside that package and keys the cache
-# ($CACHE/kernels/<sha256>/). Fetching stops when the sha256 differs or the
+# ($CACHE/kernels/<sha256>/). Lines whose NAME is a linux-source-* package
+# pin the source of the custom kernels; their sha256 is that of the kernel
+# tarball in the package ($CACHE/kernels/src-<sha256>/). Fetching stops when the sha256 differs or the
 # version is gone from the mirror. Rewritten by:
 #   make kernels-lock-refresh   (kernel-configs/fetch-kernels.sh --refresh-lock)
 EOF

@@ -51,10 +51,10 @@ kc_need_pkgs() {
 		kc_die "need root to apt-get install ${missing[*]}"
 	fi
 	# The machine's lists may be missing or stale on a fresh machine.
-	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		"${missing[@]}" >&2; then
 		apt-get update -q >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 			"${missing[@]}" >&2
 	fi
 }
@@ -93,4 +93,47 @@ kc_debian_field() {
 
 kc_debian_names() {
 	kc_debian_table | awk '{ print $1 }'
+}
+
+# Source packages the custom kernels are built from (their versions and
+# tarball sha256 are locked in debian-kernels.lock like the Debian kernels).
+kc_source_packages() {
+	printf '%s\n' linux-source-6.1 linux-source-5.10
+}
+
+# kc_fetch_source PKG VER WANT_SHA: put the kernel tarball that PKG=VER ships
+# (/usr/src/linux-source-*.tar.xz) into $KC_CACHE/src-<sha256>/ and print the
+# tarball's path. WANT_SHA "-" accepts what the mirror has (lock refresh).
+kc_fetch_source() {
+	local pkg=$1 ver=$2 want=$3 tmp deb tarball sha hint
+	hint="make kernels-lock-refresh (or kernel-configs/fetch-kernels.sh --refresh-lock), then commit kernel-configs/debian-kernels.lock"
+	if [[ "$want" != - ]]; then
+		tarball=$(find "$KC_CACHE/src-$want" -maxdepth 1 -name '*.tar.xz' -print -quit 2>/dev/null || true)
+		if [[ -n "$tarball" ]]; then
+			printf '%s\n' "$tarball"
+			return 0
+		fi
+	fi
+	if ! "$KC_APT" madison "$pkg" | awk -v p="$pkg" -v v="$ver" '$1 == p && $2 == v { f = 1 } END { exit !f }'; then
+		kc_die "$pkg version $ver (from the lock) is no longer on the mirror; refresh the lock: $hint"
+	fi
+	mkdir -p "$KC_CACHE"
+	tmp=$(mktemp -d "$KC_CACHE/tmp.XXXXXX")
+	kc_log "downloading $pkg=$ver"
+	deb=$("$KC_APT" download "$pkg=$ver" "$tmp")
+	kc_log "$pkg: $(($(stat -c %s "$deb") / 1048576)) MiB .deb"
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" --wildcards './usr/src/linux-source-*.tar.xz'
+	tarball=$(find "$tmp/usr/src" -name 'linux-source-*.tar.xz' -print -quit)
+	[[ -n "$tarball" ]] || kc_die "$deb has no /usr/src/linux-source-*.tar.xz"
+	sha=$(kc_sha256 "$tarball")
+	if [[ "$want" != - && "$sha" != "$want" ]]; then
+		rm -rf "$tmp"
+		kc_die "$pkg $ver tarball sha256 is $sha but the lock says $want; refresh deliberately: $hint"
+	fi
+	rm -rf "${KC_CACHE:?}/src-$sha"
+	mkdir -p "$KC_CACHE/src-$sha"
+	mv "$tarball" "$KC_CACHE/src-$sha/"
+	printf 'package=%s\nversion=%s\ntarball_sha256=%s\n' "$pkg" "$ver" "$sha" >"$KC_CACHE/src-$sha/meta"
+	rm -rf "$tmp"
+	printf '%s\n' "$KC_CACHE/src-$sha/${tarball##*/}"
 }

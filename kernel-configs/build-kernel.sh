@@ -1,0 +1,179 @@
+#!/bin/bash
+# build-kernel.sh VARIANT: build (or reuse) the custom kernel VARIANT and print
+# its bzImage path. VARIANT is a file variants/VARIANT.config whose header says
+#   # description: one line for reports
+#   # source: linux-source-6.1          (locked in debian-kernels.lock)
+#   # patch: patches/NAME.patch         (optional, applied with patch -p1)
+#   # machine: q35                      (QEMU -M value)
+#
+# Steps: tinyconfig (ARCH=x86_64), merge base.config + the variant, olddefconfig,
+# check that every option the fragments ask for is in the final .config (a
+# dropped or changed option stops the build, naming it), then
+# `nice -n 19 make -j2 bzImage` through ccache.
+#
+# Cache: $CACHE/kernels/build-<key>/{bzImage,config,meta}, key = sha256 of the
+# source package version and tarball sha256, the fragments, the patch, the gcc
+# version and this script's BUILD_FORMAT. A cached kernel returns at once.
+# Only one kernel build runs at a time on the machine (flock).
+set -euo pipefail
+
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# Bump when a change to this script changes what is built.
+BUILD_FORMAT=1
+JOBS=${KC_JOBS:-2}
+
+# header FILE KEY: the value of "# KEY: value" in a variant file.
+header() {
+	sed -n "s/^# $2: *//p" "$1" | head -n1
+}
+
+# wanted_options FILE...: "CONFIG_X VALUE" for every option the fragments set,
+# the last fragment winning; "# CONFIG_X is not set" is VALUE n.
+wanted_options() {
+	awk '
+		/^CONFIG_[A-Za-z0-9_]+=/ { i = index($0, "="); v[substr($0, 1, i - 1)] = substr($0, i + 1); next }
+		/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { v[$2] = "n" }
+		END { for (k in v) print k, v[k] }
+	' "$@" | sort
+}
+
+# check_config CONFIG FRAGMENT...: stop naming every option that did not survive.
+check_config() {
+	local config=$1 opt want have bad=0
+	shift
+	while read -r opt want; do
+		have=$(awk -v o="$opt" '
+			index($0, o "=") == 1 { print substr($0, length(o) + 2); exit }
+			$0 == "# " o " is not set" { print "n"; exit }
+		' "$config")
+		# An option absent from .config is off (its dependencies hide it).
+		[[ -n "$have" ]] || have="n (absent)"
+		if [[ "$have" != "$want" && ! ("$want" == n && "$have" == "n (absent)") ]]; then
+			kc_log "option $opt: fragments ask for $want, final .config has $have"
+			bad=1
+		fi
+	done < <(wanted_options "$@")
+	((bad == 0)) || kc_die "Kconfig dropped or changed the options above (missing dependency?); fix base.config or the variant"
+}
+
+# build_key VARIANT_FILE PATCH SRC_LINE: print the cache key.
+build_key() {
+	local vfile=$1 patch=$2 src_line=$3
+	{
+		printf 'format=%s\nsource=%s\n' "$BUILD_FORMAT" "$src_line"
+		gcc --version | head -n1
+		printf -- '--- base.config\n'
+		cat "$KC_DIR/base.config"
+		printf -- '--- variant\n'
+		cat "$vfile"
+		printf -- '--- patch\n'
+		if [[ -n "$patch" ]]; then cat "$patch"; fi
+	} | sha256sum | cut -c1-16
+}
+
+# build VARIANT VFILE PATCH PKG VER TARSHA KEY OUT: the cold path.
+build() {
+	local variant=$1 vfile=$2 patch=$3 pkg=$4 ver=$5 tarsha=$6 key=$7 out=$8
+	local tarball work tree t0 t1 t2 bz
+
+	tarball=$(kc_fetch_source "$pkg" "$ver" "$tarsha")
+	work=$KC_CACHE/work-$key
+	rm -rf "$work" "$out.tmp"
+	mkdir -p "$work" "$out.tmp"
+	t0=$(date +%s)
+	kc_log "$variant: unpacking $tarball"
+	tar -xJf "$tarball" -C "$work"
+	tree=$(find "$work" -mindepth 1 -maxdepth 1 -type d -print -quit)
+	if [[ -n "$patch" ]]; then
+		kc_log "$variant: applying ${patch#"$KC_DIR"/}"
+		patch -p1 -d "$tree" --no-backup-if-mismatch <"$patch" >&2
+	fi
+
+	# Reproducible version strings, and ccache hits across work dirs.
+	export KBUILD_BUILD_TIMESTAMP="@0" KBUILD_BUILD_USER=egress KBUILD_BUILD_HOST=kernel-configs
+	export CCACHE_DIR=$CACHE/ccache CCACHE_BASEDIR=$work CCACHE_MAXSIZE=5G
+	local mk=(make -C "$tree" ARCH=x86_64 "CC=ccache gcc" HOSTCC=gcc)
+
+	"${mk[@]}" -s tinyconfig >&2
+	(cd "$tree" && ./scripts/kconfig/merge_config.sh -m .config "$KC_DIR/base.config" "$vfile" >&2)
+	"${mk[@]}" -s olddefconfig >&2
+	check_config "$tree/.config" "$KC_DIR/base.config" "$vfile"
+	kc_log "$variant: configuration checked: every requested option is in .config"
+	t1=$(date +%s)
+
+	kc_log "$variant: building bzImage (nice -n 19, -j$JOBS, ccache in $CCACHE_DIR)"
+	ccache -z >/dev/null
+	if ! nice -n 19 "${mk[@]}" -j"$JOBS" bzImage >"$work/build.log" 2>&1; then
+		tail -n 40 "$work/build.log" >&2
+		kc_die "$variant: kernel build failed (log: $work/build.log)"
+	fi
+	t2=$(date +%s)
+	grep -i 'warning: syscall .* not implemented' "$work/build.log" >&2 || true
+
+	bz=$tree/arch/x86/boot/bzImage
+	cp "$bz" "$out.tmp/bzImage"
+	cp "$tree/.config" "$out.tmp/config"
+	cat >"$out.tmp/meta" <<EOF
+name=$variant
+source=custom
+description=$(header "$vfile" description)
+package=$pkg
+version=$ver
+tarball_sha256=$tarsha
+patch=${patch#"$KC_DIR"/}
+release=$("${mk[@]}" -s kernelrelease)
+key=$key
+gcc=$(gcc --version | head -n1)
+configure_seconds=$((t1 - t0))
+build_seconds=$((t2 - t1))
+ccache=$(ccache -s 2>/dev/null | awk '/^ *Hits:/ { $1 = ""; sub(/^ +/, ""); print; exit }')
+bzimage_bytes=$(stat -c %s "$bz")
+built=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+EOF
+	mv "$out.tmp" "$out"
+	rm -rf "$work"
+	kc_log "$variant: configured in $((t1 - t0)) s, built in $((t2 - t1)) s -> $out/bzImage"
+}
+
+main() {
+	(($# == 1)) || kc_die "usage: build-kernel.sh VARIANT (variants: $(find "$KC_DIR/variants" -name '*.config' -printf '%f\n' | sed 's/\.config$//' | sort | paste -sd' '))"
+	local variant=$1 vfile patch pkg line lname lpkg ver tarsha key out
+	vfile=$KC_DIR/variants/$variant.config
+	[[ -f "$vfile" ]] || kc_die "unknown variant $variant: no $vfile"
+	pkg=$(header "$vfile" source)
+	[[ -n "$pkg" ]] || kc_die "$vfile has no '# source:' line"
+	patch=$(header "$vfile" patch)
+	if [[ -n "$patch" ]]; then
+		patch=$KC_DIR/$patch
+		[[ -f "$patch" ]] || kc_die "$variant: patch $patch is missing"
+	fi
+	line=$(kc_lock_line "$pkg")
+	[[ -n "$line" ]] || kc_die "$pkg is not in $KC_LOCK; run make kernels-lock-refresh"
+	read -r lname lpkg ver tarsha <<<"$line"
+	[[ "$lname" == "$pkg" && "$lpkg" == "$pkg" && -n "$tarsha" ]] || kc_die "malformed lock line: $line"
+
+	key=$(build_key "$vfile" "$patch" "$pkg $ver $tarsha")
+	out=$KC_CACHE/build-$key
+	if [[ -f "$out/bzImage" ]]; then
+		printf '%s\n' "$out/bzImage"
+		return 0
+	fi
+
+	kc_need_pkgs build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils ccache \
+		dpkg-dev debian-archive-keyring patch util-linux
+	mkdir -p "$KC_CACHE"
+	exec 9>"$KC_CACHE/build.lock"
+	if ! flock -n 9; then
+		kc_log "$variant: another kernel build is running; waiting for it (one build at a time)"
+		flock 9
+	fi
+	# Someone else may have built it while we waited.
+	if [[ ! -f "$out/bzImage" ]]; then
+		build "$variant" "$vfile" "$patch" "$pkg" "$ver" "$tarsha" "$key" "$out"
+	fi
+	printf '%s\n' "$out/bzImage"
+}
+
+main "$@"
