@@ -80,7 +80,7 @@ def floor_qemu_argv(kinfo, initrd, console):
     arguments) with the floor initramfs. Keep in step with run-vm.sh."""
     machine = kinfo.get("machine") or "q35"
     end = "poweroff" if machine == "microvm" else "reboot"
-    append = f"console=ttyS0 panic=-1 oops=panic quiet syscall.x32=y floor_end={end}"
+    append = f"console=ttyS0 panic=-1 oops=panic quiet no_timer_check syscall.x32=y floor_end={end}"
     try:
         with open("/dev/kvm", "rb"):
             accel = ["-accel", "kvm", "-cpu", "host"]
