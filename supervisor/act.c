@@ -95,6 +95,7 @@ int sv_act_is_blocking(int fd)
 
 struct rights_ctx {
 	int pidfd;
+	int getfd_err;
 	int *dups;
 	size_t n, cap;
 };
@@ -116,19 +117,23 @@ static int translate_fds(void *arg, int *fds, size_t nfds)
 			c->cap = ncap;
 		}
 		d = sv_act_getfd(c->pidfd, fds[i]);
-		if (d < 0)
-			return d;
+		if (d < 0) {
+			c->getfd_err = d;
+			return -ECANCELED;
+		}
 		c->dups[c->n++] = d;
 		fds[i] = d;
 	}
 	return 0;
 }
 
-int sv_act_translate_rights(int pidfd, void *control, size_t len, int **dups, size_t *ndups)
+int sv_act_translate_rights(int pidfd, void *control, size_t len, int **dups, size_t *ndups,
+			    int *getfd_err)
 {
 	struct rights_ctx c = {.pidfd = pidfd};
 	int rc = sv_msghdr_walk_control(control, len, translate_fds, &c);
 
+	*getfd_err = c.getfd_err;
 	if (rc < 0) {
 		sv_act_free_dups(c.dups, c.n);
 		return rc;

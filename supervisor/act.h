@@ -28,12 +28,16 @@ void sv_act_close_quiet(int fd);
  * shared with the agent's descriptor). */
 int sv_act_is_blocking(int fd);
 
-/* Translates SCM_RIGHTS descriptors in a copied control buffer from the
- * agent's numbers to duplicates in our table. Returns 0 or -errno (-EBADF
- * for a descriptor the agent does not have); on success *dups holds the
+/* Checks a copied control buffer against the forwarding allow-list and
+ * translates SCM_RIGHTS descriptors from the agent's numbers to duplicates
+ * in our table. Returns 0, -EINVAL (malformed, as the kernel answers),
+ * -EPERM (a message that is not forwarded: a denial), or -ECANCELED when
+ * pidfd_getfd failed on a passed descriptor, with its -errno in *getfd_err
+ * (-EBADF: the agent has no such descriptor). On success *dups holds the
  * duplicates to close after the send (*ndups of them; free with
  * sv_act_free_dups). */
-int sv_act_translate_rights(int pidfd, void *control, size_t len, int **dups, size_t *ndups);
+int sv_act_translate_rights(int pidfd, void *control, size_t len, int **dups, size_t *ndups,
+			    int *getfd_err);
 void sv_act_free_dups(int *dups, size_t ndups);
 
 #endif

@@ -259,6 +259,14 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	main_thread = pthread_self();
+	/* Same uid as the agent: without this the agent could read or write our
+	 * memory (the allow-list) through ptrace or /proc/PID/mem. */
+	if (prctl(PR_SET_DUMPABLE, 0) != 0) {
+		int e = errno;
+
+		fprintf(stderr, "egress-supervisor: PR_SET_DUMPABLE: %s\n", strerror(e));
+		sv_report_internal_error("PR_SET_DUMPABLE", e);
+	}
 	/* Descendants that daemonize stay ours: Yama scope 1 only lets us read
 	 * descendants, and we must reap them all before the verdict. */
 #ifdef SV_MUTANT_NO_SUBREAPER

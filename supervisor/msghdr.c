@@ -124,6 +124,27 @@ int sv_msghdr_decode_iov(const void *buf, size_t n, struct sv_iov *out, uint64_t
 	return 0;
 }
 
+/* Control messages the supervisor forwards when it sends for the agent:
+ * descriptors (translated) and per-packet settings that do not change where
+ * the packet goes. Everything else is refused: source routes (IP_RETOPTS,
+ * IPV6_RTHDR, IPV6_DSTOPTS...), SCM_CREDENTIALS and SO_MARK, which the
+ * supervisor's own privileges would otherwise vouch for. */
+static int cmsg_allowed(int32_t level, int32_t type)
+{
+	switch (level) {
+	case K_SOL_SOCKET:
+		return type == K_SCM_RIGHTS;
+	case 0: /* IPPROTO_IP: IP_TOS, IP_TTL, IP_PKTINFO */
+		return type == 1 || type == 2 || type == 8;
+	case 41: /* IPPROTO_IPV6: IPV6_PKTINFO, IPV6_HOPLIMIT, IPV6_TCLASS */
+		return type == 50 || type == 52 || type == 67;
+	case 17: /* SOL_UDP: UDP_SEGMENT */
+		return type == 103;
+	default:
+		return 0;
+	}
+}
+
 int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *fds, size_t nfds),
 			   void *ctx)
 {
@@ -143,7 +164,7 @@ int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *
 		/* CMSG_OK: the header fits and the message stays in bounds. */
 		if (clen < CMSG_HDR_SIZE || clen > len - off)
 			return -EINVAL;
-		if (level == K_SOL_SOCKET && type == K_SCM_CREDENTIALS)
+		if (!cmsg_allowed(level, type))
 			return -EPERM;
 		if (level == K_SOL_SOCKET && type == K_SCM_RIGHTS) {
 			/* scm_fp_copy: trailing bytes short of an int are

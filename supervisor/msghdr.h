@@ -56,18 +56,19 @@ int sv_msghdr_decode_iov(const void *buf, size_t n, struct sv_iov *out, uint64_t
 /* Walks a copied control buffer. For each SOL_SOCKET/SCM_RIGHTS message calls
  * on_fds(ctx, fds, nfds) with a pointer into the buffer (the callback may
  * rewrite the descriptors in place). Returns 0, -EINVAL for a malformed
- * buffer (as the kernel would answer), or -EPERM when it holds
- * SCM_CREDENTIALS (refused: the supervisor would send its own credentials),
- * or the first non-zero value on_fds returns.
+ * buffer (as the kernel would answer), -EPERM when it holds a message that
+ * is not on the forwarding allow-list (SCM_RIGHTS; IP_TOS, IP_TTL,
+ * IP_PKTINFO; IPV6_PKTINFO, IPV6_HOPLIMIT, IPV6_TCLASS; UDP_SEGMENT):
+ * source routes, SCM_CREDENTIALS and SO_MARK are refused, since the
+ * supervisor's own privileges would vouch for them; or the first non-zero
+ * value on_fds returns.
  * Messages are visited in order and the walk stops at the first error, as
  * __scm_send does, so on_fds may already have run for earlier messages when
  * an error comes back: whatever it acquired is the caller's to release.
  * Malformed: cmsg_len below 16 or past the end of the buffer; more than
  * SV_SCM_MAX_FD descriptors in all. A SCM_RIGHTS message with no whole int
- * is skipped, trailing bytes too short for a header end the walk, and other
- * levels and types pass unchecked (the kernel checks them when the call is
- * performed on the duplicate). buf must be 8-byte aligned (malloc'd) so the
- * int pointers handed to on_fds are aligned; on_fds may be NULL. */
+ * is skipped, trailing bytes too short for a header end the walk. buf must be 8-byte aligned
+ * (malloc'd) so the int pointers handed to on_fds are aligned; on_fds may be NULL. */
 int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *fds, size_t nfds),
 			   void *ctx);
 

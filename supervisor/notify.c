@@ -88,13 +88,19 @@ void sv_notify_fatal(void)
 		P.on_fatal();
 }
 
+/* Slots are reserved by spawn_receiver (tid 0) and filled in here, so the
+ * count can never pass MAX_THREADS however many spawn at once. */
 static void register_self(int add)
 {
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 
 	pthread_mutex_lock(&P.lock);
 	if (add) {
-		P.tids[P.nthreads++] = tid;
+		for (int i = 0; i < P.nthreads; i++)
+			if (P.tids[i] == 0) {
+				P.tids[i] = tid;
+				break;
+			}
 	} else {
 		for (int i = 0; i < P.nthreads; i++)
 			if (P.tids[i] == tid) {
@@ -182,6 +188,17 @@ static void *receiver(void *arg)
 	return NULL;
 }
 
+static void unreserve(void)
+{
+	pthread_mutex_lock(&P.lock);
+	for (int i = 0; i < P.nthreads; i++)
+		if (P.tids[i] == 0) {
+			P.tids[i] = P.tids[--P.nthreads];
+			break;
+		}
+	pthread_mutex_unlock(&P.lock);
+}
+
 static int spawn_receiver(void)
 {
 	pthread_attr_t attr;
@@ -191,19 +208,25 @@ static int spawn_receiver(void)
 
 	pthread_mutex_lock(&P.lock);
 	rc = P.nthreads >= MAX_THREADS ? -EAGAIN : 0;
+	if (!rc)
+		P.tids[P.nthreads++] = 0;
 	pthread_mutex_unlock(&P.lock);
 	if (rc)
 		return rc;
 	req = calloc(1, P.notif_size);
-	if (!req)
+	if (!req) {
+		unreserve();
 		return -ENOMEM;
+	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, THREAD_STACK);
 	rc = -pthread_create(&t, &attr, receiver, req);
 	pthread_attr_destroy(&attr);
-	if (rc)
+	if (rc) {
 		free(req);
+		unreserve();
+	}
 	return rc;
 }
 
@@ -248,7 +271,8 @@ int sv_notify_stop(void)
 	for (int round = 0; round < 2500 && left; round++) {
 		pthread_mutex_lock(&P.lock);
 		for (int i = 0; i < P.nthreads; i++)
-			syscall(SYS_tgkill, getpid(), P.tids[i], SIGUSR1);
+			if (P.tids[i])
+				syscall(SYS_tgkill, getpid(), P.tids[i], SIGUSR1);
 		left = P.nthreads;
 		pthread_mutex_unlock(&P.lock);
 		if (left)

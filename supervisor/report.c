@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -389,11 +390,19 @@ int sv_report_write(int complete)
 
 	if (!path)
 		return 0;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+	/* mkstemp: O_EXCL with a random name, so a link or FIFO planted by the
+	 * agent in the report's directory is never followed or opened. */
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
+	if (fchmod(fd, 0644) != 0) {
+		err = -errno;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		err = -errno;

@@ -1,6 +1,7 @@
 #include "spawn.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -11,6 +12,38 @@
 #include <unistd.h>
 
 #include "filter.h"
+
+/* Capabilities that would let the agent step around mediation: raw and
+ * packet sockets, routing and netfilter, BPF hooks, and ptrace or memory
+ * access to the supervisor itself. */
+static const int risky_caps[] = {
+    12 /* NET_ADMIN */,  13 /* NET_RAW */,   16 /* SYS_MODULE */, 17 /* SYS_RAWIO */,
+    19 /* SYS_PTRACE */, 21 /* SYS_ADMIN */, 38 /* PERFMON */,    39 /* BPF */};
+
+/* Removes risky_caps from every set. For a root supervisor that is what
+ * keeps a root agent mediated; an unprivileged one holds none of them and
+ * cannot drop from the bounding set (EPERM, on purpose ignored: no_new_privs
+ * already stops exec from granting file capabilities). Unknown capabilities
+ * on older kernels (EINVAL) are likewise nothing to drop. */
+static void drop_risky_caps(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+
+	for (size_t i = 0; i < sizeof(risky_caps) / sizeof(risky_caps[0]); i++)
+		prctl(PR_CAPBSET_DROP, risky_caps[i], 0, 0, 0);
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (syscall(SYS_capget, &h, d) != 0)
+		return;
+	for (size_t i = 0; i < sizeof(risky_caps) / sizeof(risky_caps[0]); i++) {
+		unsigned idx = (unsigned)risky_caps[i] / 32, bit = 1u << (risky_caps[i] % 32);
+
+		d[idx].effective &= ~bit;
+		d[idx].permitted &= ~bit;
+		d[idx].inheritable &= ~bit;
+	}
+	syscall(SYS_capset, &h, d);
+}
 
 static void child(pid_t parent, int report_fd, void (*fn)(void *), void *arg)
 {
@@ -25,6 +58,11 @@ static void child(pid_t parent, int report_fd, void (*fn)(void *), void *arg)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGUSR1, SIG_DFL);
+	/* The supervisor is not dumpable (so the agent cannot write into it);
+	 * the child must be, like an exec'd agent, or the canary would prove
+	 * access to a process unlike the agent. */
+	prctl(PR_SET_DUMPABLE, 1);
+	drop_risky_caps();
 
 	msg[0] = sv_filter_install();
 	msg[1] = 0;

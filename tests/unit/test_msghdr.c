@@ -389,8 +389,14 @@ static const struct control_case control_cases[] = {
     {"rights with less than one int", 19, SOL_SOCKET, SCM_RIGHTS, 0, 0, 0, 0},
     {"rights with trailing bytes", 21, SOL_SOCKET, SCM_RIGHTS, 0, 0, 1, 1},
     {"credentials refused", 16 + 12, SOL_SOCKET, SCM_CREDENTIALS, 0, -EPERM, 0, 0},
-    {"credentials type at another level", 16 + 12, 0, SCM_CREDENTIALS, 0, 0, 0, 0},
-    {"other socket-level type passed to the kernel", 20, SOL_SOCKET, 36 /* SO_MARK */, 0, 0, 0, 0},
+    {"IP_TTL forwarded", 16 + 4, 0 /* IPPROTO_IP */, 2, 0, 0, 0, 0},
+    {"IP_PKTINFO forwarded", 16 + 12, 0, 8, 0, 0, 0, 0},
+    {"IPV6_TCLASS forwarded", 16 + 4, 41, 67, 0, 0, 0, 0},
+    {"UDP_SEGMENT forwarded", 16 + 2, 17, 103, 0, 0, 0, 0},
+    {"IP_RETOPTS source route refused", 16 + 12, 0, 7, 0, -EPERM, 0, 0},
+    {"IPV6_RTHDR source route refused", 16 + 24, 41, 57, 0, -EPERM, 0, 0},
+    {"SO_MARK refused", 20, SOL_SOCKET, 36, 0, -EPERM, 0, 0},
+    {"unknown level refused", 20, 132 /* SOL_SCTP */, 2, 0, -EPERM, 0, 0},
     {"trailing bytes shorter than a header", 20, SOL_SOCKET, SCM_RIGHTS, 24 + 15, 0, 1, 1},
 };
 

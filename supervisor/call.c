@@ -1,0 +1,271 @@
+#include "call.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "act.h"
+#include "msghdr.h"
+#include "notify.h"
+#include "target.h"
+
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+void sv_call_finish(struct sv_call *c, enum sv_bucket bucket, const char *reason,
+		    enum sv_action action, int err, long long val)
+{
+	struct seccomp_notif_resp resp = {.id = c->req->id};
+	int rc;
+
+#ifdef SV_MUTANT_FAILURE_AS_DENIAL
+	/* MUTANT failure-as-denial: a blind supervisor reports fail. */
+	if (bucket == SV_MECH_FAILURE)
+		bucket = SV_DENIED;
+#endif
+	if (action == SV_ACT_CONTINUE)
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else if (err)
+		resp.error = -err;
+	else
+		resp.val = val;
+	c->ev.bucket = bucket;
+	c->ev.reason = reason;
+	c->ev.action = action;
+	c->ev.err = action == SV_ACT_CONTINUE ? 0 : err;
+	c->ev.result = err ? -1 : val;
+	if (action != SV_ACT_NONE) {
+		rc = sv_notify_send(c->listener, &resp);
+		if (rc == -ENOENT) {
+			/* Nobody is waiting for the answer any more. A denial stays
+			 * one (the attempt was made, and is what the oracle counts);
+			 * anything else is abandoned. */
+			c->ev.action = SV_ACT_NONE;
+			if (bucket != SV_DENIED && bucket != SV_MECH_FAILURE) {
+				c->ev.bucket = SV_ABANDONED;
+				c->ev.reason = "died-before-answer";
+			}
+		} else if (rc < 0) {
+			/* We cannot answer at all: the agent's thread stays blocked, so
+			 * the run has to end. */
+			c->ev.bucket = SV_MECH_FAILURE;
+			c->ev.mechanism = "send";
+			c->ev.mech_err = -rc;
+			c->ev.action = SV_ACT_NONE;
+			sv_notify_fatal();
+		}
+	}
+	c->done = 1;
+	sv_report_record(&c->ev);
+}
+
+void sv_call_mech_failure(struct sv_call *c, const char *mechanism, int err)
+{
+	c->ev.mechanism = mechanism;
+	c->ev.mech_err = err;
+	if (err == ESRCH && sv_notify_id_valid(c->listener, c->req->id) == -ENOENT) {
+		sv_call_finish(c, SV_ABANDONED, "target-gone", SV_ACT_NONE, 0, 0);
+		return;
+	}
+	sv_call_finish(c, SV_MECH_FAILURE, "mechanism", SV_ACT_ERRNO, SV_ERR_MECHANISM, 0);
+}
+
+int sv_call_read(struct sv_call *c, uint64_t addr, void *buf, size_t len)
+{
+	const char *mech = NULL;
+	int rc = sv_target_read(c->req->pid, addr, buf, len, &mech);
+
+	if (rc == 0)
+		return 0;
+	if (rc == -EFAULT) {
+		sv_call_finish(c, SV_INVALID, "bad-address", SV_ACT_ERRNO, EFAULT, 0);
+		return -1;
+	}
+#ifdef SV_MUTANT_SILENT_EPERM
+	/* MUTANT silent-eperm: the original false green. */
+	{
+		struct seccomp_notif_resp resp = {.id = c->req->id, .error = -EPERM};
+
+		sv_notify_send(c->listener, &resp);
+		c->done = 1;
+		return -1;
+	}
+#endif
+	sv_call_mech_failure(c, mech, -rc);
+	return -1;
+}
+
+int sv_call_still_valid(struct sv_call *c)
+{
+	int rc = sv_notify_id_valid(c->listener, c->req->id);
+
+	if (rc == 0)
+		return 0;
+	if (rc == -ENOENT)
+		sv_call_finish(c, SV_ABANDONED, "target-gone", SV_ACT_NONE, 0, 0);
+	else
+		sv_call_mech_failure(c, "id_valid", -rc);
+	return -1;
+}
+
+int sv_call_prepare(struct sv_call *c, int agent_fd)
+{
+	socklen_t len = sizeof(c->domain);
+	int pidfd = sv_act_pidfd_open(c->req->pid);
+
+	if (pidfd < 0) {
+		sv_call_mech_failure(c, "pidfd_open", -pidfd);
+		return -1;
+	}
+	c->pidfd = pidfd;
+	/* The pidfd names the process of the thread that is still waiting, not
+	 * one that reused its pid. */
+	if (sv_call_still_valid(c))
+		return -1;
+	c->dup = sv_act_getfd(pidfd, agent_fd);
+	if (c->dup == -EBADF) {
+		sv_call_finish(c, SV_INVALID, "bad-descriptor", SV_ACT_ERRNO, EBADF, 0);
+		return -1;
+	}
+	if (c->dup < 0) {
+		sv_call_mech_failure(c, "pidfd_getfd", -c->dup);
+		return -1;
+	}
+	if (getsockopt(c->dup, SOL_SOCKET, SO_DOMAIN, &c->domain, &len) != 0) {
+		int err = errno;
+
+		if (err == ENOTSOCK)
+			sv_call_finish(c, SV_INVALID, "not-a-socket", SV_ACT_ERRNO, ENOTSOCK, 0);
+		else
+			sv_call_mech_failure(c, "getsockopt", err);
+		return -1;
+	}
+	return 0;
+}
+
+void sv_call_release(struct sv_call *c)
+{
+	sv_act_close_quiet(c->dup);
+	sv_act_close_quiet(c->pidfd);
+	c->dup = -1;
+	c->pidfd = -1;
+}
+
+static const char *judge_name(const struct sv_policy *pol, const struct sv_dest *d, int is_connect,
+			      const char **why)
+{
+	switch (d->kind) {
+	case SV_DEST_NONE:
+		*why = "connected-peer";
+		return NULL;
+	case SV_DEST_INET:
+		*why = "policy";
+		return sv_policy_allows(pol, &d->addr, d->port) ? NULL : "policy";
+	case SV_DEST_UNSPEC:
+		/* connect(AF_UNSPEC) disconnects. A send with an AF_UNSPEC name is
+		 * not harmless: UDP reads it as an AF_INET address. */
+		*why = "disconnect";
+		return is_connect ? NULL : "unsupported-family";
+	case SV_DEST_UNIX:
+	case SV_DEST_NETLINK:
+		*why = "local";
+		return NULL;
+	case SV_DEST_UNSUPPORTED:
+		return "unsupported-family";
+	case SV_DEST_MALFORMED:
+		return "malformed";
+	}
+	return "malformed";
+}
+
+const char *sv_call_judge(const struct sv_call *c, const struct sv_dest *d, int is_connect,
+			  const char **why)
+{
+	int ok;
+
+	switch (c->domain) {
+	case AF_INET:
+	case AF_INET6:
+		ok = d->kind == SV_DEST_INET || d->kind == SV_DEST_NONE ||
+		     d->kind == SV_DEST_UNSPEC || d->kind == SV_DEST_MALFORMED ||
+		     d->kind == SV_DEST_UNSUPPORTED;
+		break;
+	case AF_UNIX:
+		ok = d->kind == SV_DEST_UNIX || d->kind == SV_DEST_NONE ||
+		     (is_connect && d->kind == SV_DEST_UNSPEC);
+		break;
+	case AF_NETLINK:
+		ok = d->kind == SV_DEST_NETLINK || d->kind == SV_DEST_NONE;
+		break;
+	default:
+		/* Packet, vsock, bluetooth, ...: not mediated, so not allowed. */
+		return "unsupported-socket";
+	}
+	return ok ? judge_name(c->pol, d, is_connect, why) : "family-mismatch";
+}
+
+void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len, struct sv_dest *d)
+{
+	char num[12];
+
+	sv_sockaddr_decode(name, len, 0, d);
+	if (d->kind == SV_DEST_NONE)
+		return;
+	strncpy(c->ev.family, sv_dest_family_name(d, num, sizeof(num)), sizeof(c->ev.family) - 1);
+	if (sv_dest_format(d, name, len, c->ev.dest, sizeof(c->ev.dest)) < 0)
+		strcpy(c->ev.dest, "?");
+}
+
+void sv_call_answer_performed(struct sv_call *c, const char *why, long long rc, int err)
+{
+	int cerr = sv_act_close_dup(c->dup);
+
+	c->dup = -1;
+	if (cerr) {
+		sv_call_mech_failure(c, "dup_close", -cerr);
+		return;
+	}
+	sv_call_finish(c, SV_ALLOWED, why, SV_ACT_PERFORMED, rc < 0 ? err : 0, rc < 0 ? 0 : rc);
+}
+
+void sv_call_forward_sigpipe(struct sv_call *c, int agent_flags, int err)
+{
+	if (err == EPIPE && !(agent_flags & MSG_NOSIGNAL) && c->pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, c->pidfd, SIGPIPE, NULL, 0);
+}
+
+long long sv_call_read_payload(struct sv_call *c, const struct sv_iov *iov, size_t niov,
+			       uint64_t total, unsigned char **out)
+{
+	int type = 0;
+	socklen_t tl = sizeof(type);
+	size_t want = total > SV_PAYLOAD_CAP ? SV_PAYLOAD_CAP : (size_t)total, got = 0;
+	unsigned char *buf;
+
+	if (total > SV_PAYLOAD_CAP &&
+	    (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM)) {
+		sv_call_finish(c, SV_INVALID, "too-large", SV_ACT_ERRNO, EMSGSIZE, 0);
+		return -1;
+	}
+	buf = malloc(want ? want : 1);
+	if (!buf) {
+		sv_call_mech_failure(c, "malloc", ENOMEM);
+		return -1;
+	}
+	for (size_t i = 0; i < niov && got < want; i++) {
+		size_t n = iov[i].len > want - got ? want - got : (size_t)iov[i].len;
+
+		if (n && sv_call_read(c, iov[i].base, buf + got, n)) {
+			free(buf);
+			return -1;
+		}
+		got += n;
+	}
+	*out = buf;
+	return (long long)got;
+}

@@ -1,0 +1,92 @@
+/* One notification being mediated, and the steps every handler shares:
+ * copy, check, decide, duplicate, answer, record. Used by mediate.c (the
+ * dispatch and the single-address calls) and mediate_msg.c (sendmsg,
+ * sendmmsg). Every sv_call_* that "finishes" the call answers the agent
+ * (unless the notification is dead) and records exactly one event. */
+#ifndef SV_CALL_H
+#define SV_CALL_H
+
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+#include "report.h"
+#include "sockaddr.h"
+
+/* Answers given by the supervisor itself (see docs/design.md). */
+#define SV_ERR_DENIED EACCES
+#define SV_ERR_MECHANISM EPERM
+/* Payloads the supervisor copies and sends itself. Larger datagrams than
+ * this do not exist on IP (65507) or, with default buffers, on AF_UNIX; a
+ * stream send may legally be short. */
+#define SV_PAYLOAD_CAP (256u * 1024u)
+/* net.core.optmem_max's default order: the kernel refuses larger control. */
+#define SV_CONTROL_CAP (64u * 1024u)
+
+struct sv_call {
+	int listener;
+	const struct seccomp_notif *req;
+	const struct sv_policy *pol;
+	struct sv_event ev;
+	int done;
+	int pidfd;  /* -1 until sv_call_prepare */
+	int dup;    /* the duplicate of the agent's socket, -1 until prepared */
+	int domain; /* the duplicate's SO_DOMAIN */
+};
+
+/* Answers and records. action SV_ACT_NONE records without answering. A
+ * decided denial stays a denial even if the notification died before the
+ * answer: the attempt was made. */
+void sv_call_finish(struct sv_call *c, enum sv_bucket bucket, const char *reason,
+		    enum sv_action action, int err, long long val);
+
+/* A mechanism call failed with err. ESRCH on a dead notification is the
+ * target going away (abandoned); anything else is a mechanism failure even
+ * if the notification died meanwhile, so an agent cannot hide a blinded
+ * supervisor by interrupting its own calls. Finishes the call. */
+void sv_call_mech_failure(struct sv_call *c, const char *mechanism, int err);
+
+/* Copies agent memory. Returns 0, or -1 with the call finished (invalid
+ * EFAULT for an unmapped range, else a mechanism failure). */
+int sv_call_read(struct sv_call *c, uint64_t addr, void *buf, size_t len);
+
+/* ID_VALID: every copy so far came from the thread that is still waiting.
+ * Returns 0, or -1 with the call finished. */
+int sv_call_still_valid(struct sv_call *c);
+
+/* pidfd_open, ID_VALID, pidfd_getfd of agent_fd, SO_DOMAIN. Returns 0 with
+ * c->pidfd, c->dup and c->domain set, or -1 with the call finished (EBADF
+ * and ENOTSOCK are the agent's own: invalid). */
+int sv_call_prepare(struct sv_call *c, int agent_fd);
+
+/* Closes what sv_call_prepare opened (quietly: nothing the agent sees
+ * depends on it). Safe to call twice. */
+void sv_call_release(struct sv_call *c);
+
+/* The decision on a destination for the prepared socket. Returns NULL when
+ * allowed (*why says why), else the denial reason. The socket's own family
+ * decides what a name may be: an AF_PACKET socket cannot pass as AF_UNIX by
+ * its name's label. */
+const char *sv_call_judge(const struct sv_call *c, const struct sv_dest *d, int is_connect,
+			  const char **why);
+
+/* Decodes len bytes of name into *d and puts it in the event. */
+void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len, struct sv_dest *d);
+
+/* Closes the duplicate (a mechanism: dup_close) and answers with the
+ * performed call's result rc / err. */
+void sv_call_answer_performed(struct sv_call *c, const char *why, long long rc, int err);
+
+/* The agent's SIGPIPE: the supervisor sends with MSG_NOSIGNAL, so an EPIPE
+ * the agent did not ask to be quiet about is signalled to it here. */
+void sv_call_forward_sigpipe(struct sv_call *c, int agent_flags, int err);
+
+/* Copies a payload described by iovecs for a send the supervisor performs.
+ * Returns the byte count and *out (malloc'd), or -1 with the call finished.
+ * A stream may be sent short; a datagram over the cap is EMSGSIZE. */
+struct sv_iov;
+long long sv_call_read_payload(struct sv_call *c, const struct sv_iov *iov, size_t niov,
+			       uint64_t total, unsigned char **out);
+
+#endif

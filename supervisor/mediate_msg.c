@@ -1,0 +1,332 @@
+#include "mediate_msg.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "act.h"
+#include "msghdr.h"
+#include "target.h"
+
+/* One message copied out of the agent, ready to send from our memory. */
+struct copied_msg {
+	struct sv_msg m;
+	unsigned char name[SV_SOCKADDR_MAX];
+	struct sv_dest d;
+	struct sv_iov *iov;
+	uint64_t total;
+	unsigned char *control;
+	int refused_control; /* holds a control message we do not forward */
+};
+
+static void copied_free(struct copied_msg *cm)
+{
+	free(cm->iov);
+	free(cm->control);
+	cm->iov = NULL;
+	cm->control = NULL;
+}
+
+/* Copies one message's name, iovec array and control data (not the payload:
+ * that only once the destination is allowed). Returns 0; 1 when the agent's
+ * own arguments are bad, with the kernel's errno in *err (nothing
+ * finished); or -1 with the call finished. */
+static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, int *err)
+{
+	int rc = sv_msghdr_decode(raw, SV_MSGHDR_SIZE, &cm->m);
+
+	if (rc < 0) {
+		*err = -rc;
+		return 1;
+	}
+	if (cm->m.namelen && sv_call_read(c, cm->m.name, cm->name, cm->m.namelen))
+		return -1;
+	/* The kernel treats a name of length 0 as no name at all. */
+	sv_sockaddr_decode(cm->m.namelen ? cm->name : NULL, cm->m.namelen, 1, &cm->d);
+	if (cm->m.controllen > SV_CONTROL_CAP) {
+		*err = ENOBUFS;
+		return 1;
+	}
+	if (cm->m.iovlen) {
+		unsigned char *iraw = malloc(cm->m.iovlen * 16);
+
+		cm->iov = calloc(cm->m.iovlen, sizeof(*cm->iov));
+		if (!iraw || !cm->iov) {
+			free(iraw);
+			sv_call_mech_failure(c, "malloc", ENOMEM);
+			return -1;
+		}
+		if (sv_call_read(c, cm->m.iov, iraw, cm->m.iovlen * 16)) {
+			free(iraw);
+			return -1;
+		}
+		rc = sv_msghdr_decode_iov(iraw, cm->m.iovlen, cm->iov, &cm->total);
+		free(iraw);
+		if (rc < 0) {
+			*err = -rc;
+			return 1;
+		}
+	}
+	if (cm->m.controllen) {
+		cm->control = malloc(cm->m.controllen);
+		if (!cm->control) {
+			sv_call_mech_failure(c, "malloc", ENOMEM);
+			return -1;
+		}
+		if (sv_call_read(c, cm->m.control, cm->control, cm->m.controllen))
+			return -1;
+		/* Checked now, translated at send time. */
+		rc = sv_msghdr_walk_control(cm->control, cm->m.controllen, NULL, NULL);
+		if (rc == -EINVAL) {
+			*err = EINVAL;
+			return 1;
+		}
+		cm->refused_control = rc == -EPERM;
+	}
+	return 0;
+}
+
+static const char *judge_msg(struct sv_call *c, const struct copied_msg *cm, const char **why)
+{
+	const char *deny = sv_call_judge(c, &cm->d, 0, why);
+
+	if (!deny && cm->refused_control)
+		deny = "control-message";
+	return deny;
+}
+
+/* Sends one copied message on the prepared duplicate. Returns the kernel's
+ * result with *err, or -2 with the call finished (a copy or a descriptor
+ * duplication failed). */
+static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags, int *err)
+{
+	struct msghdr mh = {0};
+	struct iovec one;
+	unsigned char *payload = NULL;
+	int *dups = NULL, getfd_err = 0, rc;
+	size_t ndups = 0;
+	long long n;
+	ssize_t sent;
+
+	n = sv_call_read_payload(c, cm->iov, cm->m.iovlen, cm->total, &payload);
+	if (n < 0)
+		return -2;
+	if (sv_call_still_valid(c)) {
+		free(payload);
+		return -2;
+	}
+	if (cm->control) {
+		rc = sv_act_translate_rights(c->pidfd, cm->control, cm->m.controllen, &dups, &ndups,
+					     &getfd_err);
+		if (rc < 0) {
+			free(payload);
+			if (rc == -ECANCELED && getfd_err == -EBADF)
+				sv_call_finish(c, SV_INVALID, "bad-descriptor", SV_ACT_ERRNO, EBADF,
+					       0);
+			else
+				sv_call_mech_failure(c, "pidfd_getfd",
+						     rc == -ECANCELED ? -getfd_err : -rc);
+			return -2;
+		}
+	}
+	one.iov_base = payload;
+	one.iov_len = (size_t)n;
+	mh.msg_name = cm->m.namelen ? cm->name : NULL;
+	mh.msg_namelen = cm->m.namelen;
+	mh.msg_iov = &one;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm->control;
+	mh.msg_controllen = cm->m.controllen;
+	/* Never SIGPIPE the supervisor (the agent's SIGPIPE is forwarded), and
+	 * never zero-copy from a buffer we free right after. */
+	sent = sendmsg(c->dup, &mh, (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL);
+	*err = sent < 0 ? errno : 0;
+	free(payload);
+	sv_act_free_dups(dups, ndups);
+	sv_call_forward_sigpipe(c, flags, *err);
+	return sent;
+}
+
+void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
+{
+	unsigned char raw[SV_MSGHDR_SIZE];
+	struct copied_msg cm = {0};
+	const char *deny, *why = NULL;
+	long long rc;
+	int err = 0, st;
+
+	if (sv_call_read(c, a[1], raw, sizeof(raw)))
+		return;
+	st = copy_msg(c, raw, &cm, &err);
+	if (cm.m.namelen)
+		sv_call_note_dest(c, cm.name, cm.m.namelen, &cm.d);
+	if (st == 1)
+		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, err, 0);
+	if (st != 0 || sv_call_prepare(c, (int)a[0]))
+		goto out;
+	deny = judge_msg(c, &cm, &why);
+#ifdef SV_MUTANT_SENDMSG_FORWARD
+	/* MUTANT sendmsg-forward: a name we cannot parse goes to the kernel. */
+	if (deny && strcmp(deny, "policy") != 0) {
+		sv_call_finish(c, SV_ALLOWED, "forwarded", SV_ACT_CONTINUE, 0, 0);
+		goto out;
+	}
+#endif
+	if (deny) {
+		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
+		goto out;
+	}
+	rc = send_copied(c, &cm, (int)a[2], &err);
+	if (rc != -2)
+		sv_call_answer_performed(c, why, rc, err);
+out:
+	copied_free(&cm);
+}
+
+/* Copies and judges up to vlen messages into cms / the event's message list.
+ * Returns how many were copied (it stops at the first one with bad
+ * arguments, with the kernel's errno in *err), or -1 with the call
+ * finished. *first_denied is the index of the first denied message, or the
+ * count when none was. */
+static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen,
+			struct copied_msg *cms, int *err, size_t *first_denied)
+{
+	size_t n = 0;
+
+	for (; n < vlen; n++) {
+		int st = copy_msg(c, raw + n * SV_MMSGHDR_SIZE, &cms[n], err);
+
+		if (st < 0)
+			return -1;
+		if (st == 1)
+			break;
+	}
+	*first_denied = n;
+	if (n == 0)
+		return 0;
+	if (sv_call_prepare(c, (int)c->req->data.args[0]))
+		return -1;
+	c->ev.msgs = calloc(n, sizeof(*c->ev.msgs));
+	if (!c->ev.msgs) {
+		sv_call_mech_failure(c, "malloc", ENOMEM);
+		return -1;
+	}
+	c->ev.nmsgs = n;
+	for (size_t i = 0; i < n; i++) {
+		struct sv_msg_event *me = &c->ev.msgs[i];
+		const char *why = NULL, *deny = judge_msg(c, &cms[i], &why);
+		char num[12];
+
+		if (cms[i].d.kind != SV_DEST_NONE) {
+			strncpy(me->family, sv_dest_family_name(&cms[i].d, num, sizeof(num)),
+				sizeof(me->family) - 1);
+			if (sv_dest_format(&cms[i].d, cms[i].name, cms[i].m.namelen, me->dest,
+					   sizeof(me->dest)) < 0)
+				strcpy(me->dest, "?");
+		}
+		me->denied = deny != NULL;
+		me->reason = deny ? deny : why;
+		if (deny && *first_denied == n)
+			*first_denied = i;
+	}
+	return (long)n;
+}
+
+/* Sends messages [0, upto) and writes each one's byte count back into the
+ * agent's vector, as the kernel does. Returns the number sent, or -2 with the
+ * call finished; *err is the error that stopped it (0 when none). */
+static long send_batch(struct sv_call *c, struct copied_msg *cms, size_t upto, int *err)
+{
+	const __u64 *a = c->req->data.args;
+	size_t sent = 0;
+
+	*err = 0;
+	for (; sent < upto; sent++) {
+		const char *mech = NULL;
+		uint32_t len32;
+		long long rc = send_copied(c, &cms[sent], (int)a[3] & ~MSG_WAITFORONE, err);
+		int werr;
+
+		if (rc == -2)
+			return -2;
+		if (rc < 0) {
+			c->ev.msgs[sent].err = *err;
+			break;
+		}
+		len32 = (uint32_t)rc;
+		werr = sv_target_write(c->req->pid, a[1] + sent * SV_MMSGHDR_SIZE + SV_MSGHDR_SIZE,
+				       &len32, sizeof(len32), &mech);
+		if (werr == -EFAULT) {
+			/* The kernel stops there too, without counting it. */
+			*err = EFAULT;
+			break;
+		}
+		if (werr) {
+			sv_call_mech_failure(c, mech, -werr);
+			return -2;
+		}
+		c->ev.msgs[sent].sent = 1;
+	}
+	return (long)sent;
+}
+
+void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
+{
+	/* The kernel takes vlen as unsigned int and clamps it to UIO_MAXIOV. */
+	uint32_t vlen32 = (uint32_t)a[2];
+	size_t vlen = vlen32 > SV_UIO_MAXIOV ? SV_UIO_MAXIOV : vlen32, first_denied = 0;
+	unsigned char *raw = NULL;
+	struct copied_msg *cms = NULL;
+	long n, sent;
+	int err = 0, any_denied;
+
+	if (vlen == 0) {
+		/* Nothing is read from memory for an empty batch. */
+		sv_call_finish(c, SV_ALLOWED, "empty", SV_ACT_CONTINUE, 0, 0);
+		return;
+	}
+	raw = malloc(vlen * SV_MMSGHDR_SIZE);
+	cms = calloc(vlen, sizeof(*cms));
+	if (!raw || !cms) {
+		sv_call_mech_failure(c, "malloc", ENOMEM);
+		goto out;
+	}
+	if (sv_call_read(c, a[1], raw, vlen * SV_MMSGHDR_SIZE))
+		goto out;
+	n = judge_batch(c, raw, vlen, cms, &err, &first_denied);
+	if (n < 0)
+		goto out;
+	if (n == 0) {
+		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, err, 0);
+		goto out;
+	}
+	any_denied = first_denied < (size_t)n;
+	if (first_denied == 0) {
+		sv_call_finish(c, SV_DENIED, c->ev.msgs[0].reason, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
+		goto out;
+	}
+	sent = send_batch(c, cms, first_denied, &err);
+	if (sent == -2)
+		goto out;
+	{
+		int cerr = sv_act_close_dup(c->dup);
+		const char *reason = any_denied ? c->ev.msgs[first_denied].reason : "policy";
+
+		c->dup = -1;
+		if (cerr)
+			sv_call_mech_failure(c, "dup_close", -cerr);
+		else if (sent == 0)
+			sv_call_finish(c, any_denied ? SV_DENIED : SV_ALLOWED, reason,
+				       SV_ACT_PERFORMED, err, 0);
+		else
+			sv_call_finish(c, any_denied ? SV_DENIED : SV_ALLOWED, reason,
+				       SV_ACT_PERFORMED, 0, sent);
+	}
+out:
+	if (cms)
+		for (size_t i = 0; i < vlen; i++)
+			copied_free(&cms[i]);
+	free(cms);
+	free(raw);
+}
