@@ -26,7 +26,7 @@ macro_of() {
 }
 
 switch_present() {
-	grep -q "ifdef $(macro_of "$1")\$" "$top"/supervisor/*.c
+	grep -qE "ifn?def $(macro_of "$1")\$" "$top"/supervisor/*.c
 }
 
 release_identical_without_mutant_code() {
