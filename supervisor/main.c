@@ -120,13 +120,19 @@ static void on_fatal(void)
 /* Waits until every descendant has exited, or a signal ends the run. */
 static void supervise(pid_t agent, const sigset_t *set)
 {
+	/* Every 100 ms without a signal: interrupt work for dead notifications. */
+	const struct timespec tick = {.tv_nsec = 100 * 1000 * 1000};
+
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(set, &si), status;
+		int sig = sigtimedwait(set, &si, &tick), status;
 		pid_t w;
 
-		if (sig < 0)
+		if (sig < 0) {
+			if (errno == EAGAIN)
+				sv_notify_reap_dead();
 			continue;
+		}
 		if (sig == SIGUSR2) {
 			sv_report_internal_error("the listener failed, so the agent was killed", 0);
 			kill_descendants(agent);

@@ -34,6 +34,19 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
+enum slot_state { SLOT_FREE, SLOT_RESERVED, SLOT_RUNNING };
+
+/* One per receiver thread. busy/id/gen say which notification it is
+ * mediating, so the reaper can interrupt a call whose agent went away. */
+struct slot {
+	enum slot_state state;
+	pid_t tid;
+	int busy;
+	uint64_t id;
+	unsigned gen;
+	struct seccomp_notif *req;
+};
+
 static struct {
 	int listener;
 	const struct sv_policy *pol;
@@ -44,7 +57,7 @@ static struct {
 	atomic_int fatal;
 	pthread_mutex_t lock;
 	int nthreads;
-	pid_t tids[MAX_THREADS];
+	struct slot slots[MAX_THREADS];
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 int sv_notify_id_valid(int listener, uint64_t id)
@@ -88,26 +101,21 @@ void sv_notify_fatal(void)
 		P.on_fatal();
 }
 
-/* Slots are reserved by spawn_receiver (tid 0) and filled in here, so the
- * count can never pass MAX_THREADS however many spawn at once. */
-static void register_self(int add)
+static void set_busy(struct slot *sl, int busy, uint64_t id)
 {
-	pid_t tid = (pid_t)syscall(SYS_gettid);
-
 	pthread_mutex_lock(&P.lock);
-	if (add) {
-		for (int i = 0; i < P.nthreads; i++)
-			if (P.tids[i] == 0) {
-				P.tids[i] = tid;
-				break;
-			}
-	} else {
-		for (int i = 0; i < P.nthreads; i++)
-			if (P.tids[i] == tid) {
-				P.tids[i] = P.tids[--P.nthreads];
-				break;
-			}
-	}
+	sl->busy = busy;
+	sl->id = id;
+	sl->gen++;
+	pthread_mutex_unlock(&P.lock);
+}
+
+static void release_slot(struct slot *sl)
+{
+	pthread_mutex_lock(&P.lock);
+	free(sl->req);
+	memset(sl, 0, sizeof(*sl));
+	P.nthreads--;
 	pthread_mutex_unlock(&P.lock);
 }
 
@@ -143,9 +151,13 @@ static int listener_hung_up(void)
 
 static void *receiver(void *arg)
 {
-	struct seccomp_notif *req = arg;
+	struct slot *sl = arg;
+	struct seccomp_notif *req = sl->req;
 
-	register_self(1);
+	pthread_mutex_lock(&P.lock);
+	sl->tid = (pid_t)syscall(SYS_gettid);
+	sl->state = SLOT_RUNNING;
+	pthread_mutex_unlock(&P.lock);
 	while (!atomic_load(&P.stop)) {
 		int rc, err = 0, left;
 
@@ -179,54 +191,54 @@ static void *receiver(void *arg)
 #endif
 		if (left == 0 && spawn_receiver() < 0)
 			sv_report_internal_error("could not start a receiver thread", EAGAIN);
+		set_busy(sl, 1, req->id);
 		sv_mediate(P.listener, req, P.pol);
+		set_busy(sl, 0, 0);
 		if (atomic_load(&P.receiving) >= SPARE_RECEIVERS)
 			break;
 	}
-	register_self(0);
-	free(req);
+	release_slot(sl);
 	return NULL;
 }
 
-static void unreserve(void)
+/* Reserves a free slot under the lock, so the count can never pass
+ * MAX_THREADS however many threads spawn at once. */
+static struct slot *reserve_slot(void)
 {
+	struct slot *sl = NULL;
+
 	pthread_mutex_lock(&P.lock);
-	for (int i = 0; i < P.nthreads; i++)
-		if (P.tids[i] == 0) {
-			P.tids[i] = P.tids[--P.nthreads];
-			break;
+	for (int i = 0; i < MAX_THREADS && !sl; i++)
+		if (P.slots[i].state == SLOT_FREE) {
+			sl = &P.slots[i];
+			sl->state = SLOT_RESERVED;
+			P.nthreads++;
 		}
 	pthread_mutex_unlock(&P.lock);
+	return sl;
 }
 
 static int spawn_receiver(void)
 {
 	pthread_attr_t attr;
 	pthread_t t;
-	struct seccomp_notif *req;
+	struct slot *sl = reserve_slot();
 	int rc;
 
-	pthread_mutex_lock(&P.lock);
-	rc = P.nthreads >= MAX_THREADS ? -EAGAIN : 0;
-	if (!rc)
-		P.tids[P.nthreads++] = 0;
-	pthread_mutex_unlock(&P.lock);
-	if (rc)
-		return rc;
-	req = calloc(1, P.notif_size);
-	if (!req) {
-		unreserve();
+	if (!sl)
+		return -EAGAIN;
+	sl->req = calloc(1, P.notif_size);
+	if (!sl->req) {
+		release_slot(sl);
 		return -ENOMEM;
 	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, THREAD_STACK);
-	rc = -pthread_create(&t, &attr, receiver, req);
+	rc = -pthread_create(&t, &attr, receiver, sl);
 	pthread_attr_destroy(&attr);
-	if (rc) {
-		free(req);
-		unreserve();
-	}
+	if (rc)
+		release_slot(sl);
 	return rc;
 }
 
@@ -270,13 +282,38 @@ int sv_notify_stop(void)
 	 * repeat the signal, since one sent just before the ioctl is lost. */
 	for (int round = 0; round < 2500 && left; round++) {
 		pthread_mutex_lock(&P.lock);
-		for (int i = 0; i < P.nthreads; i++)
-			if (P.tids[i])
-				syscall(SYS_tgkill, getpid(), P.tids[i], SIGUSR1);
+		for (int i = 0; i < MAX_THREADS; i++)
+			if (P.slots[i].state == SLOT_RUNNING)
+				syscall(SYS_tgkill, getpid(), P.slots[i].tid, SIGUSR1);
 		left = P.nthreads;
 		pthread_mutex_unlock(&P.lock);
 		if (left)
 			nanosleep(&pause, NULL);
 	}
 	return left ? -ETIMEDOUT : 0;
+}
+
+void sv_notify_reap_dead(void)
+{
+	for (int i = 0; i < MAX_THREADS; i++) {
+		struct slot *sl = &P.slots[i];
+		uint64_t id;
+		unsigned gen;
+		int busy;
+
+		pthread_mutex_lock(&P.lock);
+		busy = sl->state == SLOT_RUNNING && sl->busy;
+		id = sl->id;
+		gen = sl->gen;
+		pthread_mutex_unlock(&P.lock);
+		if (!busy || sv_notify_id_valid(P.listener, id) != -ENOENT)
+			continue;
+		/* Still on the same notification (the generation did not move):
+		 * interrupt its blocking call. A signal that lands just after the
+		 * call finished only interrupts an ioctl that retries. */
+		pthread_mutex_lock(&P.lock);
+		if (sl->state == SLOT_RUNNING && sl->busy && sl->gen == gen)
+			syscall(SYS_tgkill, getpid(), sl->tid, SIGUSR1);
+		pthread_mutex_unlock(&P.lock);
+	}
 }

@@ -29,6 +29,13 @@ int sv_notify_id_valid(int listener, uint64_t id);
  * the answer), or another -errno. */
 int sv_notify_send(int listener, struct seccomp_notif_resp *resp);
 
+/* Interrupts (SIGUSR1, no SA_RESTART) every pool thread still working on a
+ * notification that has died: a blocking connect performed for an agent
+ * whose call was interrupted would otherwise hold a thread and two
+ * descriptors until TCP gives up, once per restart of the agent's call.
+ * Called periodically by the main thread. */
+void sv_notify_reap_dead(void);
+
 /* Reports a failure of the listener: the run cannot go on. */
 void sv_notify_fatal(void);
 
