@@ -1,5 +1,5 @@
 # initramfs/: the guest image (docs/guest.md).
-#   make initramfs-guest      -> build/initramfs/bin/egress-{envexec,features}
+#   make initramfs-guest      -> build/initramfs/bin/egress-{envexec,features,sink}
 #   make initramfs            -> build/initramfs/initramfs.cpio
 #       INITRAMFS_CELLS=DIR   cell files to include (repeat with spaces)
 #       INITRAMFS_AGENTS=DIR  static agents to include (default build/agents if present)
@@ -10,7 +10,8 @@
 IRFS_DIR := $(TOP)/initramfs
 IRFS_OUT := $(BUILD)/initramfs
 IRFS_GUEST_BIN := $(IRFS_OUT)/bin
-IRFS_GUEST_PROGS := $(IRFS_GUEST_BIN)/egress-envexec $(IRFS_GUEST_BIN)/egress-features
+IRFS_GUEST_PROGS := $(IRFS_GUEST_BIN)/egress-envexec $(IRFS_GUEST_BIN)/egress-features \
+	$(IRFS_GUEST_BIN)/egress-sink
 INITRAMFS := $(IRFS_OUT)/initramfs.cpio
 SUPERVISOR ?= $(SV_RELEASE)
 INITRAMFS_CELLS ?=
@@ -29,6 +30,9 @@ IRFS_ARGS = --out $(INITRAMFS) --guest-bin $(IRFS_GUEST_BIN) --supervisor $(SUPE
 $(IRFS_GUEST_BIN)/egress-envexec: $(IRFS_DIR)/guest/envexec.c | sv-toolchain
 	$(call musl_prog,$@,$< $(LIBSECCOMP))
 $(IRFS_GUEST_BIN)/egress-features: $(IRFS_DIR)/guest/features.c | sv-toolchain
+	$(call musl_prog,$@,$<)
+# The sink: the ground truth of what arrived (issue 4's oracle reads its log).
+$(IRFS_GUEST_BIN)/egress-sink: $(IRFS_DIR)/guest/sink.c | sv-toolchain
 	$(call musl_prog,$@,$<)
 
 initramfs-guest: $(IRFS_GUEST_PROGS)

@@ -1,0 +1,421 @@
+/*
+ * egress-sink: the guest's ground truth for what really arrived.
+ *
+ *   egress-sink --log FILE --ready FILE [--linger-ms N] {tcp|udp} ADDR:PORT ...
+ *
+ * Listens on every endpoint given (ADDR:PORT or [V6]:PORT, a specific
+ * address: the guest adds documentation addresses to lo), and records as one
+ * JSON line each, written with a single write() to FILE:
+ *   - every TCP connection accepted, at accept time:
+ *       {"proto":"tcp","event":"accept","dest":"203.0.113.5:443","peer":"...","bytes":0,"t_ms":N}
+ *   - its end (EOF, error, the per-connection deadline, or the sink stopping),
+ *     with the bytes received:
+ *       {"proto":"tcp","event":"end","dest":...,"peer":...,"bytes":N,"how":"eof","t_ms":N}
+ *   - every datagram:
+ *       {"proto":"udp","event":"datagram","dest":...,"peer":...,"bytes":N,"t_ms":N}
+ * A TCP peer gets one reply line ("ok: sink DEST") per line it sends, so
+ * agents that wait for an answer work.
+ *
+ * When every socket is bound (and listening), FILE given by --ready is
+ * created: the guest init starts the supervisor only then. SIGTERM or SIGINT
+ * stops the sink: it first accepts and reads everything already queued, so
+ * nothing that arrived goes unrecorded. Exit status 0, 1 on a set-up error
+ * (named on stderr), 2 on bad arguments.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_ENDPOINTS 32
+#define MAX_CONNS 4096
+#define TEXT_LEN 64
+
+struct endpoint {
+	int fd;
+	int tcp;
+	char text[TEXT_LEN];
+};
+
+struct conn {
+	int fd;
+	long long bytes;
+	double deadline_ms;
+	char dest[TEXT_LEN];
+	char peer[TEXT_LEN];
+};
+
+static struct endpoint eps[MAX_ENDPOINTS];
+static int n_eps;
+static struct conn conns[MAX_CONNS];
+static int n_conns;
+static int log_fd = -1;
+static double t0_ms;
+static double linger_ms = 2000;
+static volatile sig_atomic_t stopping;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/* One record, one write(): a line is never torn. A failed write has nowhere
+ * to be reported but stderr (the init collects it). */
+static void record(const char *proto, const char *event, const char *dest, const char *peer,
+		   long long bytes, const char *how)
+{
+	char line[512], howq[64] = "";
+	int n;
+
+	if (how)
+		snprintf(howq, sizeof(howq), ",\"how\":\"%s\"", how);
+	n = snprintf(line, sizeof(line),
+		     "{\"proto\":\"%s\",\"event\":\"%s\",\"dest\":\"%s\",\"peer\":\"%s\","
+		     "\"bytes\":%lld%s,\"t_ms\":%.1f}\n",
+		     proto, event, dest, peer, bytes, howq, now_ms() - t0_ms);
+	if (n < 0 || n >= (int)sizeof(line) || write(log_fd, line, (size_t)n) != n)
+		fprintf(stderr, "egress-sink: cannot write a record (%s %s %s): %s\n", proto,
+			event, dest, strerror(errno));
+}
+
+/* "a.b.c.d:port" or "[v6]:port" of a socket address; "?" for anything else. */
+static void addr_text(const struct sockaddr_storage *ss, char *out, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
+		snprintf(out, len, "%s:%u", ip, ntohs(s->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
+		snprintf(out, len, "[%s]:%u", ip, ntohs(s->sin6_port));
+	} else {
+		snprintf(out, len, "?");
+	}
+}
+
+/* Parses ADDR:PORT / [V6]:PORT into SS. Returns the address length, or 0. */
+static socklen_t parse_addr(const char *s, struct sockaddr_storage *ss)
+{
+	char host[INET6_ADDRSTRLEN];
+	const char *colon;
+	size_t hlen;
+	char *end;
+	long port;
+	int v6 = s[0] == '[';
+
+	memset(ss, 0, sizeof(*ss));
+	if (v6) {
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':')
+			return 0;
+		hlen = (size_t)(close - s - 1);
+		colon = close + 1;
+		s++;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return 0;
+		hlen = (size_t)(colon - s);
+	}
+	if (hlen == 0 || hlen >= sizeof(host))
+		return 0;
+	memcpy(host, s, hlen);
+	host[hlen] = '\0';
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end || errno || port < 1 || port > 65535)
+		return 0;
+	if (v6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
+			return 0;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((unsigned short)port);
+		return sizeof(*s6);
+	}
+	{
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+			return 0;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((unsigned short)port);
+		return sizeof(*s4);
+	}
+}
+
+/* Binds (and listens on) one endpoint. Returns 0, or -errno with the failing
+ * step named on stderr. */
+static int open_endpoint(const char *proto, const char *spec)
+{
+	struct endpoint *ep = &eps[n_eps];
+	struct sockaddr_storage ss;
+	socklen_t len = parse_addr(spec, &ss);
+	int one = 1, err;
+
+	if (len == 0) {
+		fprintf(stderr, "egress-sink: endpoint %s %s: want ADDR:PORT or [V6]:PORT\n", proto,
+			spec);
+		return -EINVAL;
+	}
+	ep->tcp = strcmp(proto, "tcp") == 0;
+	addr_text(&ss, ep->text, sizeof(ep->text));
+	ep->fd = socket(ss.ss_family, (ep->tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK |
+					  SOCK_CLOEXEC,
+			0);
+	if (ep->fd < 0)
+		goto fail;
+	setsockopt(ep->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* A v6 endpoint is that address only: a dual-stack socket would also
+	 * take IPv4 traffic and record it under the wrong destination. */
+	if (ss.ss_family == AF_INET6 &&
+	    setsockopt(ep->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0)
+		goto fail;
+	if (bind(ep->fd, (struct sockaddr *)&ss, len) < 0)
+		goto fail;
+	if (ep->tcp && listen(ep->fd, 4096) < 0)
+		goto fail;
+	n_eps++;
+	return 0;
+fail:
+	err = errno;
+	fprintf(stderr, "egress-sink: %s %s: %s\n", proto, ep->text, strerror(err));
+	return -err;
+}
+
+static void conn_end(int i, const char *how)
+{
+	struct conn *c = &conns[i];
+
+	record("tcp", "end", c->dest, c->peer, c->bytes, how);
+	close(c->fd);
+	conns[i] = conns[--n_conns];
+}
+
+static void accept_all(struct endpoint *ep)
+{
+	for (;;) {
+		struct sockaddr_storage peer, local;
+		socklen_t plen = sizeof(peer), llen = sizeof(local);
+		char ptext[TEXT_LEN], dtext[TEXT_LEN];
+		int fd = accept4(ep->fd, (struct sockaddr *)&peer, &plen,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+				fprintf(stderr, "egress-sink: accept on %s: %s\n", ep->text,
+					strerror(errno));
+			if (errno == ECONNABORTED || errno == EINTR)
+				continue;
+			return;
+		}
+		addr_text(&peer, ptext, sizeof(ptext));
+		/* Where it really arrived, as the kernel says. */
+		if (getsockname(fd, (struct sockaddr *)&local, &llen) == 0)
+			addr_text(&local, dtext, sizeof(dtext));
+		else
+			snprintf(dtext, sizeof(dtext), "%s", ep->text);
+		record("tcp", "accept", dtext, ptext, 0, NULL);
+		if (n_conns == MAX_CONNS) {
+			/* Recorded all the same; only its byte count is lost. */
+			record("tcp", "end", dtext, ptext, 0, "overflow");
+			close(fd);
+			continue;
+		}
+		conns[n_conns].fd = fd;
+		conns[n_conns].bytes = 0;
+		conns[n_conns].deadline_ms = now_ms() + linger_ms;
+		snprintf(conns[n_conns].dest, TEXT_LEN, "%s", dtext);
+		snprintf(conns[n_conns].peer, TEXT_LEN, "%s", ptext);
+		n_conns++;
+	}
+}
+
+static void recv_all(struct endpoint *ep)
+{
+	for (;;) {
+		static char buf[65536];
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		char ptext[TEXT_LEN];
+		ssize_t r = recvfrom(ep->fd, buf, sizeof(buf), MSG_TRUNC,
+				     (struct sockaddr *)&peer, &plen);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				fprintf(stderr, "egress-sink: recvfrom on %s: %s\n", ep->text,
+					strerror(errno));
+			return;
+		}
+		addr_text(&peer, ptext, sizeof(ptext));
+		record("udp", "datagram", ep->text, ptext, (long long)r, NULL);
+	}
+}
+
+/* Reads what is there; answers each complete line. Returns 1 when the
+ * connection ended (recorded and closed). */
+static int conn_read(int i)
+{
+	struct conn *c = &conns[i];
+
+	for (;;) {
+		char buf[4096], reply[TEXT_LEN + 16];
+		ssize_t r = read(c->fd, buf, sizeof(buf));
+
+		if (r == 0) {
+			conn_end(i, "eof");
+			return 1;
+		}
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 0;
+			conn_end(i, errno == ECONNRESET ? "reset" : "error");
+			return 1;
+		}
+		c->bytes += r;
+		snprintf(reply, sizeof(reply), "ok: sink %s\n", c->dest);
+		for (ssize_t k = 0; k < r; k++)
+			if (buf[k] == '\n' && write(c->fd, reply, strlen(reply)) < 0)
+				break; /* the peer went away: its EOF ends it */
+	}
+}
+
+/* The final pass at stop: what is queued is still recorded. */
+static void drain(void)
+{
+	for (int e = 0; e < n_eps; e++) {
+		if (eps[e].tcp)
+			accept_all(&eps[e]);
+		else
+			recv_all(&eps[e]);
+	}
+	for (int i = n_conns - 1; i >= 0; i--)
+		if (!conn_read(i))
+			conn_end(i, "stopped");
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: egress-sink --log FILE --ready FILE [--linger-ms N] "
+			"{tcp|udp} ADDR:PORT ...\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *log_path = NULL, *ready_path = NULL;
+	struct sigaction sa = {.sa_handler = on_stop};
+	sigset_t block, empty;
+	int i = 1, fd;
+
+	while (i + 1 < argc && strncmp(argv[i], "--", 2) == 0) {
+		if (strcmp(argv[i], "--log") == 0)
+			log_path = argv[i + 1];
+		else if (strcmp(argv[i], "--ready") == 0)
+			ready_path = argv[i + 1];
+		else if (strcmp(argv[i], "--linger-ms") == 0)
+			linger_ms = atof(argv[i + 1]);
+		else
+			return usage();
+		i += 2;
+	}
+	if (!log_path || !ready_path || i >= argc || (argc - i) % 2 || linger_ms <= 0 ||
+	    (argc - i) / 2 > MAX_ENDPOINTS)
+		return usage();
+	for (int k = i; k < argc; k += 2)
+		if (strcmp(argv[k], "tcp") != 0 && strcmp(argv[k], "udp") != 0)
+			return usage();
+	t0_ms = now_ms();
+	log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (log_fd < 0) {
+		fprintf(stderr, "egress-sink: --log %s: %s\n", log_path, strerror(errno));
+		return 1;
+	}
+	/* SIGTERM is only delivered inside ppoll: no stop is lost between a
+	 * check of the flag and the wait. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&empty);
+	for (; i < argc; i += 2)
+		if (open_endpoint(argv[i], argv[i + 1]) < 0)
+			return 1;
+	fd = open(ready_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, "ready\n", 6) != 6 || close(fd) < 0) {
+		fprintf(stderr, "egress-sink: --ready %s: %s\n", ready_path, strerror(errno));
+		return 1;
+	}
+	while (!stopping) {
+		static struct pollfd pfd[MAX_ENDPOINTS + MAX_CONNS];
+		double now = now_ms(), next = now + 1000;
+		struct timespec ts;
+		int n = 0, r;
+
+		for (int e = 0; e < n_eps; e++)
+			pfd[n++] = (struct pollfd){.fd = eps[e].fd, .events = POLLIN};
+		for (int c = 0; c < n_conns; c++) {
+			pfd[n++] = (struct pollfd){.fd = conns[c].fd, .events = POLLIN};
+			if (conns[c].deadline_ms < next)
+				next = conns[c].deadline_ms;
+		}
+		if (next < now)
+			next = now;
+		ts.tv_sec = (time_t)((next - now) / 1000);
+		ts.tv_nsec = (long)((next - now - (double)ts.tv_sec * 1000) * 1e6);
+		r = ppoll(pfd, (nfds_t)n, &ts, &empty);
+		if (r < 0 && errno != EINTR) {
+			fprintf(stderr, "egress-sink: ppoll: %s\n", strerror(errno));
+			break;
+		}
+		/* Connections first (indices move when one ends), newest first. */
+		for (int c = n_conns - 1; r > 0 && c >= 0; c--)
+			if (pfd[n_eps + c].revents)
+				conn_read(c);
+		for (int e = 0; r > 0 && e < n_eps; e++) {
+			if (!pfd[e].revents)
+				continue;
+			if (eps[e].tcp)
+				accept_all(&eps[e]);
+			else
+				recv_all(&eps[e]);
+		}
+		now = now_ms();
+		for (int c = n_conns - 1; c >= 0; c--)
+			if (conns[c].deadline_ms <= now && !conn_read(c))
+				conn_end(c, "deadline");
+	}
+	drain();
+	return 0;
+}
