@@ -63,3 +63,15 @@ scenario-list:
 # capability-error) or writes no result: no VM boots, the initramfs is built.
 matrix-selftest: matrix-host-deps supervisor agents initramfs-guest kernels-debian
 	@BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/test_matrix.py
+
+# Falsifiability (scenarios/tools/mutants.py): every known defect, put back one
+# at a time (supervisor/mutant.h), must turn at least one cell red; the real
+# supervisor must pass the same cells first.
+#   make mutants [MUTANTS='name ...'] [JOBS=N]   kill table, `killed N of M`
+#   make mutants-repro                            the original false green
+.PHONY: mutants mutants-repro
+mutants: matrix-host-deps supervisor agents initramfs-guest kernels-debian
+	BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/mutants.py \
+		$(if $(MUTANTS),--mutants '$(MUTANTS)') $(if $(JOBS),--jobs $(JOBS))
+mutants-repro: matrix-host-deps supervisor agents initramfs-guest kernels-debian
+	BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/mutants.py --repro $(if $(JOBS),--jobs $(JOBS))

@@ -15,6 +15,7 @@ declare -A TARGET=(
 	[scenario]=scenario-test
 	[initramfs-repro]=initramfs-repro-test
 	[vm-smoke]=vm-smoke
+	[mutants-repro]=mutants-repro
 )
 
 total_pass=0

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""make mutants: the matrix must kill every known defect of the supervisor.
+
+Each mutant (supervisor/mutant.h) is the supervisor with exactly one known
+defect put back (`make mutant-bin MUTANT=name`). For each, the matrix runs the
+cells the mutant declares below against the mutant binary; the mutant is
+killed when at least one of those cells is neither ok nor skipped. First the
+real supervisor runs the union of those cells: they must all be ok (or
+skipped), or a kill would prove nothing.
+
+Prints a kill table (mutant x the cells that killed it) and `killed N of M`;
+exits non-zero when a mutant survives or the control run is not clean.
+"""
+import argparse
+import datetime
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Where each defect shows, derived from what the defect changes (never from
+# a run): the scenarios and kernels whose cells must go red. Globs are the
+# matrix's SCENARIOS/KERNELS filters.
+MUTANTS = [
+    ("silent-eperm",
+     "a read that fails under a non-dumpable agent answers EPERM unrecorded: pass where capability-error is due",
+     ["nodump.*user=uid1000*", "nodump-exec.*user=uid1000*"], ["debian-6.1-cloud"]),
+    ("enosys-probe",
+     "the probe passes under ptrace_scope 3, so an agent that makes no call runs and passes",
+     ["no-network.ptrace_scope=3*", "no-network.ptrace_scope=2,user=nocap*"], ["debian-6.1-cloud"]),
+    ("self-probe",
+     "reading itself always works, so the probe passes under ptrace_scope 3 and a quiet agent passes",
+     ["no-network.ptrace_scope=3*", "no-network.ptrace_scope=2,user=nocap*"], ["debian-6.1-cloud"]),
+    ("sendmsg-forward",
+     "an AF_UNSPEC name on UDP is read by the kernel as AF_INET: the datagram reaches the undeclared sink",
+     ["sendmsg-*"], ["debian-6.1-cloud"]),
+    ("no-id-valid",
+     "copies are trusted without ID_VALID: a call interrupted or killed mid-mediation is performed or blamed on the host",
+     ["signal-interrupt*", "toctou*", "fork-storm*", "supervisor-killed*"], ["debian-6.1-cloud"]),
+    ("continue-connect",
+     "CONTINUE lets the kernel re-read the sockaddr the racing thread flips to the undeclared sink",
+     ["toctou*"], ["debian-6.1-cloud"]),
+    ("foreign-abi-silent",
+     "i386 and x32 connects are refused in BPF with no record: the oracle finds undeclared attempts missing from the denials",
+     ["i386*", "x32*"], ["debian-6.1-cloud", "debian-6.1"]),
+    ("io-uring-open",
+     "a ring is set up and IORING_OP_CONNECT reaches the undeclared sink without passing the filter",
+     ["io-uring*"], ["debian-6.1-cloud"]),
+    ("no-subreaper",
+     "the daemonized grandchild is re-parented to init and, under ptrace_scope 1, can no longer be read",
+     ["daemonize*"], ["debian-6.1-cloud"]),
+    ("failure-as-denial",
+     "a blinded supervisor (non-dumpable agent, uid 1000) says fail instead of capability-error",
+     ["nodump.*user=uid1000*", "nodump-exec.*user=uid1000*"], ["debian-6.1-cloud"]),
+    ("single-threaded",
+     "one receiver blocked on a connect that never completes stalls the other thread's connects",
+     ["blocking-connect*"], ["debian-6.1-cloud"]),
+    ("report-on-crash",
+     "the provisional report of a supervisor killed mid-run says pass",
+     ["supervisor-killed*"], ["debian-6.1-cloud"]),
+]
+
+# The original false green: both defects at once, on a Debian kernel under
+# ptrace_scope 2 without CAP_SYS_PTRACE (README).
+REPRO = ("silent-eperm+enosys-probe",
+         "the original report: a probe that only checks pidfd_getfd for ENOSYS and reads that fail quietly",
+         ["starter-undeclared.ptrace_scope=2,user=nocap"], ["debian-6.1-cloud"])
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def build_mutant(name):
+    subprocess.run(["make", "-s", "-C", TOP, "mutant-bin", f"MUTANT={name}"], check=True)
+    return os.path.join(TOP, "build", "mutants", name, "egress-supervisor")
+
+
+def run_matrix(run_id, supervisor, scenarios, kernels, jobs):
+    """Runs the matrix; returns its cells (summary.json), [] when none ran."""
+    cmd = [sys.executable, os.path.join(TOP, "scenarios", "tools", "matrix.py"),
+           "--run-id", run_id, "--scenarios", " ".join(scenarios),
+           "--kernels", " ".join(kernels), "--floor", "2", "--jobs", str(jobs)]
+    if supervisor:
+        cmd += ["--supervisor", supervisor]
+    # The matrix's exit status says whether any cell was red: for a mutant
+    # that is the point, so it is read from the summary instead.
+    subprocess.run(cmd, cwd=TOP, check=False)
+    path = os.path.join(TOP, "results", run_id, "summary.json")
+    if not os.path.exists(path):
+        log(f"mutants: {run_id}: the matrix wrote no summary ({path})")
+        return None
+    with open(path) as f:
+        return json.load(f)["cells"]
+
+
+def red(cell):
+    return cell["outcome"] not in ("ok", "skipped")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mutants", default="", help="names (space-separated); default all")
+    ap.add_argument("--repro", action="store_true", help="only the original report's mutant pair")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+
+    known = {m[0]: m for m in MUTANTS}
+    if args.repro:
+        chosen = [REPRO]
+    elif args.mutants.split():
+        bad = [n for n in args.mutants.split() if n not in known and n != REPRO[0]]
+        if bad:
+            log(f"mutants: unknown mutant(s) {' '.join(bad)} (known: {' '.join(known)})")
+            return 2
+        chosen = [known.get(n, REPRO) for n in args.mutants.split()]
+    else:
+        chosen = MUTANTS
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    base = f"mutants-{stamp}"
+
+    # Control: the real supervisor on the same cells, so a kill means the
+    # defect, not a broken cell.
+    subprocess.run(["make", "-s", "-C", TOP, "supervisor"], check=True)
+    scen = sorted({s for m in chosen for s in m[2]})
+    kern = sorted({k for m in chosen for k in m[3]})
+    control = run_matrix(f"{base}/control", None, scen, kern, args.jobs)
+    control_ok = control is not None and control and not any(red(c) for c in control)
+    log(f"mutants: control (real supervisor): {len(control or [])} cells, "
+        f"{'all ok or skipped' if control_ok else 'NOT CLEAN'}")
+
+    rows = []
+    for name, why, scenarios, kernels in chosen:
+        cells = run_matrix(f"{base}/{name.replace('+', '_')}", build_mutant(name), scenarios,
+                           kernels, args.jobs)
+        killers = [f"{c['cell']}: {c['outcome']} (expected {c['expected']}, got {c['got']})"
+                   for c in (cells or []) if red(c)]
+        ran = [c for c in (cells or []) if c["outcome"] != "skipped"]
+        rows.append((name, why, killers, len(ran)))
+
+    log("\nkill table (mutant: the cells that killed it)")
+    killed = 0
+    for name, why, killers, ran in rows:
+        status = "KILLED" if killers else ("SURVIVED" if ran else "SURVIVED (no cell ran)")
+        killed += bool(killers)
+        log(f"  {name}: {status} - {why}")
+        for k in killers:
+            log(f"      {k}")
+    log(f"\nresults under results/{base}/")
+    log(f"killed {killed} of {len(rows)}")
+    if not control_ok:
+        log("mutants: the control run was not clean: kills prove nothing until it is")
+    # For tests/run-suites.sh: each kill and the clean control is a pass.
+    passed = killed + (1 if control_ok else 0)
+    log(f"mutants: {passed} passed, {len(rows) + 1 - passed} failed")
+    return 0 if killed == len(rows) and control_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
