@@ -8,9 +8,17 @@ AGENTS_DIR := $(TOP)/tests/agents
 AGENTS_LIB := $(AGENTS_DIR)/agentlib.c
 AGENTS_SRCS := $(filter-out $(AGENTS_LIB),$(wildcard $(AGENTS_DIR)/*.c))
 AGENTS_BINS := $(patsubst $(AGENTS_DIR)/%.c,$(BUILD)/agents/%,$(AGENTS_SRCS))
+# Copies nobody but root can read (mode 0111, execute only): exec of a binary
+# the caller cannot read makes the process non-dumpable (the kernel's
+# would_dump), which takes ptrace-level access away from a supervisor without
+# CAP_SYS_PTRACE. The initramfs builder keeps the mode.
+AGENTS_NOREAD := $(BUILD)/agents/connect-tcp-noread
 
 .PHONY: agents
-agents: $(AGENTS_BINS)
+agents: $(AGENTS_BINS) $(AGENTS_NOREAD)
+
+$(BUILD)/agents/%-noread: $(BUILD)/agents/%
+	install -m 0111 $< $@
 
 # Order-only on the toolchain: it provides build/kheaders (linux/io_uring.h)
 # but rebuilding it must not relink every agent. -pthread for the threaded

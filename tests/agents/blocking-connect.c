@@ -4,6 +4,10 @@
  * while the main thread makes N (default 1000) connects to DECLARED. Logs
  * each side's timing and whether the N finished while the blocker still
  * waited.
+ *
+ * Exit status: 0 when all N connected while the blocker still waited, 1
+ * otherwise (a supervisor that serves one call at a time holds the N behind
+ * the blocked one).
  */
 #include "agentlib.h"
 
@@ -96,5 +100,5 @@ int main(int argc, char **argv)
 		 still_blocked ? "true" : "false");
 	agent_log("connect_summary", declared.text, ok, 0, extra);
 	pthread_join(th, NULL);
-	return 0;
+	return ok == n && still_blocked ? 0 : 1;
 }

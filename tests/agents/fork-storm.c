@@ -1,4 +1,7 @@
-/* fork-storm: N children, each connects once to DEST; the parent reaps all. */
+/*
+ * fork-storm: N children, each connects once; child i to DEST number i modulo
+ * the number of DESTs. The parent reaps all.
+ */
 #include "agentlib.h"
 
 #include <errno.h>
@@ -7,12 +10,16 @@
 
 int main(int argc, char **argv)
 {
-	struct agent_dest d;
-	long n, i;
+	static struct agent_dest d[16];
+	long n, i, nd;
 
 	agent_init("fork-storm");
-	if (argc != 3 || (n = agent_parse_count(argv[1])) < 1 || agent_parse_dest(argv[2], &d) < 0)
-		return agent_usage("N DEST");
+	nd = argc - 2;
+	if (nd < 1 || nd > 16 || (n = agent_parse_count(argv[1])) < 1)
+		return agent_usage("N DEST... (1..16)");
+	for (i = 0; i < nd; i++)
+		if (agent_parse_dest(argv[2 + i], &d[i]) < 0)
+			return agent_usage("N DEST... (1..16)");
 	for (i = 0; i < n; i++) {
 		pid_t pid = fork();
 
@@ -21,10 +28,11 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (pid == 0) {
-			int fd = socket(d.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-			long r = connect(fd, (const struct sockaddr *)&d.ss, d.len);
+			const struct agent_dest *c = &d[i % nd];
+			int fd = socket(c->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			long r = connect(fd, (const struct sockaddr *)&c->ss, c->len);
 
-			agent_log("connect", d.text, r, errno, NULL);
+			agent_log("connect", c->text, r, errno, NULL);
 			close(fd);
 			_exit(0);
 		}

@@ -3,11 +3,15 @@
  * With UNDECLARED, every K-th connect (default 5) goes there instead of
  * DECLARED. Each thread logs one summary line (not one line per connect, so
  * the load measures the supervisor, not the log).
+ *
+ * Exit status: 1 when any declared connect failed, any undeclared one was
+ * not refused with EACCES, or a thread or socket could not be made; else 0.
  */
 #include "agentlib.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -16,6 +20,7 @@
 static struct agent_dest declared, undeclared;
 static int have_undeclared;
 static long per_thread, every = 5;
+static atomic_int wrong;
 
 static void *worker(void *arg)
 {
@@ -32,6 +37,7 @@ static void *worker(void *arg)
 
 		if (fd < 0) {
 			agent_log("socket", d->text, fd, errno, NULL);
+			atomic_store(&wrong, 1);
 			continue;
 		}
 		r = connect(fd, (const struct sockaddr *)&d->ss, d->len);
@@ -53,6 +59,8 @@ static void *worker(void *arg)
 		 per_thread, dok, dfail, uok, ueacces, uother,
 		 first_errno ? agent_errno_name((int)first_errno) : "", agent_now_ms() - t0);
 	agent_log("connect_summary", declared.text, dok + uok, 0, extra);
+	if (dfail || uok || uother)
+		atomic_store(&wrong, 1);
 	return NULL;
 }
 
@@ -82,11 +90,12 @@ int main(int argc, char **argv)
 
 		if (err) {
 			agent_log("pthread_create", NULL, -1, err, NULL);
+			atomic_store(&wrong, 1);
 			nthreads = i;
 			break;
 		}
 	}
 	for (i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
-	return 0;
+	return atomic_load(&wrong) ? 1 : 0;
 }
