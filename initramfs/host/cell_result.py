@@ -15,6 +15,7 @@ import base64
 import binascii
 import gzip
 import hashlib
+import ipaddress
 import json
 import os
 import re
@@ -33,18 +34,24 @@ OUTCOMES = ("false-green", "oracle-mismatch", "mismatch", "precondition-error", 
             "panic", "boot-fail", "infra-error", "skipped", "ok")
 
 
+def parse_cell_text(data):
+    """Cell file bytes -> ({key: first value}, {key: [values]}). Host-side it
+    is lenient: the guest rejects unknown keys."""
+    single, multi = {}, {}
+    for line in data.decode("utf-8", "replace").split("\n"):
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, val = line.split("=", 1)
+        multi.setdefault(key, []).append(val)
+        single.setdefault(key, val)
+    return single, multi
+
+
 def read_cell_file(path):
     """The cell file as {key: value} for single keys and {key: [values]} for
-    repeated ones. Host-side it is lenient: the guest rejects unknown keys."""
-    single, multi = {}, {}
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f.read().split("\n"):
-            if not line or line.startswith("#") or "=" not in line:
-                continue
-            key, val = line.split("=", 1)
-            multi.setdefault(key, []).append(val)
-            single.setdefault(key, val)
-    return single, multi
+    repeated ones."""
+    with open(path, "rb") as f:
+        return parse_cell_text(f.read())
 
 
 def cmd_info(args):
@@ -154,12 +161,258 @@ def find_splats(*texts):
     return out
 
 
+# ---------------------------------------------------------------- oracle
+#
+# Issue 4's ground truth: the agents' attempt log (what they tried) and the
+# sink's record (what really arrived), judged against the cell's own policy,
+# computed here from allow=/loopback= with the ipaddress module and never
+# taken from the supervisor. The report must agree with both.
+
+# Agent log calls that name a destination the agent tried to reach. Others
+# (socket, recv, send on a connected socket, summaries, deliberately invalid
+# calls) are not attempts.
+ATTEMPT_CALLS = frozenset((
+    "connect", "blocking_connect", "connect_filler", "connect_pending",
+    "sendto", "sendmsg", "sendmmsg", "x32_connect", "socketcall_connect",
+    "i386_connect", "io_uring_connect"))
+LOOPBACK_NETS = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
+SINK_ARRIVALS = ("accept", "datagram")
+
+
+class OracleError(Exception):
+    pass
+
+
+def parse_dest(text):
+    """'a.b.c.d:port' or '[v6]:port' -> (ip, port) with IPv4-mapped IPv6 as
+    IPv4 (the kernel routes it over IPv4); None for anything else (unix:...,
+    unspec, null, family=N)."""
+    if not isinstance(text, str):
+        return None
+    m = re.match(r"^\[([0-9A-Fa-f:.]+)\]:(\d+)$", text) or re.match(r"^([0-9.]+):(\d+)$", text)
+    if not m:
+        return None
+    try:
+        ip = ipaddress.ip_address(m.group(1))
+    except ValueError:
+        return None
+    port = int(m.group(2))
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip, port
+
+
+def dest_text(d):
+    ip, port = d
+    return f"[{ip}]:{port}" if ip.version == 6 else f"{ip}:{port}"
+
+
+def parse_allow(spec):
+    """An allow SPEC (docs/design.md) -> (network, low port, high port)."""
+    m = re.match(r"^\[([^\]]+)\](?:/(\d+))?(?::(\d+)(?:-(\d+))?)?$", spec) or \
+        re.match(r"^([0-9.]+)(?:/(\d+))?(?::(\d+)(?:-(\d+))?)?$", spec)
+    if not m:
+        raise OracleError(f"cell allow={spec!r}: not v4[/prefix][:ports] or [v6][/prefix][:ports]")
+    addr, prefix, lo, hi = m.groups()
+    try:
+        ip = ipaddress.ip_address(addr)
+        net = ipaddress.ip_network(f"{ip}/{prefix if prefix is not None else ip.max_prefixlen}",
+                                   strict=False)
+    except ValueError as e:
+        raise OracleError(f"cell allow={spec!r}: {e}") from None
+    lo = int(lo) if lo is not None else 1
+    hi = int(hi) if hi is not None else (lo if m.group(3) is not None else 65535)
+    return net, lo, hi
+
+
+def declared_policy(multi):
+    """The cell's policy as [(network, lo, hi)], loopback included unless
+    loopback=no."""
+    rules = [parse_allow(a) for a in multi.get("allow", [])]
+    if multi.get("loopback", ["yes"])[0] != "no":
+        rules += [(n, 1, 65535) for n in LOOPBACK_NETS]
+    return rules
+
+
+def is_declared(rules, d):
+    ip, port = d
+    return any(ip.version == net.version and ip in net and lo <= port <= hi
+               for net, lo, hi in rules)
+
+
+def json_lines(data, what):
+    out = []
+    for no, ln in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        if not ln.strip():
+            continue
+        try:
+            obj = json.loads(ln)
+        except ValueError:
+            raise OracleError(f"{what} line {no} is not JSON: {ln[:80]!r}") from None
+        if not isinstance(obj, dict):
+            raise OracleError(f"{what} line {no} is not a JSON object: {ln[:80]!r}")
+        out.append(obj)
+    return out
+
+
+def agent_attempts(entries):
+    """[(call, dest)] for every destination the agents tried: one per
+    attempt line, one per message of a sendmmsg batch. Names that are not an
+    inet destination (unix:, unspec, a deliberately broken name: sendmsg-name
+    modes other than `name`) are not judged here: the report's own verdict
+    covers them."""
+    out = []
+    for e in entries:
+        if e.get("call") not in ATTEMPT_CALLS or e.get("mode", "name") != "name":
+            continue
+        dest = e.get("dest")
+        parts = dest.split(",") if e["call"] == "sendmmsg" and isinstance(dest, str) else [dest]
+        for p in parts:
+            d = parse_dest(p)
+            if d is not None:
+                out.append((e["call"], d))
+    return out
+
+
+def reported_denials(report):
+    """Normalized destinations the report lists as denied: events in bucket
+    denied, and denied messages of sendmmsg events."""
+    out = set()
+    for ev in report.get("events") or []:
+        if not isinstance(ev, dict):
+            continue
+        if ev.get("bucket") == "denied":
+            d = parse_dest(ev.get("dest"))
+            if d is not None:
+                out.add(d)
+        for m in ev.get("messages") or []:
+            if isinstance(m, dict) and m.get("decision") == "denied":
+                d = parse_dest(m.get("dest"))
+                if d is not None:
+                    out.add(d)
+    return out
+
+
+def reported_deliveries(report, endpoints):
+    """What the report says was performed successfully and so must have
+    reached a sink endpoint: [(syscall, dest)]. A connect reaches only a TCP
+    endpoint (a UDP connect sends nothing); a send reaches either. A sendmmsg
+    delivered its first `result` messages."""
+    out = []
+    for ev in report.get("events") or []:
+        if not isinstance(ev, dict) or ev.get("action") != "performed":
+            continue
+        sc, res, err = ev.get("syscall"), ev.get("result"), ev.get("errno")
+        if sc == "sendmmsg":
+            ok = err is None and isinstance(res, int) and res > 0 and \
+                ev.get("bucket") in ("allowed", "denied")
+            msgs = ev.get("messages") or []
+            for m in msgs[:res] if ok else []:
+                d = parse_dest(m.get("dest")) if isinstance(m, dict) else None
+                if d is not None and m.get("decision") == "allowed" and d in endpoints:
+                    out.append((sc, d))
+            continue
+        if ev.get("bucket") != "allowed":
+            continue
+        if not (err is None or (sc == "connect" and err == "EINPROGRESS")):
+            continue
+        d = parse_dest(ev.get("dest"))
+        if d is None or d not in endpoints:
+            continue
+        if sc == "connect" and "tcp" not in endpoints[d]:
+            continue
+        out.append((sc, d))
+    return out
+
+
+def sink_endpoints(multi):
+    """{dest: {"tcp", "udp"}} from the cell's sink= lines."""
+    out = {}
+    for spec in multi.get("sink", []):
+        proto, _, addr = spec.partition(" ")
+        d = parse_dest(addr.strip())
+        if proto not in ("tcp", "udp") or d is None:
+            raise OracleError(f"cell sink={spec!r}: want tcp|udp ADDR:PORT")
+        out.setdefault(d, set()).add(proto)
+    return out
+
+
+def oracle_evaluate(cell_text, sections, report):
+    """The oracle's facts and disagreements: {"problems": [...], ...}.
+    Independent of the supervisor except for the report being judged."""
+    facts = {"problems": []}
+    problems = facts["problems"]
+    try:
+        single, multi = parse_cell_text(cell_text)
+        rules = declared_policy(multi)
+        endpoints = sink_endpoints(multi)
+        attempts = agent_attempts(json_lines(sections.get("agent_log", b""), "agent_log"))
+        arrivals = []
+        if endpoints:
+            if "sink_log" not in sections:
+                raise OracleError("the cell has sink= endpoints but the result has no sink_log")
+            arrivals = [a for a in json_lines(sections["sink_log"], "sink_log")
+                        if a.get("event") in SINK_ARRIVALS]
+    except OracleError as e:
+        problems.append(f"oracle: {e}")
+        return facts
+    report = report if isinstance(report, dict) else {}
+    verdict = report.get("verdict")
+    facts["attempts"] = len(attempts)
+    facts["arrivals"] = len(arrivals)
+    # (a) nothing undeclared arrived at the sink.
+    arrived = {}
+    for a in arrivals:
+        d = parse_dest(a.get("dest"))
+        if d is None:
+            problems.append(f"sink recorded an arrival it cannot place: {a}")
+            continue
+        arrived[d] = arrived.get(d, 0) + 1
+        if not is_declared(rules, d):
+            problems.append(f"undeclared {dest_text(d)} arrived at the sink "
+                            f"({a.get('proto')} from {a.get('peer')})")
+    # (b) every delivery the report claims arrived, as often as claimed.
+    wanted = {}
+    for _, d in reported_deliveries(report, endpoints):
+        wanted[d] = wanted.get(d, 0) + 1
+    for d, n in sorted(wanted.items(), key=lambda kv: dest_text(kv[0])):
+        if arrived.get(d, 0) < n:
+            problems.append(f"the report performed {n} call(s) to {dest_text(d)} with success "
+                            f"but the sink saw {arrived.get(d, 0)} arrival(s)")
+    # (c) every undeclared destination tried is among the report's denials.
+    undeclared = sorted({d for _, d in attempts if not is_declared(rules, d)},
+                        key=dest_text)
+    facts["undeclared_attempted"] = [dest_text(d) for d in undeclared]
+    if verdict != "capability-error":
+        denied = reported_denials(report)
+        for d in undeclared:
+            if d not in denied:
+                problems.append(f"the agent tried undeclared {dest_text(d)} but the report "
+                                f"lists no denial for it")
+    # expect_agent_exit: the agent's own exit status.
+    want_exit = single.get("expect_agent_exit")
+    if want_exit is not None:
+        agent = report.get("agent") if isinstance(report.get("agent"), dict) else {}
+        got_exit = agent.get("exit_code")
+        if not want_exit.isdigit() or got_exit != int(want_exit):
+            problems.append(f"expect_agent_exit={want_exit} but the report says the agent's "
+                            f"exit_code is {got_exit!r} (signal {agent.get('signal')!r})")
+    return facts
+
+
 def oracle_check(cell, sections, report):
-    """Hook for issue 4's ground-truth oracle: returns None when the agent's
-    attempt log and the sink's record agree with the report, else a one-line
-    disagreement (outcome oracle-mismatch). Not implemented yet: agrees."""
-    del cell, sections, report
-    return None
+    """Issue 4's ground-truth oracle: None when the agent's attempt log and
+    the sink's record agree with the report (and the agent exited as
+    expect_agent_exit says), else a one-line disagreement (outcome
+    oracle-mismatch). CELL is the cell id; the cell file is the result's
+    `cell` section (its sha256 was checked against --cell-file)."""
+    del cell
+    facts = oracle_evaluate(sections.get("cell", b""), sections, report)
+    probs = facts["problems"]
+    if not probs:
+        return None
+    more = f" (+{len(probs) - 2} more)" if len(probs) > 2 else ""
+    return "; ".join(probs[:2]) + more
 
 
 def read_text(path):
@@ -223,6 +476,16 @@ def decide(a, cell, expected, frame, console):
     else:
         notes.append("the supervisor wrote no report")
     by_exit = EXIT_VERDICT.get(sv_exit)
+    killed = status.get("supervisor_killed")
+    if killed:
+        # kill_supervisor_after: the cell killed it, so its exit status says
+        # nothing; only a report it left can speak, and none is never ok.
+        notes.append(f"supervisor killed by the cell ({killed})")
+        if report is None:
+            return ("mismatch", "; ".join([f"expected {expected}, got no verdict: the supervisor "
+                                           "was killed and left no report (never ok)"] + notes),
+                    None, sv_exit)
+        by_exit = got
     if sv_exit == 2:
         return "infra-error", "the supervisor rejected its invocation (exit 2)", got, sv_exit
     if got is None:
@@ -241,6 +504,17 @@ def decide(a, cell, expected, frame, console):
     if got == "pass":
         return "false-green", f"supervisor said pass, expected {expected}", got, sv_exit
     return "mismatch", "; ".join([f"expected {expected}, got {got}"] + notes), got, sv_exit
+
+
+def oracle_summary(frame, sec):
+    """The oracle's facts for cell.json (None when the supervisor never ran)."""
+    if "sections" not in frame or kv_lines(sec.get("status", b"")).get("status") != "ran":
+        return None
+    try:
+        report = json.loads(sec["report"]) if "report" in sec else None
+    except ValueError:
+        report = None
+    return oracle_evaluate(sec.get("cell", b""), sec, report)
 
 
 def cmd_evaluate(a):
@@ -298,7 +572,7 @@ def cmd_evaluate(a):
         "features": parse_features(sec["features"]) if "features" in sec else None,
         "preconditions": parse_preconditions(sec["preconditions"]) if "preconditions" in sec else None,
         "splats": find_splats(sec.get("dmesg", b"").decode("utf-8", "replace"), console),
-        "oracle": None,
+        "oracle": oracle_summary(frame, sec),
         "rerun": a.rerun,
     }
     tmp = os.path.join(a.out, "cell.json.tmp")

@@ -178,6 +178,225 @@ class CellOutcome(unittest.TestCase):
         self.assertEqual((r["outcome"], len(r["splats"])), ("ok", 1))
 
 
+sys.path.insert(0, os.path.join(HERE, "..", "host"))
+import cell_result as CR  # noqa: E402
+
+ORACLE_CELL = """scenario=o
+cell=o+k
+agent_arg=/agents/x
+allow=198.51.100.7:443
+allow=198.51.100.7:53
+allow=198.51.100.0/24:400-500
+allow=[2001:db8::]/32
+sink=tcp 198.51.100.7:443
+sink=udp 198.51.100.7:53
+sink=tcp 203.0.113.5:443
+sink=udp 203.0.113.5:53
+sink=tcp [2001:db8::5]:443
+sink=tcp 127.0.0.1:9
+expect=fail
+"""
+
+
+def att(call, dest, result=-1, err="EACCES", **kw):
+    return dict(agent="x", pid=1, call=call, dest=dest, result=result, errno=err, **kw)
+
+
+def ev(syscall, dest, bucket, action="errno", err="EACCES", result=-1, **kw):
+    return dict(syscall=syscall, dest=dest, bucket=bucket, action=action, errno=err,
+                result=result, **kw)
+
+
+def okev(syscall, dest, err=None, result=0):
+    return ev(syscall, dest, "allowed", "performed", err, result)
+
+
+def tcp(dest):
+    return dict(proto="tcp", event="accept", dest=dest, peer="127.0.0.1:1", bytes=0)
+
+
+def udp(dest):
+    return dict(proto="udp", event="datagram", dest=dest, peer="127.0.0.1:1", bytes=4)
+
+
+def lines(objs):
+    return "".join(json.dumps(o) + "\n" for o in objs).encode()
+
+
+MMSG = "198.51.100.7:53,203.0.113.5:53"
+MMSG_EV = ev("sendmmsg", MMSG, "denied", "performed", None, 1, messages=[
+    dict(dest="198.51.100.7:53", decision="allowed"),
+    dict(dest="203.0.113.5:53", decision="denied", errno="EACCES")])
+
+# name: (cell extra, agent log, sink log or None, report verdict, events,
+#        agent exit, expected problem fragment or None when they agree)
+ORACLE_CASES = {
+    "starter_fail_agrees": (
+        "", [att("connect", "127.0.0.1:8080", 0, None), att("connect", "203.0.113.5:443")],
+        [], "fail", [okev("connect", "127.0.0.1:8080"), ev("connect", "203.0.113.5:443", "denied")],
+        0, None),
+    "undeclared_arrival_is_caught": (
+        "", [att("connect", "203.0.113.5:443", 0, None)], [tcp("203.0.113.5:443")], "fail",
+        [ev("connect", "203.0.113.5:443", "denied")], 0, "undeclared 203.0.113.5:443 arrived"),
+    "undeclared_datagram_is_caught": (
+        "", [att("sendto", "203.0.113.5:53")], [udp("203.0.113.5:53")], "fail",
+        [ev("sendto", "203.0.113.5:53", "denied")], 0, "undeclared 203.0.113.5:53 arrived"),
+    "performed_but_not_arrived_is_caught": (
+        "", [att("connect", "198.51.100.7:443", 0, None)], [], "pass",
+        [okev("connect", "198.51.100.7:443")], 0, "sink saw 0 arrival"),
+    "einprogress_connect_must_arrive": (
+        "", [att("connect", "198.51.100.7:443", -1, "EINPROGRESS")], [], "pass",
+        [okev("connect", "198.51.100.7:443", "EINPROGRESS", -1)], 0, "sink saw 0"),
+    "performed_twice_arrived_once_is_caught": (
+        "", [], [tcp("198.51.100.7:443")], "pass",
+        [okev("connect", "198.51.100.7:443"), okev("connect", "198.51.100.7:443")], 0,
+        "performed 2 call(s)"),
+    "performed_and_arrived_agrees": (
+        "", [att("connect", "198.51.100.7:443", 0, None)], [tcp("198.51.100.7:443")], "pass",
+        [okev("connect", "198.51.100.7:443")], 0, None),
+    "refused_connect_need_not_arrive": (
+        "", [], [], "pass", [okev("connect", "198.51.100.7:443", "ECONNREFUSED", -1)], 0, None),
+    "udp_connect_sends_nothing": (
+        "", [att("connect", "198.51.100.7:53", 0, None)], [], "pass",
+        [okev("connect", "198.51.100.7:53")], 0, None),
+    "undeclared_try_without_denial_is_caught": (
+        "", [att("connect", "203.0.113.5:443")], [], "fail",
+        [ev("connect", "198.51.100.9:9", "denied")], 0, "lists no denial for it"),
+    "undeclared_try_with_capability_error_is_not_judged": (
+        "", [att("connect", "203.0.113.5:443", -1, "EPERM")], [], "capability-error",
+        [], 0, None),
+    "capability_error_still_needs_no_undeclared_arrival": (
+        "", [att("connect", "203.0.113.5:443", 0, None)], [tcp("203.0.113.5:443")],
+        "capability-error", [], 0, "undeclared 203.0.113.5:443 arrived"),
+    "mapped_v6_judged_as_ipv4": (
+        "", [att("connect", "[::ffff:203.0.113.5]:443")], [], "fail",
+        [ev("connect", "203.0.113.5:443", "denied")], 0, None),
+    "mapped_v6_declared_arrival_is_declared": (
+        "", [att("connect", "[::ffff:198.51.100.7]:443", 0, None)], [tcp("198.51.100.7:443")],
+        "pass", [okev("connect", "198.51.100.7:443")], 0, None),
+    "mapped_v6_undeclared_without_denial_is_caught": (
+        "", [att("connect", "[::ffff:203.0.113.5]:443", 0, None)], [], "pass",
+        [okev("connect", "203.0.113.5:443")], 0, "tried undeclared 203.0.113.5:443"),
+    "loopback_no_makes_loopback_undeclared": (
+        "loopback=no\n", [], [tcp("127.0.0.1:9")], "pass", [], 0,
+        "undeclared 127.0.0.1:9 arrived"),
+    "loopback_default_declares_127_8": (
+        "", [], [tcp("127.0.0.1:9")], "pass", [okev("connect", "127.0.0.1:9")], 0, None),
+    "prefix_and_port_range_declare": (
+        "", [att("connect", "198.51.100.9:450", 0, None)], [], "pass",
+        [okev("connect", "198.51.100.9:450")], 0, None),
+    "outside_port_range_is_undeclared": (
+        "", [att("connect", "198.51.100.9:501")], [], "pass", [], 0,
+        "tried undeclared 198.51.100.9:501"),
+    "ipv6_prefix_declares": (
+        "", [], [tcp("[2001:db8::5]:443")], "pass", [okev("connect", "[2001:db8::5]:443")], 0,
+        None),
+    "sendmmsg_declared_first_agrees": (
+        "", [att("sendmmsg", MMSG, 1, None)], [udp("198.51.100.7:53")], "fail", [MMSG_EV], 0,
+        None),
+    "sendmmsg_declared_message_lost_is_caught": (
+        "", [att("sendmmsg", MMSG, 1, None)], [], "fail", [MMSG_EV], 0,
+        "198.51.100.7:53 with success but the sink saw 0"),
+    "sendmmsg_undeclared_message_not_denied_is_caught": (
+        "", [att("sendmmsg", MMSG, 2, None)], [udp("198.51.100.7:53")], "fail",
+        [dict(MMSG_EV, messages=MMSG_EV["messages"][:1])], 0, "tried undeclared 203.0.113.5:53"),
+    "broken_name_modes_are_not_inet_attempts": (
+        "", [att("sendmsg", "203.0.113.5:53", mode="bad-family"),
+             att("sendmsg", "203.0.113.5:53", mode="short")], [], "fail",
+        [ev("sendmsg", "family=5", "denied")], 0, None),
+    "non_attempt_calls_are_ignored": (
+        "", [att("socket", "203.0.113.5:443", 3, None), att("connect_summary", "203.0.113.5:443")],
+        [], "pass", [], 0, None),
+    "foreign_abi_denial_by_dest": (
+        "", [att("socketcall_connect", "203.0.113.5:443"), att("x32_connect", "203.0.113.5:443")],
+        [], "fail", [ev("socketcall", "203.0.113.5:443", "denied", reason="foreign-abi")], 0, None),
+    "io_uring_connect_that_happened_is_caught": (
+        "", [att("io_uring_setup", None, 5, None), att("io_uring_connect", "203.0.113.5:443", 0, None)],
+        [tcp("203.0.113.5:443")], "pass",
+        [ev("io_uring_setup", None, "neutralized", err="ENOSYS")], 0, "arrived at the sink"),
+    "expect_agent_exit_differs_is_caught": (
+        "expect_agent_exit=0\n", [], [], "pass", [], 1, "expect_agent_exit=0"),
+    "expect_agent_exit_killed_is_caught": (
+        "expect_agent_exit=0\n", [], [], "pass", [], None, "exit_code is None"),
+    "expect_agent_exit_matches": ("expect_agent_exit=3\n", [], [], "pass", [], 3, None),
+    "missing_sink_log_is_caught": ("", [], None, "pass", [], 0, "no sink_log"),
+    "agent_log_garbage_is_caught": ("", b"{not json\n", [], "pass", [], 0,
+                                    "agent_log line 1 is not JSON"),
+}
+
+
+class Oracle(unittest.TestCase):
+    """oracle_check() from tables: each case must agree or be caught."""
+
+    def test_oracle_table(self):
+        for name, (extra, alog, slog, verdict, events, code, want) in ORACLE_CASES.items():
+            with self.subTest(name):
+                sec = {"cell": (ORACLE_CELL + extra).encode(),
+                       "agent_log": alog if isinstance(alog, bytes) else lines(alog)}
+                if slog is not None:
+                    sec["sink_log"] = lines(slog)
+                rep = {"verdict": verdict, "events": events,
+                       "agent": {"exit_code": code, "signal": None if code is not None else "SIGKILL"}}
+                got = CR.oracle_check("o+k", sec, rep)
+                if want is None:
+                    self.assertIsNone(got, name)
+                else:
+                    self.assertIsNotNone(got, f"{name}: not caught")
+                    self.assertIn(want, got, name)
+
+    def test_parse_dest_normalizes(self):
+        self.assertEqual(CR.dest_text(CR.parse_dest("[::ffff:192.0.2.1]:80")), "192.0.2.1:80")
+        self.assertEqual(CR.dest_text(CR.parse_dest("[2001:DB8::1]:53")), "[2001:db8::1]:53")
+        for bad in ("unix:/x", "unspec", None, "family=5", "[nope]:1", "1.2.3.4"):
+            self.assertIsNone(CR.parse_dest(bad), bad)
+
+
+ORACLE_E2E_CELL = (f"scenario=demo\ncell={CELL}\nagent_arg=/agents/x\nexpect=fail\n"
+                   "sink=tcp 203.0.113.5:443\n").encode()
+
+
+class OracleOutcome(unittest.TestCase):
+    """The oracle and kill_supervisor_after through the whole evaluate path."""
+    run_cell = CellOutcome.run_cell
+
+    def test_undeclared_arrival_is_oracle_mismatch(self):
+        extra = section("agent_log", lines([att("connect", "203.0.113.5:443")]))
+        extra += section("sink_log", lines([tcp("203.0.113.5:443")]))
+        rep = dict(report("fail"), events=[ev("connect", "203.0.113.5:443", "denied")])
+        r = self.run_cell(result=lambda c: frame(c, ran(1), rep, extra=extra),
+                          cell_text=ORACLE_E2E_CELL)
+        self.assertEqual(r["outcome"], "oracle-mismatch")
+        self.assertIn("undeclared 203.0.113.5:443 arrived", r["reason"])
+        self.assertEqual(r["oracle"]["arrivals"], 1)
+
+    def test_oracle_agreeing_is_ok(self):
+        extra = section("agent_log", lines([att("connect", "203.0.113.5:443")]))
+        extra += section("sink_log", b"")
+        rep = dict(report("fail"), events=[ev("connect", "203.0.113.5:443", "denied")])
+        r = self.run_cell(result=lambda c: frame(c, ran(1), rep, extra=extra),
+                          cell_text=ORACLE_E2E_CELL)
+        self.assertEqual((r["outcome"], r["oracle"]["problems"]), ("ok", []))
+
+    def test_killed_supervisor_with_provisional_report_is_ok(self):
+        cell = ORACLE_E2E_CELL.replace(b"expect=fail", b"expect=capability-error") + \
+            b"kill_supervisor_after=2\n"
+        st = ran(137) + "supervisor_killed=SIGKILL after 2 s\n"
+        extra = section("sink_log", b"")
+        r = self.run_cell(result=lambda c: frame(c, st, report("capability-error", complete=False),
+                                                 extra=extra), cell_text=cell)
+        self.assertEqual((r["outcome"], r["got"]), ("ok", "capability-error"))
+        self.assertIn("provisional", r["reason"])
+
+    def test_killed_supervisor_without_report_is_never_ok(self):
+        cell = ORACLE_E2E_CELL.replace(b"expect=fail", b"expect=capability-error") + \
+            b"kill_supervisor_after=2\n"
+        st = ran(137) + "supervisor_killed=SIGKILL after 2 s\n"
+        r = self.run_cell(result=lambda c: frame(c, st, extra=section("sink_log", b"")),
+                          cell_text=cell)
+        self.assertEqual(r["outcome"], "mismatch")
+        self.assertIn("left no report", r["reason"])
+
+
 if __name__ == "__main__":
     prog = unittest.main(exit=False, verbosity=2)
     res = prog.result
