@@ -63,8 +63,9 @@ CELL_ID_RE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
 PTRACE_SCOPE_KEY = "kernel.yama.ptrace_scope"
 
 SINGLE_KEYS = ("name", "description", "agent", "loopback", "user", "uid", "gid",
-               "timeout", "expect")
-REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requires")
+               "timeout", "expect", "kill_supervisor_after", "expect_agent_exit")
+REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requires",
+                 "sink")
 REQUIRED_KEYS = ("name", "description", "agent", "expect")
 DEFAULT_TIMEOUT = 60
 
@@ -304,6 +305,12 @@ def parse_field(sc, path, no, key, value):
         err = f"timeout must be seconds in 1..3600, not {value!r}"
     elif key == "expect":
         sc.expect = parse_verdict(path, no, value)
+    elif key == "kill_supervisor_after" and not (value.isdigit() and 1 <= int(value) <= 3600):
+        err = f"kill_supervisor_after must be seconds in 1..3600, not {value!r}"
+    elif key == "expect_agent_exit" and not (value.isdigit() and int(value) <= 255):
+        err = f"expect_agent_exit must be an exit status 0..255, not {value!r}"
+    elif key == "sink":
+        value, err = check_sink(value)
     elif key == "allow":
         e = check_allow(value)
         err = f"bad allow {value!r}: {e}" if e else None
@@ -337,6 +344,41 @@ def parse_field(sc, path, no, key, value):
         sc.fields[key] = (value, no)
     else:
         sc.lists[key].append((value, no))
+
+
+def parse_sink(value):
+    """`tcp|udp ADDR:PORT` (IPv6 in brackets) -> (proto, ip, port, text), or
+    raises ValueError with the problem."""
+    parts = value.split()
+    if len(parts) != 2 or parts[0] not in ("tcp", "udp"):
+        raise ValueError("want 'tcp ADDR:PORT' or 'udp ADDR:PORT'")
+    proto, ep = parts
+    m = re.match(r"^\[([^\]]+)\]:(\d+)$", ep) or re.match(r"^([0-9.]+):(\d+)$", ep)
+    if not m:
+        raise ValueError(f"endpoint {ep!r}: want A.B.C.D:PORT or [V6]:PORT")
+    try:
+        ip = ipaddress.ip_address(m.group(1))
+    except ValueError:
+        raise ValueError(f"bad address {m.group(1)!r}") from None
+    if ip.version == 6 and not ep.startswith("["):
+        raise ValueError("IPv6 addresses go in brackets: [2001:db8::5]:443")
+    port = int(m.group(2))
+    if not 1 <= port <= 65535:
+        raise ValueError(f"port {port} outside 1..65535")
+    if not (ip.is_loopback or any(ip in net for net in DOC_NETS)):
+        raise ValueError(f"{ip} is neither loopback nor in the documentation ranges")
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        raise ValueError("an IPv4-mapped address cannot be bound: write the IPv4 form")
+    text = f"[{ip}]:{port}" if ip.version == 6 else f"{ip}:{port}"
+    return proto, ip, port, f"{proto} {text}"
+
+
+def check_sink(value):
+    """Returns (canonical value, error or None)."""
+    try:
+        return parse_sink(value)[3], None
+    except ValueError as e:
+        return value, f"bad sink {value!r}: {e}"
 
 
 def check_addr(value):
@@ -420,6 +462,19 @@ def finish(sc, kernels):
         if key is not None and key in static_sysctls:
             raise ScenarioError(path, ln, f"axis {name} sets sysctl {key}, which line "
                                 f"{static_sysctls[key]} also sets")
+    # A sink binds its address, so the address must be on lo: loopback, or
+    # inside an addr= line; one endpoint once.
+    addrs = [ipaddress.ip_interface(a) for a, _ in sc.lists["addr"]]
+    seen_sinks = {}
+    for value, ln in sc.lists["sink"]:
+        proto, ip, port, text = parse_sink(value)
+        if not ip.is_loopback and not any(ip in a.network for a in addrs):
+            raise ScenarioError(path, ln, f"sink {text}: {ip} is not on the guest's lo: add "
+                                f"'addr = {ip}/{ip.max_prefixlen}'")
+        if text in seen_sinks:
+            raise ScenarioError(path, ln, f"sink {text} given twice (first on line "
+                                f"{seen_sinks[text]})")
+        seen_sinks[text] = ln
     # Overrides: every condition names a kernel or a declared axis and a
     # value that exists; every override wins for at least one cell.
     axes = {name: vals for name, vals, _ in sc.axes}
@@ -535,9 +590,13 @@ def compile_cell(sc, axes, kernel):
     out += [f"mask={m}" for m, _ in sc.lists["mask"]]
     out += [f"service={' '.join(check_argv(s, 'service')[0])}" for s, _ in sc.lists["service"]]
     out += [f"addr={a}" for a, _ in sc.lists["addr"]]
+    out += [f"sink={x}" for x, _ in sc.lists["sink"]]
     out += [f"requires={r}" for r in requires]
     out += [f"expect={v.verdict}", f"expect_why={v.why}",
             f"timeout={sc.get('timeout', str(DEFAULT_TIMEOUT))}"]
+    for key in ("kill_supervisor_after", "expect_agent_exit"):
+        if key in sc.fields:
+            out.append(f"{key}={sc.get(key)}")
     for line in out:
         if "\n" in line or "\r" in line:
             raise ScenarioError(sc.path, 0, f"newline in compiled value {line!r}")

@@ -125,7 +125,7 @@ def compile_cell_writes_contract_keys():
     keys = {ln.partition("=")[0] for ln in lines}
     allowed = {"scenario", "cell", "agent_arg", "allow", "loopback", "sysctl", "uid",
                "gid", "drop_cap", "mask", "service", "addr", "requires", "expect",
-               "expect_why", "timeout"}
+               "expect_why", "timeout", "sink", "kill_supervisor_after", "expect_agent_exit"}
     assert keys <= allowed, keys - allowed
     assert S.CELL_ID_RE.match(cid)
 
@@ -427,6 +427,41 @@ def error_cell_id_characters():
             assert "cell id" in e.msg, e.msg
             return
         raise AssertionError("bad cell id accepted")
+
+
+@test
+def sink_kill_and_agent_exit_keys_compile():
+    text = replace("timeout = 30", "timeout = 30\nsink = tcp 203.0.113.5:443\n"
+                   "sink = udp  [2001:DB8::5]:53\naddr = 2001:db8::5/128\nsink = tcp 127.0.0.1:9\n"
+                   "kill_supervisor_after = 3\nexpect_agent_exit = 0")
+    sc = parse(text)
+    _, out = S.compile_cell(sc, {"ptrace_scope": "1", "user": "root"}, "debian-6.1")
+    for want in ("sink=tcp 203.0.113.5:443", "sink=udp [2001:db8::5]:53", "sink=tcp 127.0.0.1:9",
+                 "kill_supervisor_after=3", "expect_agent_exit=0"):
+        assert want + "\n" in out, f"{want} missing:\n{out}"
+
+
+@test
+def error_bad_sink_kill_and_agent_exit():
+    base = replace("timeout = 30", "timeout = 30\n{}")
+    for line, frag in (
+            ("sink = sctp 203.0.113.5:443", "want 'tcp ADDR:PORT'"),
+            ("sink = tcp 203.0.113.5", "want A.B.C.D:PORT"),
+            ("sink = tcp 203.0.113.5:0", "outside 1..65535"),
+            ("sink = tcp 2001:db8::5:443", "want A.B.C.D:PORT or [V6]:PORT"),
+            ("sink = tcp 8.8.8.8:53", "neither loopback nor in the documentation"),
+            ("sink = udp 203.0.113.300:53", "bad address"),
+            ("kill_supervisor_after = 0", "kill_supervisor_after must be seconds"),
+            ("kill_supervisor_after = soon", "kill_supervisor_after must be seconds"),
+            ("expect_agent_exit = 256", "expect_agent_exit must be an exit status"),
+            ("expect_agent_exit = -1", "expect_agent_exit must be an exit status")):
+        expect_error(base.format(line), 11, frag)
+    expect_error(base.format("sink = tcp 198.51.100.7:443"), 11,
+                 "198.51.100.7 is not on the guest's lo: add 'addr = 198.51.100.7/32'")
+    expect_error(base.format("sink = tcp 203.0.113.5:443\nsink = tcp 203.0.113.5:443"), 12,
+                 "given twice (first on line 11)")
+    expect_error(base.format("kill_supervisor_after = 1\nkill_supervisor_after = 2"), 12,
+                 "duplicate key")
 
 
 def main():
