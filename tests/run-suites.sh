@@ -14,6 +14,7 @@ declare -A TARGET=(
 	[integration]=integration-test
 	[scenario]=scenario-test
 	[initramfs-repro]=initramfs-repro-test
+	[initramfs-test]=initramfs-test
 	[vm-smoke]=vm-smoke
 	[mutants-repro]=mutants-repro
 )

@@ -6,7 +6,7 @@ include tests/agents/agents.mk
 include tests/integration/integration.mk
 -include tests/bench/bench.mk
 
-SUITES ?= format shellcheck unit seam-absent mutant-seam integration scenario initramfs-repro vm-smoke mutants-repro
+SUITES ?= format shellcheck unit seam-absent mutant-seam integration scenario initramfs-test initramfs-repro vm-smoke mutants-repro
 
 .PHONY: test release-has-no-seam shellcheck
 test:
@@ -23,7 +23,9 @@ release-has-no-seam: $(SV_RELEASE)
 SHELL_SCRIPTS = $(shell git -C $(TOP) ls-files '*.sh' 'run-vm.sh' '.ci/run' | sed 's|^|$(TOP)/|')
 shellcheck:
 	@$(SV_DIR)/tools/host-deps.sh shellcheck
-	@shellcheck -x $(SHELL_SCRIPTS) && echo "ok shellcheck_clean ($(words $(SHELL_SCRIPTS)) scripts)" && echo "1 passed, 0 failed"
+	@shellcheck -x $(SHELL_SCRIPTS) && shellcheck -s sh $(TOP)/initramfs/guest/init && \
+		echo "ok shellcheck_clean ($(words $(SHELL_SCRIPTS)) scripts and initramfs/guest/init as POSIX sh)" && \
+		echo "1 passed, 0 failed"
 
 # The mutant switches exist, and none of their code reaches the release build.
 .PHONY: mutant-seam-test
