@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,91 @@ int sv_act_is_blocking(int fd)
 	int fl = fcntl(fd, F_GETFL);
 
 	return fl >= 0 && !(fl & O_NONBLOCK);
+}
+
+/* pidfd_open and its close cost about as much as the rest of a mediated
+ * call together; agents make many calls from few processes. */
+#define PIDFD_CACHE 64
+
+static struct {
+	pthread_mutex_t lock;
+	unsigned next;
+	struct {
+		pid_t pid; /* 0: free */
+		int fd;
+		int refs;
+		int stale; /* close when refs drops to 0 */
+	} e[PIDFD_CACHE];
+} cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+int sv_act_pidfd_get(pid_t tid, int *handle)
+{
+	int fd, slot = -1;
+	long raw;
+
+	*handle = -1;
+	pthread_mutex_lock(&cache.lock);
+	for (int i = 0; i < PIDFD_CACHE; i++)
+		if (cache.e[i].pid == tid && !cache.e[i].stale) {
+			cache.e[i].refs++;
+			*handle = i;
+			fd = cache.e[i].fd;
+			pthread_mutex_unlock(&cache.lock);
+			return fd;
+		}
+	pthread_mutex_unlock(&cache.lock);
+	fd = sv_fault("pidfd_open");
+	if (fd)
+		return fd;
+	raw = syscall(SYS_pidfd_open, tid, 0);
+	if (raw < 0)
+		return sv_act_pidfd_open(tid); /* not a leader: uncached */
+	fd = (int)raw;
+	pthread_mutex_lock(&cache.lock);
+	for (unsigned n = 0; n < PIDFD_CACHE && slot < 0; n++) {
+		unsigned i = (cache.next + n) % PIDFD_CACHE;
+
+		if (cache.e[i].pid == 0 || cache.e[i].refs == 0) {
+			if (cache.e[i].pid)
+				close(cache.e[i].fd);
+			slot = (int)i;
+			cache.next = i + 1;
+		}
+	}
+	if (slot >= 0) {
+		cache.e[slot].pid = tid;
+		cache.e[slot].fd = fd;
+		cache.e[slot].refs = 1;
+		cache.e[slot].stale = 0;
+		*handle = slot;
+	}
+	pthread_mutex_unlock(&cache.lock);
+	return fd;
+}
+
+void sv_act_pidfd_put(int fd, int handle)
+{
+	if (fd < 0)
+		return;
+	if (handle < 0) {
+		close(fd);
+		return;
+	}
+	pthread_mutex_lock(&cache.lock);
+	if (--cache.e[handle].refs == 0 && cache.e[handle].stale) {
+		close(cache.e[handle].fd);
+		cache.e[handle].pid = 0;
+	}
+	pthread_mutex_unlock(&cache.lock);
+}
+
+void sv_act_pidfd_forget(int handle)
+{
+	if (handle < 0)
+		return;
+	pthread_mutex_lock(&cache.lock);
+	cache.e[handle].stale = 1;
+	pthread_mutex_unlock(&cache.lock);
 }
 
 struct rights_ctx {

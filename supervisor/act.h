@@ -11,6 +11,18 @@
  * in /proc/TID/status). Returns the fd or -errno; -ESRCH when it is gone. */
 int sv_act_pidfd_open(pid_t tid);
 
+/* A pidfd for the process of thread tid, from a small cache keyed by pid
+ * number, or opened (sv_act_pidfd_open) and cached when tid leads its thread
+ * group. Safe because a live task's pid number is unique: a cached pidfd is
+ * either the process the waiting thread leads, or a dead one whose number
+ * was reused, which pidfd_getfd answers with ESRCH: then call
+ * sv_act_pidfd_forget and ask again. Returns the fd or -errno; *handle is
+ * for sv_act_pidfd_put, which the caller must call instead of close. */
+int sv_act_pidfd_get(pid_t tid, int *handle);
+void sv_act_pidfd_put(int fd, int handle);
+/* Drops a cached pidfd whose process is gone (closed once unused). */
+void sv_act_pidfd_forget(int handle);
+
 /* Duplicates the agent's descriptor targetfd into our table (pidfd_getfd,
  * close-on-exec). Returns the fd or -errno: -EBADF when the agent has no such
  * descriptor. */

@@ -116,7 +116,7 @@ int sv_call_still_valid(struct sv_call *c)
 int sv_call_prepare(struct sv_call *c, int agent_fd)
 {
 	socklen_t len = sizeof(c->domain);
-	int pidfd = sv_act_pidfd_open(c->req->pid);
+	int pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle);
 
 	if (pidfd < 0) {
 		sv_call_mech_failure(c, "pidfd_open", -pidfd);
@@ -128,6 +128,22 @@ int sv_call_prepare(struct sv_call *c, int agent_fd)
 	if (sv_call_still_valid(c))
 		return -1;
 	c->dup = sv_act_getfd(pidfd, agent_fd);
+	if (c->dup == -ESRCH && c->pidfd_handle >= 0) {
+		/* A cached pidfd of a process that is gone, its pid number now
+		 * the waiting thread's: open afresh. */
+		sv_act_pidfd_forget(c->pidfd_handle);
+		sv_act_pidfd_put(c->pidfd, c->pidfd_handle);
+		c->pidfd = -1;
+		pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle);
+		if (pidfd < 0) {
+			sv_call_mech_failure(c, "pidfd_open", -pidfd);
+			return -1;
+		}
+		c->pidfd = pidfd;
+		if (sv_call_still_valid(c))
+			return -1;
+		c->dup = sv_act_getfd(pidfd, agent_fd);
+	}
 	if (c->dup == -EBADF) {
 		sv_call_finish(c, SV_INVALID, "bad-descriptor", SV_ACT_ERRNO, EBADF, 0);
 		return -1;
@@ -151,7 +167,7 @@ int sv_call_prepare(struct sv_call *c, int agent_fd)
 void sv_call_release(struct sv_call *c)
 {
 	sv_act_close_quiet(c->dup);
-	sv_act_close_quiet(c->pidfd);
+	sv_act_pidfd_put(c->pidfd, c->pidfd_handle);
 	c->dup = -1;
 	c->pidfd = -1;
 }

@@ -30,9 +30,10 @@ struct sv_call {
 	const struct sv_policy *pol;
 	struct sv_event ev;
 	int done;
-	int pidfd;  /* -1 until sv_call_prepare */
-	int dup;    /* the duplicate of the agent's socket, -1 until prepared */
-	int domain; /* the duplicate's SO_DOMAIN */
+	int pidfd;        /* -1 until sv_call_prepare */
+	int pidfd_handle; /* for sv_act_pidfd_put */
+	int dup;          /* the duplicate of the agent's socket, -1 until prepared */
+	int domain;       /* the duplicate's SO_DOMAIN */
 };
 
 /* Answers and records. action SV_ACT_NONE records without answering. A

@@ -209,7 +209,12 @@ static const struct entry *lookup(const struct entry *t, size_t n, int nr)
 
 void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_policy *pol)
 {
-	struct sv_call c = {.listener = listener, .req = req, .pol = pol, .pidfd = -1, .dup = -1};
+	struct sv_call c = {.listener = listener,
+			    .req = req,
+			    .pol = pol,
+			    .pidfd = -1,
+			    .pidfd_handle = -1,
+			    .dup = -1};
 	const struct entry *e = NULL;
 	int nr = req->data.nr;
 

@@ -22,7 +22,10 @@
 /* Beyond this many threads no receiver is added: each agent thread can hold
  * at most one notification, so this only bounds a pathological agent. */
 #define MAX_THREADS 1024
-/* Idle receivers above this many leave, so a burst does not pin threads. */
+/* Idle receivers above this many leave, so a burst does not pin threads.
+ * Two, not one: the answer wakes the agent, whose next call may come before
+ * the answering thread is back in its receive; with a single spare the
+ * other receiver would then spawn a thread and one would exit, per call. */
 #define SPARE_RECEIVERS 2
 #define THREAD_STACK (256 * 1024)
 /* Linux 6.6: wake the other side on the current CPU (the headers of older
@@ -194,7 +197,7 @@ static void *receiver(void *arg)
 		set_busy(sl, 1, req->id);
 		sv_mediate(P.listener, req, P.pol);
 		set_busy(sl, 0, 0);
-		if (atomic_load(&P.receiving) >= SPARE_RECEIVERS)
+		if (atomic_load(&P.receiving) > SPARE_RECEIVERS)
 			break;
 	}
 	release_slot(sl);
