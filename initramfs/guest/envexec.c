@@ -280,8 +280,18 @@ static void parse_mask(struct cell *c, char *val, int lineno)
 static void parse_cell(const char *path, struct cell *c)
 {
 	static const char *const other_keys[] = {
-	    "scenario", "cell",   "sysctl",     "service", "addr",
-	    "requires", "expect", "expect_why", "timeout",
+	    "scenario",
+	    "cell",
+	    "sysctl",
+	    "service",
+	    "addr",
+	    "requires",
+	    "expect",
+	    "expect_why",
+	    "timeout",
+	    "sink",
+	    "kill_supervisor_after",
+	    "expect_agent_exit",
 	};
 	char *line, *next;
 	unsigned long v;

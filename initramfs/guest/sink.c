@@ -91,8 +91,8 @@ static void record(const char *proto, const char *event, const char *dest, const
 		     "\"bytes\":%lld%s,\"t_ms\":%.1f}\n",
 		     proto, event, dest, peer, bytes, howq, now_ms() - t0_ms);
 	if (n < 0 || n >= (int)sizeof(line) || write(log_fd, line, (size_t)n) != n)
-		fprintf(stderr, "egress-sink: cannot write a record (%s %s %s): %s\n", proto,
-			event, dest, strerror(errno));
+		fprintf(stderr, "egress-sink: cannot write a record (%s %s %s): %s\n", proto, event,
+			dest, strerror(errno));
 }
 
 /* "a.b.c.d:port" or "[v6]:port" of a socket address; "?" for anything else. */
@@ -184,9 +184,8 @@ static int open_endpoint(const char *proto, const char *spec)
 	}
 	ep->tcp = strcmp(proto, "tcp") == 0;
 	addr_text(&ss, ep->text, sizeof(ep->text));
-	ep->fd = socket(ss.ss_family, (ep->tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK |
-					  SOCK_CLOEXEC,
-			0);
+	ep->fd = socket(ss.ss_family,
+			(ep->tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (ep->fd < 0)
 		goto fail;
 	setsockopt(ep->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -222,8 +221,8 @@ static void accept_all(struct endpoint *ep)
 		struct sockaddr_storage peer, local;
 		socklen_t plen = sizeof(peer), llen = sizeof(local);
 		char ptext[TEXT_LEN], dtext[TEXT_LEN];
-		int fd = accept4(ep->fd, (struct sockaddr *)&peer, &plen,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd =
+		    accept4(ep->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
@@ -262,8 +261,8 @@ static void recv_all(struct endpoint *ep)
 		struct sockaddr_storage peer;
 		socklen_t plen = sizeof(peer);
 		char ptext[TEXT_LEN];
-		ssize_t r = recvfrom(ep->fd, buf, sizeof(buf), MSG_TRUNC,
-				     (struct sockaddr *)&peer, &plen);
+		ssize_t r =
+		    recvfrom(ep->fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&peer, &plen);
 
 		if (r < 0) {
 			if (errno == EINTR)
