@@ -48,8 +48,8 @@ int main(int argc, char **argv)
 	filler = start_connect(&d);
 	pfd.fd = filler;
 	if (filler < 0 || poll(&pfd, 1, 2000) != 1) {
-		agent_log("connect_filler", d.text, filler < 0 ? -1 : 0, filler < 0 ? -filler : ETIMEDOUT,
-			  NULL);
+		agent_log("connect_filler", d.text, filler < 0 ? -1 : 0,
+			  filler < 0 ? -filler : ETIMEDOUT, NULL);
 		return 1;
 	}
 	pending = start_connect(&d);
@@ -59,8 +59,9 @@ int main(int argc, char **argv)
 	}
 	pfd.fd = start_connect(&d);
 	if (pfd.fd < 0 || poll(&pfd, 1, 500) != 0) {
-		agent_log("listen", d.text, -1, pfd.fd < 0 ? -pfd.fd : EISCONN,
-			  ",\"detail\":\"a probe connect was answered: the accept queue is not full\"");
+		agent_log(
+		    "listen", d.text, -1, pfd.fd < 0 ? -pfd.fd : EISCONN,
+		    ",\"detail\":\"a probe connect was answered: the accept queue is not full\"");
 		return 1;
 	}
 	close(pfd.fd);

@@ -65,8 +65,8 @@ static int one_diff(const struct agent_dest *a, const struct agent_dest *b)
 }
 
 /* One raced connect; returns 1 when it reached UNDECLARED. */
-static int raced(const struct agent_dest *declared, const struct agent_dest *undeclared,
-		 long *ok, long *eacces, long *other)
+static int raced(const struct agent_dest *declared, const struct agent_dest *undeclared, long *ok,
+		 long *eacces, long *other)
 {
 	struct sockaddr_storage peer;
 	socklen_t plen = sizeof(peer);
