@@ -218,6 +218,46 @@ def starter_verdicts_match_kernel_semantics():
                     assert got == "capability-error", (name, k, scope, user, got)
 
 
+
+@test
+def adversarial_verdicts_match_kernel_semantics():
+    """Issue 4's scenarios 12-22, restated from the access rules: the
+    supervisor's CAP_SYS_PTRACE overrides a non-dumpable agent; exec of an
+    unreadable binary makes only an agent that cannot read it (uid 1000, not
+    root with CAP_DAC_READ_SEARCH) non-dumpable; Yama 2 needs CAP_SYS_PTRACE,
+    Yama 3 refuses everyone; a killed supervisor leaves capability-error."""
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    scs = {s.name: s for s in S.load([top], S.PLANNED_KERNELS)}
+    enforcing = ("debian-5.10", "debian-6.1", "debian-6.1-cloud", "debian-6.12", "min-6.1",
+                 "no-cross-memory-attach")
+    table = [("nodump", {"user": "root"}, "fail"),
+             ("nodump", {"user": "nocap"}, "capability-error"),
+             ("nodump", {"user": "uid1000"}, "capability-error"),
+             ("nodump-exec", {"user": "root"}, "fail"),
+             ("nodump-exec", {"user": "nocap"}, "fail"),
+             ("nodump-exec", {"user": "uid1000"}, "capability-error"),
+             ("daemonize", {}, "fail"), ("toctou-flip", {}, "fail"),
+             ("blocking-connect", {}, "pass"), ("threads-load", {}, "fail"),
+             ("fork-storm", {}, "fail"), ("exec-chain", {}, "fail"),
+             ("signal-interrupt-declared", {}, "pass"),
+             ("signal-interrupt-undeclared", {}, "fail"),
+             ("supervisor-killed", {}, "capability-error"),
+             ("mask-pre56", {}, "capability-error"), ("mask-container", {}, "capability-error"),
+             ("mask-container-connect", {}, "capability-error"),
+             ("negative-control", {}, "pass")]
+    for scope in "23":
+        for user in ("root", "nocap", "uid1000"):
+            want = "pass" if (scope, user) == ("2", "root") else "capability-error"
+            table.append(("no-network", {"ptrace_scope": scope, "user": user}, want))
+    for name, axes, want in table:
+        for k in enforcing:
+            got = scs[name].resolve(k, axes).verdict
+            assert got == want, (name, k, axes, got, want)
+        for k in ("no-seccomp-filter", "no-pidfd-getfd"):
+            got = scs[name].resolve(k, axes).verdict
+            assert got == "capability-error", (name, k, axes, got)
+
+
 # ------------------------------------------------------------ error paths
 
 @test
