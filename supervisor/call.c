@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "act.h"
@@ -64,11 +65,31 @@ void sv_call_finish(struct sv_call *c, enum sv_bucket bucket, const char *reason
 	sv_report_record(&c->ev);
 }
 
+/* ESRCH comes from a process that is exiting (its leader already gone) while
+ * the waiting thread has not yet seen its SIGKILL: give the notification a
+ * moment to die. One that stays alive belongs to a live thread whose leader
+ * exited (pthread_exit in main): the supervisor really cannot act there. */
+static int notification_dies(struct sv_call *c)
+{
+	const struct timespec ms = {.tv_nsec = 1000 * 1000};
+
+	for (int i = 0; i < 50; i++) {
+		int rc = sv_notify_id_valid(c->listener, c->req->id);
+
+		if (rc == -ENOENT)
+			return 1;
+		if (rc < 0)
+			return 0;
+		nanosleep(&ms, NULL);
+	}
+	return 0;
+}
+
 void sv_call_mech_failure(struct sv_call *c, const char *mechanism, int err)
 {
 	c->ev.mechanism = mechanism;
 	c->ev.mech_err = err;
-	if (err == ESRCH && sv_notify_id_valid(c->listener, c->req->id) == -ENOENT) {
+	if (err == ESRCH && notification_dies(c)) {
 		sv_call_finish(c, SV_ABANDONED, "target-gone", SV_ACT_NONE, 0, 0);
 		return;
 	}
@@ -172,8 +193,8 @@ void sv_call_release(struct sv_call *c)
 	c->pidfd = -1;
 }
 
-static const char *judge_name(const struct sv_policy *pol, const struct sv_dest *d, int is_connect,
-			      const char **why)
+const char *sv_call_judge_name(const struct sv_policy *pol, const struct sv_dest *d, int is_connect,
+			       const char **why)
 {
 	switch (d->kind) {
 	case SV_DEST_NONE:
@@ -199,17 +220,15 @@ static const char *judge_name(const struct sv_policy *pol, const struct sv_dest 
 	return "malformed";
 }
 
-const char *sv_call_judge(const struct sv_call *c, const struct sv_dest *d, int is_connect,
-			  const char **why)
+const char *sv_call_domain_fits(int domain, const struct sv_dest *d, int is_connect)
 {
 	int ok;
 
-	switch (c->domain) {
+	switch (domain) {
 	case AF_INET:
 	case AF_INET6:
 		ok = d->kind == SV_DEST_INET || d->kind == SV_DEST_NONE ||
-		     d->kind == SV_DEST_UNSPEC || d->kind == SV_DEST_MALFORMED ||
-		     d->kind == SV_DEST_UNSUPPORTED;
+		     (is_connect && d->kind == SV_DEST_UNSPEC);
 		break;
 	case AF_UNIX:
 		ok = d->kind == SV_DEST_UNIX || d->kind == SV_DEST_NONE ||
@@ -222,7 +241,21 @@ const char *sv_call_judge(const struct sv_call *c, const struct sv_dest *d, int 
 		/* Packet, vsock, bluetooth, ...: not mediated, so not allowed. */
 		return "unsupported-socket";
 	}
-	return ok ? judge_name(c->pol, d, is_connect, why) : "family-mismatch";
+	return ok ? NULL : "family-mismatch";
+}
+
+int sv_call_decide(struct sv_call *c, int agent_fd, const struct sv_dest *d, int is_connect,
+		   const char *refused, const char **deny, const char **why)
+{
+	*deny = refused ? refused : sv_call_judge_name(c->pol, d, is_connect, why);
+	if (*deny)
+		/* No descriptor needed to refuse: a process the supervisor can
+		 * read but not duplicate from is still denied, and recorded. */
+		return sv_call_still_valid(c);
+	if (sv_call_prepare(c, agent_fd))
+		return -1;
+	*deny = sv_call_domain_fits(c->domain, d, is_connect);
+	return 0;
 }
 
 void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len, struct sv_dest *d)

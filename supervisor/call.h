@@ -65,12 +65,23 @@ int sv_call_prepare(struct sv_call *c, int agent_fd);
  * depends on it). Safe to call twice. */
 void sv_call_release(struct sv_call *c);
 
-/* The decision on a destination for the prepared socket. Returns NULL when
- * allowed (*why says why), else the denial reason. The socket's own family
- * decides what a name may be: an AF_PACKET socket cannot pass as AF_UNIX by
- * its name's label. */
-const char *sv_call_judge(const struct sv_call *c, const struct sv_dest *d, int is_connect,
-			  const char **why);
+/* The policy's decision on a name alone. Returns NULL when allowed (*why
+ * says why), else the denial reason. Pure. */
+const char *sv_call_judge_name(const struct sv_policy *pol, const struct sv_dest *d, int is_connect,
+			       const char **why);
+
+/* Whether a socket of this domain may take that name: the socket's own
+ * family decides, so an AF_PACKET socket cannot pass as AF_UNIX by its name's
+ * label. Returns NULL, "family-mismatch" or "unsupported-socket". Pure. */
+const char *sv_call_domain_fits(int domain, const struct sv_dest *d, int is_connect);
+
+/* The whole decision: refused (a reason found earlier, or NULL), then the
+ * name; an allowed name then prepares the socket (sv_call_prepare) and must
+ * fit its domain. Returns 0 with *deny NULL (allowed, prepared, *why set) or
+ * *deny set (ID_VALID checked: the caller records the denial), or -1 with
+ * the call finished. */
+int sv_call_decide(struct sv_call *c, int agent_fd, const struct sv_dest *d, int is_connect,
+		   const char *refused, const char **deny, const char **why);
 
 /* Decodes len bytes of name into *d and puts it in the event. */
 void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len, struct sv_dest *d);

@@ -43,9 +43,9 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 		sv_call_finish(c, SV_INVALID, "bad-length", SV_ACT_ERRNO, EINVAL, 0);
 		return;
 	}
-	if (read_name(c, a[1], len, name, &d) || sv_call_prepare(c, (int)a[0]))
+	if (read_name(c, a[1], len, name, &d) ||
+	    sv_call_decide(c, (int)a[0], &d, 1, NULL, &deny, &why))
 		return;
-	deny = sv_call_judge(c, &d, 1, &why);
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
 		return;
@@ -78,9 +78,9 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 		sv_call_finish(c, SV_ALLOWED, "connected-peer", SV_ACT_CONTINUE, 0, 0);
 		return;
 	}
-	if (read_name(c, a[4], len, name, &d) || sv_call_prepare(c, (int)a[0]))
+	if (read_name(c, a[4], len, name, &d) ||
+	    sv_call_decide(c, (int)a[0], &d, 0, NULL, &deny, &why))
 		return;
-	deny = sv_call_judge(c, &d, 0, &why);
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
 		return;

@@ -87,13 +87,10 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 	return 0;
 }
 
-static const char *judge_msg(struct sv_call *c, const struct copied_msg *cm, const char **why)
+/* A refused control message decides before the name does. */
+static const char *refusal(const struct copied_msg *cm)
 {
-	const char *deny = sv_call_judge(c, &cm->d, 0, why);
-
-	if (!deny && cm->refused_control)
-		deny = "control-message";
-	return deny;
+	return cm->refused_control ? "control-message" : NULL;
 }
 
 /* Sends one copied message on the prepared duplicate. Returns the kernel's
@@ -163,9 +160,8 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 		sv_call_note_dest(c, cm.name, cm.m.namelen, &cm.d);
 	if (st == 1)
 		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, err, 0);
-	if (st != 0 || sv_call_prepare(c, (int)a[0]))
+	if (st != 0 || sv_call_decide(c, (int)a[0], &cm.d, 0, refusal(&cm), &deny, &why))
 		goto out;
-	deny = judge_msg(c, &cm, &why);
 #ifdef SV_MUTANT_SENDMSG_FORWARD
 	/* MUTANT sendmsg-forward: a name we cannot parse goes to the kernel. */
 	if (deny && strcmp(deny, "policy") != 0) {
@@ -205,8 +201,6 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 	*first_denied = n;
 	if (n == 0)
 		return 0;
-	if (sv_call_prepare(c, (int)c->req->data.args[0]))
-		return -1;
 	c->ev.msgs = calloc(n, sizeof(*c->ev.msgs));
 	if (!c->ev.msgs) {
 		sv_call_mech_failure(c, "malloc", ENOMEM);
@@ -215,8 +209,11 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 	c->ev.nmsgs = n;
 	for (size_t i = 0; i < n; i++) {
 		struct sv_msg_event *me = &c->ev.msgs[i];
-		const char *why = NULL, *deny = judge_msg(c, &cms[i], &why);
+		const char *why = NULL, *deny = refusal(&cms[i]);
 		char num[12];
+
+		if (!deny)
+			deny = sv_call_judge_name(c->pol, &cms[i].d, 0, &why);
 
 		if (cms[i].d.kind != SV_DEST_NONE) {
 			strncpy(me->family, sv_dest_family_name(&cms[i].d, num, sizeof(num)),
@@ -229,6 +226,21 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 		me->reason = deny ? deny : why;
 		if (deny && *first_denied == n)
 			*first_denied = i;
+	}
+	/* Only what is to be sent needs the socket: a batch denied from its
+	 * first message is refused without a duplicate, like a single call. */
+	if (*first_denied == 0)
+		return sv_call_still_valid(c) ? -1 : (long)n;
+	if (sv_call_prepare(c, (int)c->req->data.args[0]))
+		return -1;
+	for (size_t i = 0; i < *first_denied; i++) {
+		const char *deny = sv_call_domain_fits(c->domain, &cms[i].d, 0);
+
+		if (deny) {
+			c->ev.msgs[i].denied = 1;
+			c->ev.msgs[i].reason = deny;
+			*first_denied = i;
+		}
 	}
 	return (long)n;
 }

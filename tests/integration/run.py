@@ -785,6 +785,35 @@ def fork_storm_every_child_recorded(ctx):
     ctx.expect(all(line.get("result") == 0 for line in lines), "a child's connect failed: %s" % lines)
 
 
+@test(timeout=120)
+def exit_storm_calls_dying_with_their_process_are_abandoned_not_blamed(ctx):
+    # Processes that exit while the supervisor holds their calls: ESRCH from a
+    # process going away is the target leaving, never the host taking access.
+    lis = ctx.tcp()
+    run = ctx.sv("exit-storm", ["20", "8", "60", lis.dest], timeout=100)
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.report["counts"]["mechanism_failures"], 0, "mechanism failures")
+
+
+@test()
+def leader_exit_undeclared_connect_denied_without_a_duplicate(ctx):
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("leader-exit", [bad.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "connect", -1, "EACCES")
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+@test()
+def leader_exit_allowed_connect_that_cannot_be_performed_is_capability_error(ctx):
+    # pidfd_getfd answers ESRCH for a process whose leader has exited, while
+    # the calling thread lives: the supervisor cannot act, and says so.
+    lis = ctx.tcp()
+    run = ctx.sv("leader-exit", [lis.dest])
+    expect_outcome(ctx, run, 3, "capability-error")
+    expect_event(ctx, run, "pidfd_getfd failure", bucket="mechanism_failure", mechanism="pidfd_getfd")
+
+
 @test()
 def exec_chain_mediated_across_exec(ctx):
     good = ctx.tcp()
