@@ -137,33 +137,27 @@ int sv_call_still_valid(struct sv_call *c)
 int sv_call_prepare(struct sv_call *c, int agent_fd)
 {
 	socklen_t len = sizeof(c->domain);
-	int pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle);
 
-	if (pidfd < 0) {
-		sv_call_mech_failure(c, "pidfd_open", -pidfd);
-		return -1;
-	}
-	c->pidfd = pidfd;
-	/* The pidfd names the process of the thread that is still waiting, not
-	 * one that reused its pid. */
-	if (sv_call_still_valid(c))
-		return -1;
-	c->dup = sv_act_getfd(pidfd, agent_fd);
-	if (c->dup == -ESRCH && c->pidfd_handle >= 0) {
-		/* A cached pidfd of a process that is gone, its pid number now
-		 * the waiting thread's: open afresh. */
-		sv_act_pidfd_forget(c->pidfd_handle);
-		sv_act_pidfd_put(c->pidfd, c->pidfd_handle);
-		c->pidfd = -1;
-		pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle);
-		if (pidfd < 0) {
-			sv_call_mech_failure(c, "pidfd_open", -pidfd);
+	/* A cached pidfd can belong to a process that is gone, its pid number
+	 * now the waiting thread's (pidfd_getfd: ESRCH): then once afresh. */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (attempt) {
+			sv_act_pidfd_forget(c->pidfd_handle);
+			sv_act_pidfd_put(c->pidfd, c->pidfd_handle);
+			c->pidfd = -1;
+		}
+		c->pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle);
+		if (c->pidfd < 0) {
+			sv_call_mech_failure(c, "pidfd_open", -c->pidfd);
 			return -1;
 		}
-		c->pidfd = pidfd;
+		/* The pidfd names the process of the thread that is still
+		 * waiting, not one that reused its pid. */
 		if (sv_call_still_valid(c))
 			return -1;
-		c->dup = sv_act_getfd(pidfd, agent_fd);
+		c->dup = sv_act_getfd(c->pidfd, agent_fd);
+		if (c->dup != -ESRCH || c->pidfd_handle < 0)
+			break;
 	}
 	if (c->dup == -EBADF) {
 		sv_call_finish(c, SV_INVALID, "bad-descriptor", SV_ACT_ERRNO, EBADF, 0);

@@ -8,6 +8,8 @@
  * aligned. */
 #include "msghdr.h"
 
+#include "bytes.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -37,22 +39,6 @@
 /* sizeof(struct sockaddr_storage): the kernel clamps msg_namelen to it. */
 #define NAME_MAX_LEN 128
 
-static uint64_t load64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t load32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 int sv_msghdr_decode(const void *buf, size_t len, struct sv_msg *out)
 {
 	const uint8_t *b = buf;
@@ -61,15 +47,15 @@ int sv_msghdr_decode(const void *buf, size_t len, struct sv_msg *out)
 	memset(out, 0, sizeof(*out));
 	if (b == NULL || len < SV_MSGHDR_SIZE)
 		return -EFAULT;
-	out->name = load64(b + OFF_NAME);
+	out->name = sv_load64(b + OFF_NAME);
 	/* msg_namelen is an int in the ABI: a "huge" unsigned value is a
 	 * negative length to the kernel. */
-	namelen = (int32_t)load32(b + OFF_NAMELEN);
-	out->iov = load64(b + OFF_IOV);
-	out->iovlen = load64(b + OFF_IOVLEN);
-	out->control = load64(b + OFF_CONTROL);
-	out->controllen = load64(b + OFF_CONTROLLEN);
-	out->flags = load32(b + OFF_FLAGS);
+	namelen = (int32_t)sv_load32(b + OFF_NAMELEN);
+	out->iov = sv_load64(b + OFF_IOV);
+	out->iovlen = sv_load64(b + OFF_IOVLEN);
+	out->control = sv_load64(b + OFF_CONTROL);
+	out->controllen = sv_load64(b + OFF_CONTROLLEN);
+	out->flags = sv_load32(b + OFF_FLAGS);
 
 	/* Same order as __copy_msghdr: the NULL name zeroes the length before
 	 * the sign check, so (NULL, -1) is accepted. */
@@ -107,8 +93,8 @@ int sv_msghdr_decode_iov(const void *buf, size_t n, struct sv_iov *out, uint64_t
 	/* copy_iovec_from_user rejects every negative length before any
 	 * segment is used, so an EINVAL anywhere wins over the rest. */
 	for (size_t i = 0; i < n; i++) {
-		out[i].base = load64(b + i * IOVEC_SIZE);
-		out[i].len = load64(b + i * IOVEC_SIZE + 8);
+		out[i].base = sv_load64(b + i * IOVEC_SIZE);
+		out[i].len = sv_load64(b + i * IOVEC_SIZE + 8);
 		if (out[i].len > (uint64_t)INT64_MAX)
 			return -EINVAL;
 	}
@@ -156,9 +142,9 @@ int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *
 	if (b == NULL || len < CMSG_HDR_SIZE)
 		return 0;
 	for (;;) {
-		uint64_t clen = load64(b + off);
-		int32_t level = (int32_t)load32(b + off + 8);
-		int32_t type = (int32_t)load32(b + off + 12);
+		uint64_t clen = sv_load64(b + off);
+		int32_t level = (int32_t)sv_load32(b + off + 8);
+		int32_t type = (int32_t)sv_load32(b + off + 12);
 		uint64_t step;
 
 		/* CMSG_OK: the header fits and the message stays in bounds. */

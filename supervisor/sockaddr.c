@@ -5,6 +5,8 @@
  * can be trusted. */
 #include "sockaddr.h"
 
+#include "bytes.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -26,22 +28,6 @@
  * judged on a pid the kernel would read from past the copied bytes. */
 #define SNL_LEN 12
 
-static uint16_t load16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t load32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 static bool is_v4_mapped(const uint8_t *b)
 {
 	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -58,7 +44,7 @@ static void decode_inet(const uint8_t *b, size_t len, struct sv_dest *out)
 	out->kind = SV_DEST_INET;
 	out->addr.family = AF_INET;
 	memcpy(out->addr.bytes, b + 4, 4);
-	out->port = ntohs(load16(b + 2));
+	out->port = ntohs(sv_load16(b + 2));
 }
 
 static void decode_inet6(const uint8_t *b, size_t len, struct sv_dest *out)
@@ -70,7 +56,7 @@ static void decode_inet6(const uint8_t *b, size_t len, struct sv_dest *out)
 		return;
 	}
 	out->kind = SV_DEST_INET;
-	out->port = ntohs(load16(b + 2));
+	out->port = ntohs(sv_load16(b + 2));
 	/* The kernel routes ::ffff:a.b.c.d over IPv4 (ipv6_addr_v4mapped in
 	 * tcp_v6_connect / udpv6_sendmsg), so that is how it is judged. */
 	if (is_v4_mapped(a)) {
@@ -100,7 +86,7 @@ int sv_sockaddr_decode(const void *buf, size_t len, int none_if_null, struct sv_
 	}
 	if (len > SV_SOCKADDR_MAX)
 		len = SV_SOCKADDR_MAX;
-	out->family = load16(b);
+	out->family = sv_load16(b);
 	switch (out->family) {
 	case AF_INET:
 		decode_inet(b, len, out);
@@ -209,7 +195,7 @@ int sv_dest_format(const struct sv_dest *d, const void *buf, size_t len, char *o
 	case SV_DEST_NETLINK:
 		if (b == NULL || len < SNL_LEN)
 			return -EINVAL;
-		n = snprintf(out, outlen, "netlink:pid=%u", load32(b + 4));
+		n = snprintf(out, outlen, "netlink:pid=%u", sv_load32(b + 4));
 		break;
 	case SV_DEST_UNSUPPORTED:
 		n = snprintf(out, outlen, "family=%d", d->family);
