@@ -391,8 +391,16 @@ def oracle_evaluate(cell_text, sections, report):
                                 f"lists no denial for it")
     # expect_agent_exit: the agent's own exit status.
     want_exit = single.get("expect_agent_exit")
+    agent = report.get("agent") if isinstance(report.get("agent"), dict) else {}
+    probe = report.get("probe") if isinstance(report.get("probe"), dict) else {}
+    # A supervisor whose probe failed refuses to run the agent at all (pid 0):
+    # there is no exit status to compare, and nothing may have been tried.
+    if probe.get("result") == "failed" and not agent.get("pid"):
+        if attempts:
+            problems.append(f"the probe failed and the agent was not run, yet the agent log "
+                            f"holds {len(attempts)} attempt(s)")
+        want_exit = None
     if want_exit is not None:
-        agent = report.get("agent") if isinstance(report.get("agent"), dict) else {}
         got_exit = agent.get("exit_code")
         if not want_exit.isdigit() or got_exit != int(want_exit):
             problems.append(f"expect_agent_exit={want_exit} but the report says the agent's "

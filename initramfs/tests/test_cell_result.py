@@ -344,6 +344,22 @@ class Oracle(unittest.TestCase):
                     self.assertIsNotNone(got, f"{name}: not caught")
                     self.assertIn(want, got, name)
 
+    def test_agent_not_run_after_failed_probe_has_no_exit_to_check(self):
+        sec = {"cell": (ORACLE_CELL + "expect_agent_exit=0\n").encode(), "agent_log": b"",
+               "sink_log": b""}
+        rep = {"verdict": "capability-error", "events": [], "probe": {"result": "failed"},
+               "agent": {"pid": 0, "exit_code": None, "signal": None}}
+        self.assertIsNone(CR.oracle_check("o+k", sec, rep))
+
+    def test_attempts_logged_though_the_agent_was_not_run_are_caught(self):
+        sec = {"cell": ORACLE_CELL.encode(),
+               "agent_log": lines([att("connect", "203.0.113.5:443")]), "sink_log": b""}
+        rep = {"verdict": "capability-error", "events": [], "probe": {"result": "failed"},
+               "agent": {"pid": 0, "exit_code": None, "signal": None}}
+        got = CR.oracle_check("o+k", sec, rep)
+        self.assertIsNotNone(got)
+        self.assertIn("the agent was not run", got)
+
     def test_parse_dest_normalizes(self):
         self.assertEqual(CR.dest_text(CR.parse_dest("[::ffff:192.0.2.1]:80")), "192.0.2.1:80")
         self.assertEqual(CR.dest_text(CR.parse_dest("[2001:DB8::1]:53")), "[2001:db8::1]:53")
