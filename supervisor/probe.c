@@ -124,7 +124,7 @@ int sv_probe_run(struct sv_probe_result *r)
 	struct sv_child ch;
 	int rc, status;
 
-	*r = (struct sv_probe_result){-1, -1, -1, -1, -1, -1, -1, 0};
+	*r = (struct sv_probe_result){-1, -1, -1, -1, -1, -1, -1, 0, -1};
 	sv_fault_set_probe_phase(1);
 	rc = sv_spawn(&ch, canary, NULL);
 	if (rc < 0) {
@@ -144,14 +144,14 @@ out:
 	sv_fault_set_probe_phase(0);
 	/* The run falls back to /proc/PID/mem only when process_vm_readv is
 	 * ENOSYS, so that is the only case where proc_mem can stand in for it. */
+	r->read = r->process_vm_readv == ENOSYS ? r->proc_mem : r->process_vm_readv;
 #ifdef SV_MUTANT_ENOSYS_PROBE
 	/* MUTANT enosys-probe: only a missing pidfd_getfd fails the probe. */
 	r->ok = r->pidfd_getfd != ENOSYS;
 	return r->ok ? 0 : -EPERM;
 #endif
-	r->ok = r->listener == 0 &&
-		(r->process_vm_readv == 0 || (r->process_vm_readv == ENOSYS && r->proc_mem == 0)) &&
-		r->pidfd_open == 0 && r->pidfd_getfd == 0 && r->id_valid == 0 && r->send == 0;
+	r->ok = r->listener == 0 && r->read == 0 && r->pidfd_open == 0 && r->pidfd_getfd == 0 &&
+		r->id_valid == 0 && r->send == 0;
 	return r->ok ? 0 : -EPERM;
 }
 

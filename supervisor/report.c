@@ -233,32 +233,22 @@ static void json_errno(FILE *f, int err)
 static void write_probe(FILE *f)
 {
 	const struct sv_probe_result *p = &R.probe;
-	int read_ok =
-	    p->process_vm_readv == 0 || (p->process_vm_readv == ENOSYS && p->proc_mem == 0);
+	const struct {
+		const char *name;
+		int err;
+	} caps[] = {{"listener", p->listener},     {"process_vm_readv", p->process_vm_readv},
+		    {"proc_mem", p->proc_mem},     {"read", p->read},
+		    {"pidfd_open", p->pidfd_open}, {"pidfd_getfd", p->pidfd_getfd},
+		    {"id_valid", p->id_valid},     {"send", p->send}};
 
 	if (!R.have_probe) {
 		fputs("null", f);
 		return;
 	}
-	fputs("{\"listener\": ", f);
-	json_errno(f, p->listener);
-	fputs(", \"process_vm_readv\": ", f);
-	json_errno(f, p->process_vm_readv);
-	fputs(", \"proc_mem\": ", f);
-	json_errno(f, p->proc_mem);
-	fputs(", \"read\": ", f);
-	if (read_ok)
-		json_errno(f, 0);
-	else
-		json_errno(f, p->process_vm_readv != ENOSYS ? p->process_vm_readv : p->proc_mem);
-	fputs(", \"pidfd_open\": ", f);
-	json_errno(f, p->pidfd_open);
-	fputs(", \"pidfd_getfd\": ", f);
-	json_errno(f, p->pidfd_getfd);
-	fputs(", \"id_valid\": ", f);
-	json_errno(f, p->id_valid);
-	fputs(", \"send\": ", f);
-	json_errno(f, p->send);
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : "{", caps[i].name);
+		json_errno(f, caps[i].err);
+	}
 	fprintf(f, ", \"result\": \"%s\"}", p->ok ? "ok" : "failed");
 }
 

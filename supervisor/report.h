@@ -65,7 +65,9 @@ struct sv_probe_result {
 	int pidfd_getfd;
 	int id_valid;
 	int send;
-	int ok; /* every capability the run needs works */
+	int read; /* the run's read route: process_vm_readv, or /proc/PID/mem
+		   * where process_vm_readv is ENOSYS (0 or that route's errno) */
+	int ok;   /* every capability the run needs works */
 };
 
 struct sv_run_info {
