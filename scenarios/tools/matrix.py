@@ -312,6 +312,51 @@ class Progress:
 
 # ---------------------------------------------------------------- reporting
 
+# The features that decide verdicts, in the order reports print them.
+FEATURES = ("seccomp_notify", "pidfd_getfd", "process_vm_readv", "yama", "ia32", "x32",
+            "io_uring")
+
+
+def kernel_features(cells, kernel):
+    """What the booted guests of KERNEL's cells read of themselves (features.c
+    inside each guest, not the .config): per feature, how many cells saw each
+    (available, detail) and whether they all agree. One kernel image should
+    read the same at every boot; a difference is reported, never averaged."""
+    mine = [c for c in cells if c["kernel"] == kernel]
+    read = [c for c in mine if isinstance(c.get("features"), dict)]
+    out = {"cells": len(mine), "cells_read": len(read), "features": {}}
+    for name in FEATURES:
+        seen = {}
+        for c in read:
+            v = c["features"].get(name)
+            key = ("not reported", "") if not isinstance(v, dict) else \
+                ("yes" if v.get("available") else "no", str(v.get("detail", "")))
+            seen[key] = seen.get(key, 0) + 1
+        values = [{"available": k[0], "detail": k[1], "cells": n}
+                  for k, n in sorted(seen.items(), key=lambda kv: -kv[1])]
+        out["features"][name] = {"agree": len(values) == 1, "values": values}
+    return out
+
+
+def features_line(kf):
+    """One line per kernel: feature=yes, feature=NO(detail), or every value
+    seen with its cell count when boots disagree."""
+    if not kf["cells_read"]:
+        return "not read (no cell got far enough to report features)"
+    parts = []
+    for name in FEATURES:
+        f = kf["features"][name]
+        if f["agree"]:
+            v = f["values"][0]
+            parts.append(f"{name}=yes" if v["available"] == "yes"
+                         else f"{name}={v['available'].upper()}({v['detail']})")
+        else:
+            seen = ", ".join(f"{v['available']}({v['detail']}) x{v['cells']}"
+                             for v in f["values"])
+            parts.append(f"{name}=DIFFERS[{seen}]")
+    return " ".join(parts) + f"  [{kf['cells_read']}/{kf['cells']} cells]"
+
+
 def table(cells, kernels):
     rows = []
     for c in cells:
@@ -522,13 +567,14 @@ def main(argv=None):
     ideal = floor_total / par if floors and all(c["kernel"] in floors for c in cells) \
         else None
     ratio = cells_wall / ideal if ideal else None
+    kfeat = {k: kernel_features(cells, k) for k in kernels}
     summary = {
         "format": "egress-matrix-summary/1", "run_id": run_id,
         "started": started,
         "supervisor": {"path": opts.supervisor, "sha256": sha256_file(opts.supervisor)},
         "extra_scenarios": opts.extra_scenarios or None, "jobs": opts.jobs,
         "filters": {"kernels": opts.kernels, "scenarios": opts.scenarios},
-        "kernels": {k: {kk: v for kk, v in kinfo[k].items()} for k in kernels},
+        "kernels": {k: dict(kinfo[k], features_in_guest=kfeat[k]) for k in kernels},
         "floor_s": floors, "floor_samples_s": floor_samples, "floor_note": floor_note,
         "cells_wall_s": round(cells_wall, 2), "ideal_s": round(ideal, 2) if ideal else None,
         "wall_over_floor": round(ratio, 3) if ratio else None,
@@ -561,8 +607,18 @@ def main(argv=None):
         os.symlink(run_id, latest)
 
     print()
+    print("features read inside each booted guest:")
+    kw = max(len(k) for k in kernels)
+    for k in kernels:
+        print(f"  {k.ljust(kw)}  {features_line(kfeat[k])}")
+    print()
     print(table(cells, kernels))
     print()
+    for k in kernels:
+        differ = [n for n, f in kfeat[k]["features"].items() if not f["agree"]]
+        if differ:
+            print(f"FEATURES DIFFER between boots of {k}: {', '.join(differ)} "
+                  f"(one image should read the same every boot; see summary.json)")
     bad = [c for c in cells if c["outcome"] not in GOOD_OUTCOMES]
     for c in bad:
         if c["outcome"] not in LOUD_OUTCOMES:

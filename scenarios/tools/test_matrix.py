@@ -32,10 +32,16 @@ cid = cell["cell"]
 if "user=uid1000" in cid:
     sys.exit(1)
 got = "pass" if "user=nocap" in cid else cell["expect"]
+# Two boots of one kernel that read pidfd_getfd differently: reported.
+feats = {"seccomp_notify": {"available": True, "detail": "listener ok"},
+         "pidfd_getfd": {"available": "user=nocap" not in cid,
+                         "detail": "ENOSYS" if "user=nocap" in cid else "ok"},
+         "x32": {"available": False, "detail": "ENOSYS"}}
 json.dump({"cell": cid, "scenario": cell["scenario"], "expected": cell["expect"],
            "got": got, "outcome": "ok", "reason": "", "supervisor_exit": 0,
            "qemu_cmdline": "qemu-system-x86_64 -fake", "qemu_version": "fake",
-           "accelerator": "tcg", "boot_s": 1.0, "run_s": 0.5, "splats": []},
+           "accelerator": "tcg", "boot_s": 1.0, "run_s": 0.5, "splats": [],
+           "features": feats},
           open(os.path.join(opt["--out"], "cell.json"), "w"))
 '''
 
@@ -122,6 +128,33 @@ def count_line_for_run_suites():
 def kernel_config_is_kept():
     s = run_once()
     assert os.path.getsize(os.path.join(s["dir"], "kernels", "debian-6.1-cloud.config")) > 0
+
+
+@test
+def kernel_features_are_read_from_the_guests_and_differences_reported():
+    s = run_once()
+    summ = json.load(open(os.path.join(s["dir"], "summary.json"), encoding="utf-8"))
+    kf = summ["kernels"]["debian-6.1-cloud"]["features_in_guest"]
+    # uid1000's cell wrote no cell.json: 3 cells, 2 read.
+    assert (kf["cells"], kf["cells_read"]) == (3, 2), kf
+    assert kf["features"]["x32"] == {"agree": True, "values": [
+        {"available": "no", "detail": "ENOSYS", "cells": 2}]}, kf["features"]["x32"]
+    assert not kf["features"]["pidfd_getfd"]["agree"]
+    # A feature no guest reported is said so, not taken as absent.
+    assert kf["features"]["yama"]["values"][0]["available"] == "not reported"
+    assert "FEATURES DIFFER between boots of debian-6.1-cloud: pidfd_getfd" in s["out"]
+    line = [x for x in s["out"].splitlines() if x.strip().startswith("debian-6.1-cloud ")][0]
+    assert "seccomp_notify=yes" in line and "x32=NO(ENOSYS)" in line and \
+        "pidfd_getfd=DIFFERS[" in line and "[2/3 cells]" in line, line
+
+
+@test
+def features_line_says_when_no_guest_reported():
+    sys.path.insert(0, HERE)
+    import matrix  # noqa: E402 - the module under test, only for this pure function
+
+    kf = matrix.kernel_features([{"kernel": "k", "features": None}], "k")
+    assert matrix.features_line(kf).startswith("not read"), matrix.features_line(kf)
 
 
 def main():
