@@ -73,6 +73,17 @@ build_key() {
 	} | sha256sum | cut -c1-16
 }
 
+# ccache_hits: "HITS / CALLS (PCT%)" of this build, or why there are none.
+# CCACHE_DISABLE=1 in the environment gives a truly cold build (how the cold
+# times in README.md were measured).
+ccache_hits() {
+	if [[ -n "${CCACHE_DISABLE:-}" ]]; then
+		echo "disabled (CCACHE_DISABLE): a cold build"
+		return
+	fi
+	ccache -s 2>/dev/null | awk '/^ *Hits:/ { $1 = ""; sub(/^ +/, ""); print; exit }'
+}
+
 # build VARIANT VFILE PATCH PKG VER TARSHA KEY OUT: the cold path.
 build() {
 	local variant=$1 vfile=$2 patch=$3 pkg=$4 ver=$5 tarsha=$6 key=$7 out=$8
@@ -130,7 +141,7 @@ key=$key
 gcc=$(gcc --version | head -n1)
 configure_seconds=$((t1 - t0))
 build_seconds=$((t2 - t1))
-ccache=$(ccache -s 2>/dev/null | awk '/^ *Hits:/ { $1 = ""; sub(/^ +/, ""); print; exit }')
+ccache=$(ccache_hits)
 bzimage_bytes=$(stat -c %s "$bz")
 built=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 EOF

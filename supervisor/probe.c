@@ -182,9 +182,11 @@ void sv_probe_print(const struct sv_probe_result *r)
 	     r->proc_mem == EACCES || r->proc_mem == EPERM
 		 ? "ptrace access denied (kernel.yama.ptrace_scope, CAP_SYS_PTRACE, dumpable)"
 		 : NULL);
-	line("pidfd_open", r->pidfd_open, r->pidfd_open == ENOSYS ? "needs Linux >= 5.3" : NULL);
+	line("pidfd_open", r->pidfd_open,
+	     r->pidfd_open == ENOSYS ? "this kernel has no pidfd_open (Linux >= 5.3 has it)"
+				     : NULL);
 	line("pidfd_getfd", r->pidfd_getfd,
-	     r->pidfd_getfd == ENOSYS ? "needs Linux >= 5.6"
+	     r->pidfd_getfd == ENOSYS ? "this kernel has no pidfd_getfd (Linux >= 5.6 has it)"
 	     : r->pidfd_getfd == EPERM
 		 ? "ptrace access denied (kernel.yama.ptrace_scope, CAP_SYS_PTRACE, dumpable)"
 		 : NULL);
