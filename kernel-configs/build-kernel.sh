@@ -77,7 +77,8 @@ build_key() {
 # CCACHE_DISABLE=1 in the environment gives a truly cold build (how the cold
 # times in README.md were measured).
 ccache_hits() {
-	if [[ -n "${CCACHE_DISABLE:-}" ]]; then
+	# ccache's own reading of the setting (env, config file) decides.
+	if [[ "$(ccache -k disable 2>/dev/null)" == true ]]; then
 		echo "disabled (CCACHE_DISABLE): a cold build"
 		return
 	fi
