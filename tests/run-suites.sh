@@ -13,6 +13,7 @@ declare -A TARGET=(
 	[mutant-seam]=mutant-seam-test
 	[integration]=integration-test
 	[scenario]=scenario-test
+	[matrix-selftest]=matrix-selftest
 	[initramfs-repro]=initramfs-repro-test
 	[initramfs-test]=initramfs-test
 	[vm-smoke]=vm-smoke

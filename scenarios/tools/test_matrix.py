@@ -7,6 +7,7 @@ Ends with `N passed, N failed`."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -70,7 +71,7 @@ def run_once():
                           "--scenarios", "starter-undeclared.ptrace_scope=2,*"],
                          capture_output=True, text=True, check=False)
     STATE.update(rc=res.returncode, out=res.stdout, err=res.stderr,
-                 dir=os.path.join(tmp, "t"))
+                 dir=os.path.join(tmp, "t"), tmp=tmp)
     return STATE
 
 
@@ -170,6 +171,9 @@ def main():
             print(f"ok   {fn.__name__}")
     if failed and STATE:
         print(STATE["err"][-3000:])
+        print(f"the run is kept in {STATE['tmp']}")
+    elif STATE:
+        shutil.rmtree(STATE["tmp"], ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
