@@ -348,8 +348,9 @@ def features_line(kf):
         f = kf["features"][name]
         if f["agree"]:
             v = f["values"][0]
+            detail = f"({v['detail']})" if v["detail"] else ""
             parts.append(f"{name}=yes" if v["available"] == "yes"
-                         else f"{name}={v['available'].upper()}({v['detail']})")
+                         else f"{name}={v['available'].upper().replace(' ', '-')}{detail}")
         else:
             seen = ", ".join(f"{v['available']}({v['detail']}) x{v['cells']}"
                              for v in f["values"])

@@ -146,7 +146,8 @@ def kernel_features_are_read_from_the_guests_and_differences_reported():
     assert "FEATURES DIFFER between boots of debian-6.1-cloud: pidfd_getfd" in s["out"]
     line = [x for x in s["out"].splitlines() if x.strip().startswith("debian-6.1-cloud ")][0]
     assert "seccomp_notify=yes" in line and "x32=NO(ENOSYS)" in line and \
-        "pidfd_getfd=DIFFERS[" in line and "[2/3 cells]" in line, line
+        "pidfd_getfd=DIFFERS[" in line and "[2/3 cells]" in line and \
+        " yama=NOT-REPORTED " in line, line
 
 
 @test
