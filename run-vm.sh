@@ -31,7 +31,9 @@ bad_invocation() {
 
 # KVM only when /dev/kvm can really be opened; TCG otherwise (this CI).
 pick_accel() {
-	if [[ -r /dev/kvm && -w /dev/kvm ]] && { : </dev/kvm; } 2>/dev/null; then
+	if [[ ${ACCEL:-auto} == tcg ]]; then
+		echo tcg
+	elif [[ -r /dev/kvm && -w /dev/kvm ]] && { : </dev/kvm; } 2>/dev/null; then
 		echo kvm
 	else
 		echo tcg

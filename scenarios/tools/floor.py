@@ -81,11 +81,13 @@ def floor_qemu_argv(kinfo, initrd, console):
     machine = kinfo.get("machine") or "q35"
     end = "poweroff" if machine == "microvm" else "reboot"
     append = f"console=ttyS0 panic=-1 oops=panic quiet no_timer_check syscall.x32=y floor_end={end}"
-    try:
-        with open("/dev/kvm", "rb"):
-            accel = ["-accel", "kvm", "-cpu", "host"]
-    except OSError:
-        accel = ["-accel", "tcg"]
+    accel = ["-accel", "tcg"]
+    if os.environ.get("ACCEL", "auto") != "tcg":
+        try:
+            with open("/dev/kvm", "rb"):
+                accel = ["-accel", "kvm", "-cpu", "host"]
+        except OSError:
+            pass
     q = lambda p: p.replace(",", ",,")  # noqa: E731 - QEMU's comma escape
     result = console + ".result"
     if machine == "microvm":
