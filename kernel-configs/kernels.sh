@@ -8,6 +8,8 @@
 #   kernels.sh config NAME     the kernel's .config next to that image (same)
 #   kernels.sh machine NAME    the QEMU -machine type that boots and powers it off
 #   kernels.sh describe NAME   the one-line description
+#   kernels.sh plan NAME       what `path` would do: "cached", "fetch", or
+#                              "build MINUTES" (a custom kernel's cold cost)
 #
 # Debian kernels come from debian-kernels.lock (fetch-kernels.sh); custom ones
 # from variants/NAME.config (build-kernel.sh).
@@ -84,6 +86,25 @@ image() {
 	printf '%s\n' "$path"
 }
 
+# plan NAME: what image NAME would do now, without doing it.
+plan() {
+	local name=$1 k sha
+	k=$(kind "$name")
+	case "$k" in
+	debian)
+		sha=$(kc_lock_line "$name" | awk '{ print $4 }')
+		if [[ -n "$sha" && -f "$KC_CACHE/$sha/vmlinuz" ]]; then echo cached; else echo fetch; fi
+		;;
+	custom)
+		if "$KC_DIR/build-kernel.sh" --cached "$name" >/dev/null; then
+			echo cached
+		else
+			echo "build $(variant_field "$name" build-minutes)"
+		fi
+		;;
+	esac
+}
+
 main() {
 	local cmd=${1:-} name path
 	case "$cmd" in
@@ -95,7 +116,7 @@ main() {
 	names)
 		all_names
 		;;
-	path | config | machine | describe)
+	path | config | machine | describe | plan)
 		(($# == 2)) || kc_die "usage: kernels.sh $cmd NAME"
 		name=$2
 		case "$cmd" in
@@ -108,6 +129,7 @@ main() {
 			;;
 		machine) machine "$name" ;;
 		describe) describe "$name" ;;
+		plan) plan "$name" ;;
 		esac
 		;;
 	*)
