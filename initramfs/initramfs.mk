@@ -5,7 +5,8 @@
 #       INITRAMFS_AGENTS=DIR  static agents to include (default build/agents if present)
 #       SUPERVISOR=PATH       another supervisor binary (default build/egress-supervisor)
 #   make initramfs-repro-test -> two builds, byte-identical, or fail
-#   make initramfs-test       -> outcome decisions from synthetic guest output (no VM)
+#   make initramfs-test       -> outcome decisions from synthetic guest output, and the
+#                                launcher's accelerator choice against fake QEMUs (no VM)
 
 IRFS_DIR := $(TOP)/initramfs
 IRFS_OUT := $(BUILD)/initramfs
@@ -48,4 +49,4 @@ initramfs-repro-test: $(IRFS_GUEST_PROGS) $(IRFS_SV_DEP)
 	$(IRFS_DIR)/tests/repro-test.sh $(IRFS_ARGS)
 
 initramfs-test:
-	python3 $(IRFS_DIR)/tests/test_cell_result.py
+	python3 $(IRFS_DIR)/tests/run.py

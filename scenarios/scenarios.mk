@@ -3,6 +3,7 @@
 # .SHELLFLAGS, TOP, BUILD and CACHE.
 #   make matrix [KERNELS=GLOBS] [SCENARIOS=GLOBS] [JOBS=N] [SUPERVISOR=PATH]
 #               [EXTRA_SCENARIOS=DIR] [RUN_ID=ID] [FLOOR=measure|SECONDS]
+#               [ACCEL=auto|kvm|tcg]
 #                        every kernel x scenario cell -> results/<run-id>/
 #   make vm-smoke        a few cells on each Debian kernel (part of make test)
 #   make scenario-test   the scenario parser's unit tests and the shipped files
@@ -37,17 +38,19 @@ SC_MATRIX_ENV = $(if $(KERNELS),KERNELS='$(KERNELS)') \
 	$(if $(filter command line environment,$(origin SUPERVISOR)),SUPERVISOR='$(SUPERVISOR)') \
 	$(if $(EXTRA_SCENARIOS),EXTRA_SCENARIOS='$(EXTRA_SCENARIOS)') \
 	$(if $(RUN_ID),RUN_ID='$(RUN_ID)') $(if $(FLOOR),FLOOR='$(FLOOR)') \
+	$(if $(ACCEL),ACCEL='$(ACCEL)') \
 	BUILD='$(BUILD)' CACHE='$(CACHE)'
 
-# The README's main job. `kernels` fetches the Debian kernels and builds the
-# custom ones (cached outside the clone); `supervisor`, `agents` and
+# The README's main job. matrix.py fetches or builds only the kernels KERNELS
+# selects (all of them without a filter), announcing each build and its cost
+# first, cached outside the clone; `supervisor`, `agents` and
 # `initramfs-guest` build what goes into the one initramfs of the run.
-matrix: matrix-host-deps supervisor agents initramfs-guest kernels
+matrix: matrix-host-deps supervisor agents initramfs-guest
 	$(SC_MATRIX_ENV) $(TOP)/run-vm.sh matrix
 
 # Part of `make test`: boots QEMU for real, no kernel builds (Debian kernels
 # only, fetched and cached).
-vm-smoke: matrix-host-deps supervisor agents initramfs-guest kernels-debian
+vm-smoke: matrix-host-deps supervisor agents initramfs-guest
 	$(SC_MATRIX_ENV) KERNELS='$(VM_SMOKE_KERNELS)' SCENARIOS='$(VM_SMOKE_SCENARIOS)' \
 		RUN_ID="vm-smoke-$$(date -u +%Y%m%dT%H%M%SZ)" $(TOP)/run-vm.sh matrix
 
@@ -61,7 +64,7 @@ scenario-list:
 
 # matrix.py against a fake run-vm.sh that lies (ok for a pass that should be a
 # capability-error) or writes no result: no VM boots, the initramfs is built.
-matrix-selftest: matrix-host-deps supervisor agents initramfs-guest kernels-debian
+matrix-selftest: matrix-host-deps supervisor agents initramfs-guest
 	@BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/test_matrix.py
 
 # Falsifiability (scenarios/tools/mutants.py): every known defect, put back one
@@ -70,8 +73,8 @@ matrix-selftest: matrix-host-deps supervisor agents initramfs-guest kernels-debi
 #   make mutants [MUTANTS='name ...'] [JOBS=N]   kill table, `killed N of M`
 #   make mutants-repro                            the original false green
 .PHONY: mutants mutants-repro
-mutants: matrix-host-deps supervisor agents initramfs-guest kernels-debian
+mutants: matrix-host-deps supervisor agents initramfs-guest
 	BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/mutants.py \
 		$(if $(MUTANTS),--mutants '$(MUTANTS)') $(if $(JOBS),--jobs $(JOBS))
-mutants-repro: matrix-host-deps supervisor agents initramfs-guest kernels-debian
+mutants-repro: matrix-host-deps supervisor agents initramfs-guest
 	BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/mutants.py --repro $(if $(JOBS),--jobs $(JOBS))

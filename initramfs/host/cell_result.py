@@ -2,13 +2,12 @@
 """Host side of one appliance cell (docs/guest.md): reads a cell file, decodes
 the guest's framed result and decides the cell's outcome.
 
-    cell_result.py info CELL-FILE
-        prints cell=ID, scenario=NAME, expect=VERDICT, timeout=SECONDS (shell-safe lines)
     cell_result.py evaluate --out DIR --cell-file FILE --nonce HEX ... (see --help)
         writes DIR/cell.json (and DIR/report.json, DIR/guest/*), prints one line
 
-Stdlib only. The outcome is decided here and nowhere else, so run-vm.sh and the
-matrix runner agree on it.
+Stdlib only. The outcome is decided here and nowhere else, so run-vm.sh cell
+(cell_run.py, which calls cmd_evaluate in-process) and the matrix runner agree
+on it.
 """
 import argparse
 import base64
@@ -54,16 +53,16 @@ def read_cell_file(path):
         return parse_cell_text(f.read())
 
 
-def cmd_info(args):
-    single, _ = read_cell_file(args.cell_file)
+def cell_info(path):
+    """(cell id, timeout seconds) of a cell file; ValueError naming the key."""
+    single, _ = read_cell_file(path)
     cell = single.get("cell", "")
     if not CELL_ID_RE.match(cell):
-        sys.exit(f"{args.cell_file}: cell={cell!r}: want an id of [A-Za-z0-9._=,+-]")
+        raise ValueError(f"cell={cell!r}: want an id of [A-Za-z0-9._=,+-]")
     timeout = single.get("timeout", str(DEFAULT_TIMEOUT))
     if not timeout.isdigit() or int(timeout) == 0:
-        sys.exit(f"{args.cell_file}: timeout={timeout!r}: want whole seconds > 0")
-    print(f"cell={cell}")
-    print(f"timeout={timeout}")
+        raise ValueError(f"timeout={timeout!r}: want whole seconds > 0")
+    return cell, int(timeout)
 
 
 class FrameError(Exception):
@@ -441,6 +440,13 @@ def sha256_file(path):
 
 def decide(a, cell, expected, frame, console):
     """Returns (outcome, reason, got, supervisor_exit)."""
+    if a.accel == "kvm" and INIT_MARK not in console:
+        # The run's canary booted under KVM, so a cell that does not reach
+        # init under KVM is the accelerator's failure, not the kernel's or
+        # the scenario's: said as such, and never retried under TCG.
+        why = (f"guest did not reach init within {a.timeout} s" if a.timed_out
+               else f"qemu exited {a.qemu_rc} before the guest reached init")
+        return "infra-error", f"under KVM: {why} (the KVM canary had booted)", None, None
     if a.timed_out:
         done = "a complete result was written" if frame.get("sections") else "no complete result"
         return "timeout", f"guest did not power off within {a.timeout} s ({done})", None, None
@@ -565,6 +571,7 @@ def cmd_evaluate(a):
         "initrd": {"path": os.path.abspath(a.initrd), "sha256": sha256_file(a.initrd)},
         "qemu_version": a.qemu_version,
         "accelerator": a.accel,
+        "accelerator_reason": getattr(a, "accel_reason", None),
         "qemu_cmdline": a.qemu_cmdline,
         "qemu_exit": a.qemu_rc,
         "nonce": a.nonce,
@@ -598,8 +605,6 @@ def cmd_evaluate(a):
 def main():
     ap = argparse.ArgumentParser(description="host side of one appliance cell")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("info")
-    p.add_argument("cell_file")
     p = sub.add_parser("evaluate")
     for opt in ("--out", "--cell-file", "--nonce", "--kernel", "--initrd", "--qemu-version",
                 "--accel", "--qemu-cmdline", "--rerun"):
@@ -608,11 +613,9 @@ def main():
     p.add_argument("--timed-out", type=int, choices=(0, 1), required=True)
     p.add_argument("--timeout", type=int, required=True)
     p.add_argument("--run-s", type=float, required=True)
+    p.add_argument("--accel-reason", default=None)
     a = ap.parse_args()
-    if a.cmd == "info":
-        cmd_info(a)
-    else:
-        cmd_evaluate(a)
+    cmd_evaluate(a)
 
 
 if __name__ == "__main__":

@@ -4,11 +4,13 @@ cell (several VMs at once), assert each cell's expected verdict, report.
 
     matrix.py [--kernels GLOBS] [--scenarios GLOBS] [--jobs N]
               [--supervisor PATH] [--extra-scenarios DIR] [--run-id ID]
-              [--results DIR] [--list]
+              [--accel auto|kvm|tcg] [--results DIR] [--list]
 
 Each option defaults to an environment variable of the same name in capitals
-(KERNELS, SCENARIOS, JOBS, SUPERVISOR, EXTRA_SCENARIOS, RUN_ID), which is how
-`make matrix KERNELS=... SCENARIOS=...` reaches it. GLOBS are separated by
+(KERNELS, SCENARIOS, JOBS, SUPERVISOR, EXTRA_SCENARIOS, RUN_ID, ACCEL), which
+is how `make matrix KERNELS=... SCENARIOS=...` reaches it. The accelerator is
+proven once per run by booting a canary guest (initramfs/host/launcher.py)
+and handed to every cell. GLOBS are separated by
 white space; a scenario glob matches a scenario name
 (`starter-undeclared`) or a scenario cell (`starter-*.ptrace_scope=2,user=*`).
 
@@ -37,6 +39,7 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario as S  # noqa: E402
 import floor as F  # noqa: E402
+L = F.L  # initramfs/host/launcher.py: the QEMU line and the accelerator
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
@@ -47,8 +50,8 @@ OUTCOMES = ("ok", "mismatch", "false-green", "oracle-mismatch", "precondition-er
 LOUD_OUTCOMES = ("false-green", "oracle-mismatch")
 GOOD_OUTCOMES = ("ok", "skipped")
 # Seconds `run-vm.sh cell` may take beyond the cell's own timeout before this
-# runner gives up on it (booting under TCG on a loaded machine, building
-# nothing): past that the runner itself is broken, an infra-error.
+# runner gives up on it (booting on a loaded machine, building nothing): past
+# that the runner itself is broken, an infra-error.
 RUNNER_GRACE_S = 180
 
 
@@ -123,6 +126,25 @@ def kernel_info(name):
     if os.path.exists(config):
         info["config"] = config
     return info
+
+
+def kernel_plan(name):
+    """What looking the kernel up will do: "cached", "fetch" or "build MINUTES"."""
+    ks = os.path.join(TOP, "kernel-configs", "kernels.sh")
+    return run_tool([ks, "plan", name], f"kernel {name}").strip()
+
+
+def prove_accelerator(kinfo, kernels, mode, rdir):
+    """The run's accelerator, proven once by booting the canary on the
+    first kernel the run has (launcher.choose_accelerator; LaunchError when
+    none boots). Without any kernel no canary can boot, and every cell is
+    an infra-error anyway: TCG is named, with that reason."""
+    first = next((kinfo[k] for k in kernels if kinfo[k]["path"]), None)
+    if first is None:
+        return {"accelerator": "tcg", "mode": mode, "canary": [],
+                "reason": "no kernel of the run could be fetched or built: no canary booted"}
+    return L.choose_accelerator(first["path"], first["machine"] or "q35",
+                                os.path.join(rdir, "canary"), mode)
 
 
 def select_cells(scenarios, patterns, kernels):
@@ -216,7 +238,9 @@ def run_cell(cell, kinfo, initrd, opts):
     timeout = int(cell["timeout"])
     argv = [opts.runner, "cell", "--kernel", kinfo["path"],
             "--initrd", initrd, "--cell-file", cell["cell_file"], "--out", out,
-            "--timeout", str(timeout), "--machine", kinfo["machine"]]
+            "--timeout", str(timeout), "--machine", kinfo["machine"],
+            "--accel", opts.accel_choice["accelerator"],
+            "--accel-reason", opts.accel_choice["reason"]]
     t0 = time.monotonic()
     with open(os.path.join(out, "run-vm.log"), "w", encoding="utf-8") as logf:
         try:
@@ -250,7 +274,8 @@ def judge(cell, data, infra, wall):
     believed."""
     r = {"outcome": "infra-error", "reason": infra, "got": None, "supervisor_exit": None,
          "boot_s": None, "run_s": None, "qemu_cmdline": None, "qemu_version": None,
-         "accelerator": None, "features": None, "preconditions": None, "splats": [],
+         "accelerator": None, "accelerator_reason": None, "features": None,
+         "preconditions": None, "splats": [],
          "runner_rerun": None, "wall_s": round(wall, 2)}
     if data is None:
         return r
@@ -261,7 +286,9 @@ def judge(cell, data, infra, wall):
               "boot_s": data.get("boot_s"), "run_s": data.get("run_s"),
               "qemu_cmdline": data.get("qemu_cmdline"),
               "qemu_version": data.get("qemu_version"),
-              "accelerator": data.get("accelerator"), "features": data.get("features"),
+              "accelerator": data.get("accelerator"),
+              "accelerator_reason": data.get("accelerator_reason"),
+              "features": data.get("features"),
               "preconditions": data.get("preconditions"),
               "splats": data.get("splats") or [], "runner_rerun": data.get("rerun"),
               "reason": data.get("reason")})
@@ -379,7 +406,7 @@ def table(cells, kernels):
     return "\n".join(line.rstrip() for line in lines)
 
 
-def write_junit(path, cells, wall):
+def write_junit(path, cells, wall, accel):
     suite = ET.Element("testsuite", name="egress-matrix", tests=str(len(cells)),
                        failures=str(sum(c["outcome"] in ("mismatch",) + LOUD_OUTCOMES
                                         for c in cells)),
@@ -387,6 +414,9 @@ def write_junit(path, cells, wall):
                                       for c in cells)),
                        skipped=str(sum(c["outcome"] == "skipped" for c in cells)),
                        time=f"{wall:.1f}")
+    props = ET.SubElement(suite, "properties")
+    ET.SubElement(props, "property", name="accelerator", value=str(accel["accelerator"]))
+    ET.SubElement(props, "property", name="accelerator_reason", value=accel["reason"])
     for c in cells:
         tc = ET.SubElement(suite, "testcase", classname=c["kernel"], name=c["scenario_cell"],
                            time=f"{c['wall_s'] or 0:.1f}")
@@ -418,6 +448,9 @@ def parse_args(argv):
     ap.add_argument("--supervisor", default=env("SUPERVISOR", ""))
     ap.add_argument("--extra-scenarios", default=env("EXTRA_SCENARIOS", ""))
     ap.add_argument("--run-id", default=env("RUN_ID", ""))
+    ap.add_argument("--accel", default=env("ACCEL", "") or "auto",
+                    help="auto (default: KVM when a canary boots with it, else TCG), kvm or "
+                    "tcg")
     ap.add_argument("--results", default=os.path.join(TOP, "results"))
     ap.add_argument("--floor", default=env("FLOOR", "measure"),
                     help="'measure' (default: boot an init that only powers off, once "
@@ -431,6 +464,10 @@ def parse_args(argv):
     if not opts.jobs.isdigit() or int(opts.jobs) < 1:
         raise SetupError(f"JOBS must be a positive number, not {opts.jobs!r}")
     opts.jobs = int(opts.jobs)
+    try:
+        L.accel_mode(opts.accel)
+    except L.LaunchError as e:
+        raise SetupError(str(e)) from None
     opts.supervisor_given = bool(opts.supervisor)
     if not opts.supervisor:
         opts.supervisor = os.path.join(BUILD, "egress-supervisor")
@@ -488,6 +525,14 @@ def main(argv=None):
         os.makedirs(os.path.join(rdir, "kernels"))
         log(f"run {run_id}: {len(selected)} cells ({len(kernels)} kernels), {opts.jobs} "
             f"VMs at once, supervisor {opts.supervisor}; results in {rdir}")
+        # Only the kernels the run selected are fetched or built; a build
+        # is announced with its cost before anything starts.
+        for k in kernels:
+            plan = kernel_plan(k)
+            if plan.startswith("build"):
+                log(f"building {k}: about {plan.split()[1]} min on 2 cores, cached afterwards")
+            elif plan == "fetch":
+                log(f"fetching {k} from Debian's registry (cached afterwards)")
         kinfo = {}
         for k in kernels:
             # A kernel that cannot be fetched or built fails its own cells
@@ -504,6 +549,8 @@ def main(argv=None):
                 shutil.copy2(kinfo[k]["config"], os.path.join(rdir, "kernels", f"{k}.config"))
             else:
                 log(f"kernel {k}: no .config beside {kinfo[k]['path']}; not kept")
+        opts.accel_choice = prove_accelerator(kinfo, kernels, opts.accel, rdir)
+        print(L.accel_line(opts.accel_choice), flush=True)
         agents = agent_sources(scenarios, opts.extra_scenarios)
         # Every selected cell's file goes into one initramfs (ids carry the
         # kernel, so the cells of every kernel share the image).
@@ -528,7 +575,7 @@ def main(argv=None):
         log("building the initramfs")
         initrd_s = build_initramfs(rdir, cells_dir, opts.supervisor, agents, initrd)
         log(f"initramfs {initrd} built in {initrd_s:.1f}s")
-    except (SetupError, RuntimeError, S.ScenarioError, OSError) as e:
+    except (SetupError, L.LaunchError, RuntimeError, S.ScenarioError, OSError) as e:
         log(f"error: {e}")
         return 2
 
@@ -539,9 +586,9 @@ def main(argv=None):
     floor_note = ""
     if opts.floor == "measure":
         try:
-            floors, floor_samples = F.measure(TOP, [kinfo[k] for k in kernels
-                                                    if kinfo[k]["path"]],
-                                              os.path.join(rdir, "floor"), opts.jobs)
+            floors, floor_samples = F.measure([kinfo[k] for k in kernels if kinfo[k]["path"]],
+                                              os.path.join(rdir, "floor"), opts.jobs,
+                                              opts.accel_choice["accelerator"])
         except F.FloorError as e:
             floor_note = f"floor not measured: {e}"
             log(floor_note)
@@ -574,6 +621,7 @@ def main(argv=None):
         "started": started,
         "supervisor": {"path": opts.supervisor, "sha256": sha256_file(opts.supervisor)},
         "extra_scenarios": opts.extra_scenarios or None, "jobs": opts.jobs,
+        "accelerator": opts.accel_choice,
         "filters": {"kernels": opts.kernels, "scenarios": opts.scenarios},
         "kernels": {k: dict(kinfo[k], features_in_guest=kfeat[k]) for k in kernels},
         "floor_s": floors, "floor_samples_s": floor_samples, "floor_note": floor_note,
@@ -588,6 +636,7 @@ def main(argv=None):
             "kernel_release": kinfo[c["kernel"]]["release"],
             "kernel_sha256": kinfo[c["kernel"]]["sha256"],
             "qemu_version": c["qemu_version"], "accelerator": c["accelerator"],
+            "accelerator_reason": c["accelerator_reason"],
             "qemu_cmdline": c["qemu_cmdline"], "boot_s": c["boot_s"], "run_s": c["run_s"],
             "wall_s": c["wall_s"], "expected": c["expected"],
             "expected_why": c["expected_why"], "expected_from": c["expected_from"],
@@ -600,7 +649,7 @@ def main(argv=None):
     with open(os.path.join(rdir, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
         f.write("\n")
-    write_junit(os.path.join(rdir, "junit.xml"), cells, cells_wall)
+    write_junit(os.path.join(rdir, "junit.xml"), cells, cells_wall, opts.accel_choice)
     latest = os.path.join(os.path.dirname(rdir), "latest")
     if os.path.islink(latest) or not os.path.exists(latest):
         if os.path.islink(latest):

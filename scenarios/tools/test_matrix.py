@@ -66,7 +66,7 @@ def run_once():
         f.write(FAKE)
     os.chmod(fake, 0o755)
     res = subprocess.run([sys.executable, os.path.join(HERE, "matrix.py"), "--runner", fake,
-                          "--results", tmp, "--run-id", "t", "--floor", "0.5",
+                          "--results", tmp, "--run-id", "t", "--floor", "0.5", "--accel", "tcg",
                           "--kernels", "debian-6.1-cloud", "--jobs", "2",
                           "--scenarios", "starter-undeclared.ptrace_scope=2,*"],
                          capture_output=True, text=True, check=False)
@@ -148,6 +148,48 @@ def kernel_features_are_read_from_the_guests_and_differences_reported():
     assert "seccomp_notify=yes" in line and "x32=NO(ENOSYS)" in line and \
         "pidfd_getfd=DIFFERS[" in line and "[2/3 cells]" in line and \
         " yama=NOT-REPORTED " in line, line
+
+
+@test
+def accelerator_choice_reaches_summary_cells_and_junit():
+    s = run_once()
+    summ = json.load(open(os.path.join(s["dir"], "summary.json"), encoding="utf-8"))
+    assert summ["accelerator"]["accelerator"] == "tcg", summ["accelerator"]
+    assert summ["accelerator"]["reason"] == "forced by ACCEL=tcg", summ["accelerator"]
+    assert "accelerator: tcg (forced by ACCEL=tcg)" in s["out"], s["out"][:500]
+    props = {p.get("name"): p.get("value") for p in
+             ET.parse(os.path.join(s["dir"], "junit.xml")).getroot().iter("property")}
+    assert props.get("accelerator") == "tcg", props
+    assert props.get("accelerator_reason") == "forced by ACCEL=tcg", props
+
+
+# A QEMU whose KVM aborts as this project's CI machine's does.
+KVM_ABORTS = """#!/bin/sh
+[ "$1" = --version ] && { echo 'QEMU emulator version 0.0.0 (fake)'; exit 0; }
+echo 'qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69' >&2
+kill -ABRT $$
+"""
+
+
+@test
+def forced_kvm_that_cannot_boot_stops_the_run_at_setup():
+    tmp = tempfile.mkdtemp(prefix="matrix-selftest-kvm-")
+    try:
+        fake = os.path.join(tmp, "qemu")
+        with open(fake, "w", encoding="utf-8") as f:
+            f.write(KVM_ABORTS)
+        os.chmod(fake, 0o755)
+        res = subprocess.run([sys.executable, os.path.join(HERE, "matrix.py"),
+                              "--results", tmp, "--run-id", "k", "--floor", "0.5",
+                              "--kernels", "debian-6.1-cloud", "--accel", "kvm",
+                              "--scenarios", "starter-undeclared.ptrace_scope=2,user=root"],
+                             capture_output=True, text=True, check=False,
+                             env=dict(os.environ, QEMU=fake))
+        assert res.returncode == 2, (res.returncode, res.stderr[-1500:])
+        assert "ACCEL=kvm but KVM cannot boot a guest here" in res.stderr, res.stderr[-1500:]
+        assert "failed to set MSR" in res.stderr, res.stderr[-1500:]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @test

@@ -1,0 +1,15 @@
+#!/usr/bin/env python3
+"""Runs every initramfs/tests/test_*.py (unittest, no VM) and ends with the
+`N passed, N failed` line tests/run-suites.sh reads."""
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+if __name__ == "__main__":
+    suite = unittest.defaultTestLoader.discover(HERE, pattern="test_*.py", top_level_dir=HERE)
+    res = unittest.TextTestRunner(verbosity=2).run(suite)
+    failed = len(res.failures) + len(res.errors)
+    print(f"{res.testsRun - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
