@@ -17,6 +17,7 @@ export CACHE
 all: supervisor
 
 include supervisor/supervisor.mk
+include supervisor/hostprofile/hostprofile.mk
 include tests/tests.mk
 include kernel-configs/kernels.mk
 -include initramfs/initramfs.mk

@@ -1,0 +1,302 @@
+#include "hp_probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/io_uring.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TARGET_TIMEOUT_MS 5000
+
+/* The bytes a target hands to its trapped connect: the probe must read
+ * exactly these back out of it. Port 9 on loopback, never contacted: the
+ * notification is answered with ECONNREFUSED, the call never performed. */
+static const struct sockaddr_in known = {
+    .sin_family = AF_INET,
+    .sin_port = 0x0900,
+    .sin_addr = {.s_addr = 0x0100007f},
+    .sin_zero = {'h', 'o', 's', 't', 'p', 'r', 'o', 'f'},
+};
+
+/* What a target tells us through the pipe, once its table is its own. */
+struct target_msg {
+	int listener; /* fd number in the (then shared) table, or -errno */
+	int sock;     /* its socket's fd number, or -errno */
+	pid_t pid;    /* its pid in our namespace */
+	int reparented;
+	uint64_t addr; /* where `known` is in its memory */
+};
+
+const char *hp_target_name(enum hp_target kind)
+{
+	static const char *const names[] = {"child", "child_nodump", "reparented_grandchild"};
+
+	return kind < HP_NTARGETS ? names[kind] : "?";
+}
+
+static int errno_of(long rc)
+{
+	return rc < 0 ? errno : 0;
+}
+
+/* connect on x86_64 notifies; everything else, and every other ABI, is
+ * allowed. A filter only the target and its (nonexistent) children carry. */
+static int install_listener(void)
+{
+	struct sock_filter f[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_connect, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+	long fd;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -errno;
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* The target: sets itself up as `kind` asks, reports, then makes the
+ * trapped connect (which blocks until we answer) and waits to be killed.
+ * Only async-signal-safe calls until the table is unshared. */
+static void target(enum hp_target kind, int report_fd, pid_t parent)
+{
+	struct target_msg m = {.pid = getpid(), .addr = (uintptr_t)&known};
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (kind == HP_GRANDCHILD) {
+		/* Wait until our parent (the intermediate) has exited and we
+		 * were re-parented to the nearest subreaper or init. */
+		for (int i = 0; i < 1000 && getppid() == parent; i++)
+			usleep(1000);
+		m.reparented = getppid() == parent ? ETIMEDOUT : 0;
+	}
+	if (kind == HP_CHILD_NODUMP)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	m.listener = install_listener();
+	m.sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (m.sock < 0)
+		m.sock = -errno;
+	/* From here our parent may open and close descriptors: take a copy of
+	 * the table first. Its listener is the parent's now. */
+	if (unshare(CLONE_FILES) != 0)
+		_exit(126);
+	if (write(report_fd, &m, sizeof(m)) != (ssize_t)sizeof(m))
+		_exit(126);
+	if (m.listener >= 0) {
+		close(m.listener);
+		if (m.sock >= 0)
+			connect(m.sock, (const struct sockaddr *)&known, sizeof(known));
+	}
+	for (;;)
+		pause();
+}
+
+/* Reads the target's report. Our copy of the write end stays open while the
+ * table is shared, so a target that dies first never gives EOF: bounded. */
+static int wait_msg(int fd, struct target_msg *m)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	int rc = poll(&pfd, 1, TARGET_TIMEOUT_MS);
+	ssize_t n;
+
+	if (rc <= 0)
+		return rc == 0 ? -ETIMEDOUT : -errno;
+	n = read(fd, m, sizeof(*m));
+	if (n != (ssize_t)sizeof(*m))
+		return n < 0 ? -errno : -EPIPE;
+	return 0;
+}
+
+static int read_vm(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = {.iov_base = buf, .iov_len = len};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+	ssize_t n = syscall(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return errno;
+	return n == (ssize_t)len && memcmp(buf, &known, len) == 0 ? 0 : EIO;
+}
+
+static int read_procmem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	n = pread(fd, buf, len, (off_t)addr);
+	err = n < 0 ? errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	return n == (ssize_t)len && memcmp(buf, &known, len) == 0 ? 0 : EIO;
+}
+
+static void probe_target(int listener, const struct target_msg *m, struct hp_target_result *r)
+{
+	struct sockaddr_in got;
+	long pidfd, dup;
+
+	r->process_vm_readv = read_vm(m->pid, m->addr, &got, sizeof(got));
+	r->proc_mem = read_procmem(m->pid, m->addr, &got, sizeof(got));
+	pidfd = syscall(SYS_pidfd_open, m->pid, 0);
+	r->pidfd_open = errno_of(pidfd);
+	if (pidfd >= 0 && m->sock >= 0) {
+		struct stat st;
+
+		dup = syscall(SYS_pidfd_getfd, (int)pidfd, m->sock, 0);
+		r->pidfd_getfd = errno_of(dup);
+		if (dup >= 0) {
+			if (fstat((int)dup, &st) != 0 || !S_ISSOCK(st.st_mode))
+				r->pidfd_getfd = EBADF;
+			close((int)dup);
+		}
+	}
+	if (pidfd >= 0)
+		close((int)pidfd);
+	if (listener >= 0) {
+		struct seccomp_notif_sizes sizes = {0};
+		union {
+			struct seccomp_notif n;
+			unsigned char raw[512];
+		} req;
+		struct seccomp_notif_resp resp = {0};
+		struct pollfd pfd = {.fd = listener, .events = POLLIN};
+
+		memset(&req, 0, sizeof(req));
+		if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0)
+			r->listener = errno;
+		else if (sizes.seccomp_notif > sizeof(req))
+			r->listener = EOVERFLOW;
+		else if (poll(&pfd, 1, TARGET_TIMEOUT_MS) <= 0)
+			r->listener = ETIMEDOUT;
+		else if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
+			r->listener = errno;
+		else
+			r->listener = 0;
+		if (r->listener == 0) {
+			r->id_valid = errno_of(ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.n.id));
+			resp.id = req.n.id;
+			resp.error = -ECONNREFUSED;
+			ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		}
+	}
+}
+
+int hp_probe_target(enum hp_target kind, struct hp_target_result *r)
+{
+	struct target_msg m;
+	int p[2], rc, status;
+	long pid;
+
+	*r = (struct hp_target_result){-1, -1, -1, -1, -1, -1, -1};
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -errno;
+	/* CLONE_FILES: the listener the target creates appears in our table
+	 * without any ptrace-level access (as the supervisor gets its own). */
+	pid = syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, 0, 0, 0);
+	if (pid < 0) {
+		rc = -errno;
+		close(p[0]);
+		close(p[1]);
+		return rc;
+	}
+	if (pid == 0) {
+		if (kind == HP_GRANDCHILD) {
+			pid_t me = getpid();
+			long g = syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, 0, 0, 0);
+
+			if (g == 0)
+				target(kind, p[1], me);
+			_exit(g < 0 ? 126 : 0);
+		}
+		target(kind, p[1], getppid());
+	}
+	rc = wait_msg(p[0], &m);
+	close(p[0]);
+	close(p[1]);
+	if (rc == 0) {
+		r->listener = m.listener < 0 ? -m.listener : 0;
+		if (kind == HP_GRANDCHILD)
+			r->reparented = m.reparented;
+		probe_target(m.listener, &m, r);
+		if (m.listener >= 0)
+			close(m.listener);
+		/* The grandchild is not ours to wait for: it was re-parented. */
+		kill(m.pid, SIGKILL);
+	}
+	if (kind != HP_GRANDCHILD || rc != 0)
+		kill((pid_t)pid, SIGKILL);
+	while (waitpid((pid_t)pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return rc;
+}
+
+int hp_probe_io_uring(void)
+{
+	struct io_uring_params params;
+	long fd;
+
+	memset(&params, 0, sizeof(params));
+	fd = syscall(SYS_io_uring_setup, 1, &params);
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+int hp_probe_userns(void)
+{
+	int p[2], err = EIO, status;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return errno;
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (pid == 0) {
+		int e = unshare(CLONE_NEWUSER) == 0 ? 0 : errno;
+
+		_exit(write(p[1], &e, sizeof(e)) == (ssize_t)sizeof(e) ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
+		err = EIO;
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return err;
+}
