@@ -67,6 +67,14 @@ scenario-list:
 matrix-selftest: matrix-host-deps supervisor agents initramfs-guest
 	@BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/test_matrix.py
 
+# Replay a host (docs/hostprofile.md): the profile egress-hostprofile wrote
+# there, as guest settings on the kernel that stands for the host's.
+#   make repro PROFILE=FILE [SUPERVISOR=PATH] [SCENARIOS=GLOBS] [KERNEL=NAME]
+.PHONY: repro
+repro: matrix-host-deps supervisor agents initramfs-guest
+	$(SC_MATRIX_ENV) $(if $(KERNEL),KERNEL='$(KERNEL)') PROFILE='$(PROFILE)' \
+		python3 $(SC_TOOLS)/repro.py
+
 # Falsifiability (scenarios/tools/mutants.py): every known defect, put back one
 # at a time (supervisor/mutant.h), must turn at least one cell red; the real
 # supervisor must pass the same cells first.

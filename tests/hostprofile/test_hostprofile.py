@@ -157,6 +157,147 @@ class Profile(unittest.TestCase):
             self.assertEqual(os.listdir(d), ["p.json"])
 
 
+TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(TOP, "scenarios", "tools"))
+import hostprofile as H  # noqa: E402
+import repro as R  # noqa: E402
+import scenario as S  # noqa: E402
+
+
+class Replay(unittest.TestCase):
+    """What make repro does with a profile, without booting: validation with
+    errors naming the field, the kernel and guest environment that stand for
+    the host, the pinned scenarios, the probe comparison."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.real = profile()
+
+    def write(self, data):
+        f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+        self.addCleanup(os.unlink, f.name)
+        f.write(data if isinstance(data, str) else json.dumps(data))
+        f.close()
+        return f.name
+
+    def edited(self, **changes):
+        p = json.loads(json.dumps(self.real))
+        for dotted, v in changes.items():
+            cur = p
+            parts = dotted.split("__")
+            for k in parts[:-1]:
+                cur = cur[k]
+            cur[parts[-1]] = v
+        return p
+
+    def refused(self, data, field):
+        with self.assertRaises(H.ProfileError) as e:
+            H.load(self.write(data))
+        self.assertIn(field, str(e.exception))
+        return str(e.exception)
+
+    def test_a_captured_profile_loads(self):
+        self.assertEqual(H.load(self.write(self.real))["format"], H.FORMAT)
+
+    def test_unknown_schema_version_is_refused_naming_format(self):
+        self.refused(self.edited(format="egress-hostprofile/9"), "field format")
+
+    def test_truncated_profile_is_refused(self):
+        self.assertIn("not JSON", self.refused(json.dumps(self.real)[:200], "not JSON"))
+
+    def test_profile_from_another_architecture_is_refused(self):
+        self.refused(self.edited(arch="aarch64"), "field arch")
+
+    def test_effective_capabilities_outside_permitted_are_refused(self):
+        self.refused(self.edited(capabilities__permitted="0000000000000000",
+                                 capabilities__effective="0000000000080000"),
+                     "capabilities.effective")
+
+    def test_a_probe_answer_that_is_no_errno_is_refused(self):
+        p = self.edited()
+        p["probes"]["child"]["pidfd_getfd"] = "maybe"
+        self.refused(p, "probes.child.pidfd_getfd")
+
+    def test_repro_cli_exits_2_on_a_bad_profile(self):
+        path = self.write(self.edited(format="nope"))
+        res = subprocess.run([sys.executable, os.path.join(TOP, "scenarios", "tools", "repro.py"),
+                              "--profile", path, "--plan"], capture_output=True, text=True,
+                             check=False)
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("field format", res.stderr)
+
+    def test_same_series_and_flavour_is_chosen(self):
+        p = self.edited(kernel__release="6.1.0-27-cloud-amd64")
+        ks = [{"name": "debian-6.1", "release": "6.1.0-50-amd64"},
+              {"name": "debian-6.1-cloud", "release": "6.1.0-50-cloud-amd64"},
+              {"name": "debian-6.12", "release": "6.12.117+deb13-amd64"}]
+        self.assertEqual(H.choose_kernel(p, ks)[0], "debian-6.1-cloud")
+        name, why = H.choose_kernel(self.edited(kernel__release="6.13.2-arch1"), ks)
+        self.assertEqual(name, "debian-6.12")
+        self.assertIn("no 6.13 kernel", why)
+
+    def test_root_without_ptrace_and_a_container_mask_map_onto_the_guest(self):
+        p = self.edited(yama_ptrace_scope=1, capabilities__effective="000001fffef7ffff",
+                        capabilities__permitted="000001fffef7ffff")
+        p["probes"]["child"]["pidfd_getfd"] = "EPERM"
+        env = H.environment(p)
+        self.assertEqual((env["ptrace_scope"], env["user"]), (1, "nocap"))
+        self.assertEqual(env["masks"], ["pidfd_getfd:EPERM"])
+
+    def test_a_refusal_the_access_rules_explain_is_no_mask(self):
+        p = self.edited(yama_ptrace_scope=2, capabilities__effective="0000000000000000",
+                        capabilities__permitted="0000000000000000", ids__uid=[1000] * 4)
+        p["probes"]["child"].update(process_vm_readv="EPERM", pidfd_getfd="EPERM",
+                                    proc_mem="EACCES")
+        env = H.environment(p)
+        self.assertEqual((env["user"], env["masks"]), ("uid1000", []))
+        self.assertIn("ptrace_scope 2 needs CAP_SYS_PTRACE", H.enforce_summary(p))
+
+    def test_a_nested_listener_is_said_to_be_unreproducible(self):
+        p = self.edited()
+        p["probes"]["child"]["listener"] = "EBUSY"
+        self.assertTrue(any("EBUSY" in u for u in H.environment(p)["unreproducible"]))
+
+    def test_a_guest_probe_unlike_the_hosts_is_named(self):
+        p = self.edited()
+        p["probes"]["child"]["proc_mem"] = "EACCES"
+        diffs = H.probe_differences(p, {"proc_mem": "ok", "pidfd_getfd": "ok"})
+        self.assertEqual(diffs, ["host: proc_mem EACCES on the child; guest: ok"])
+
+    def test_the_hosts_config_is_read_from_config_gz(self):
+        if self.real["kernel"]["config"]["source"] != "/proc/config.gz":
+            self.skipTest("this host's config is not /proc/config.gz")
+        opts = H.config_options(self.real)
+        self.assertIn(opts.get("CONFIG_SECCOMP_FILTER"), ("y", "n"))
+
+    def scenario(self, name):
+        return next(sc for sc in S.load([os.path.join(TOP, "scenarios")],
+                                       S.known_kernels(S.live_kernels(TOP)))
+                    if sc.name == name)
+
+    def test_a_scenario_is_pinned_to_the_host_and_still_validates(self):
+        env = {"ptrace_scope": 2, "user": "nocap", "masks": ["pidfd_getfd:EPERM"]}
+        text, why = R.host_scenario_text(self.scenario("starter-undeclared"), env)
+        self.assertIsNone(why)
+        self.assertIn("axis ptrace_scope = 2\n", text)
+        self.assertIn("mask = pidfd_getfd:EPERM\n", text)
+        self.assertIn("when kernel=* -> capability-error: the host's container profile", text)
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "host-starter-undeclared.scenario"), "w") as f:
+                f.write(text)
+            sc = S.load([d], S.known_kernels(S.live_kernels(TOP)))[0]
+            cells = sc.cells()
+            self.assertEqual([c for c, _ in cells],
+                             ["host-starter-undeclared.ptrace_scope=2,user=nocap"])
+            self.assertEqual(sc.resolve("debian-6.1", cells[0][1]).verdict, "capability-error")
+
+    def test_a_scenario_without_the_host_axes_is_not_replayed(self):
+        env = {"ptrace_scope": 0, "user": "root", "masks": []}
+        text, why = R.host_scenario_text(self.scenario("threads-load"), env)
+        self.assertIsNone(text)
+        self.assertIn("fixed", why)
+
+
 if __name__ == "__main__":
     prog = unittest.main(exit=False, verbosity=2)
     failed = len(prog.result.failures) + len(prog.result.errors)

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Host profiles (docs/hostprofile.md) read by the appliance: validation with
+errors naming the field, the matrix kernel that stands for the profile's,
+the guest environment that stands for its credentials and container
+profile, and what the appliance cannot reproduce. Pure (no VM, no files but
+the profile); `make repro` (repro.py) drives it.
+
+Python 3 standard library only.
+"""
+
+import base64
+import gzip
+import json
+import re
+
+FORMAT = "egress-hostprofile/1"
+ANSWER_RE = re.compile(r"^(ok|E[A-Z0-9]+)$")
+TARGETS = ("child", "child_nodump", "reparented_grandchild")
+PROBE_CALLS = ("listener", "process_vm_readv", "proc_mem", "pidfd_open", "pidfd_getfd",
+               "id_valid")
+# The calls whose refusal a container profile or the access rules cause:
+# what the supervisor's own probe tries against its canary.
+ACCESS_CALLS = ("process_vm_readv", "proc_mem", "pidfd_getfd")
+CAP_SYS_PTRACE = 19
+# Verdict-deciding options, and the custom matrix kernel that has the host's
+# value where the Debian kernels do not.
+VARIANT_FOR_OPTION = {
+    ("CONFIG_SECURITY_YAMA", "n"): "no-yama",
+    ("CONFIG_CROSS_MEMORY_ATTACH", "n"): "no-cross-memory-attach",
+    ("CONFIG_SECCOMP_FILTER", "n"): "no-seccomp-filter",
+}
+COMPARED_OPTIONS = ("CONFIG_SECCOMP_FILTER", "CONFIG_SECURITY_YAMA",
+                    "CONFIG_CROSS_MEMORY_ATTACH", "CONFIG_IA32_EMULATION",
+                    "CONFIG_X86_X32_ABI", "CONFIG_IO_URING", "CONFIG_SECURITY_LANDLOCK")
+
+
+class ProfileError(Exception):
+    """A profile that cannot be used: the message names the file and field."""
+
+
+def _need(cond, path, field, msg):
+    if not cond:
+        raise ProfileError(f"{path}: field {field}: {msg}")
+
+
+def _get(p, path, dotted, types, nullable=False):
+    """The value at a dotted path, of one of `types` (bool never counts as
+    int), or ProfileError naming the field."""
+    cur = p
+    for part in dotted.split("."):
+        _need(isinstance(cur, dict) and part in cur, path, dotted, "missing")
+        cur = cur[part]
+    if cur is None:
+        _need(nullable, path, dotted, "is null")
+        return None
+    _need(isinstance(cur, types) and not isinstance(cur, bool), path, dotted,
+          f"has the wrong type ({type(cur).__name__})")
+    return cur
+
+
+def load(path):
+    """The profile at `path`, validated. ProfileError names the field of
+    anything unknown, missing, of the wrong type or inconsistent."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            p = json.load(f)
+    except OSError as e:
+        raise ProfileError(f"{path}: cannot read it: {e.strerror}") from None
+    except ValueError as e:
+        raise ProfileError(f"{path}: not JSON (truncated or hand-edited?): {e}") from None
+    _need(isinstance(p, dict), path, "(top)", "not an object")
+    fmt = p.get("format")
+    _need(fmt == FORMAT, path, "format",
+          f"{fmt!r} is not a schema this appliance reads (want {FORMAT!r})")
+    arch = _get(p, path, "arch", str)
+    _need(arch == "x86_64", path, "arch",
+          f"{arch!r}: the matrix boots x86_64 kernels only; capture on an x86_64 host")
+    release = _get(p, path, "kernel.release", str)
+    _need(re.match(r"^\d+\.\d+", release), path, "kernel.release",
+          f"{release!r} does not start with MAJOR.MINOR")
+    scope = _get(p, path, "yama_ptrace_scope", int, nullable=True)
+    _need(scope is None or 0 <= scope <= 3, path, "yama_ptrace_scope", f"{scope} is not 0-3")
+    for key in ("uid", "gid"):
+        ids = _get(p, path, f"ids.{key}", list)
+        _need(len(ids) == 4 and all(isinstance(i, int) and i >= 0 for i in ids), path,
+              f"ids.{key}", "want four ids (real, effective, saved, filesystem)")
+    for key in ("inheritable", "permitted", "effective", "bounding", "ambient"):
+        v = _get(p, path, f"capabilities.{key}", str)
+        _need(re.match(r"^[0-9a-f]{16}$", v), path, f"capabilities.{key}",
+              f"{v!r} is not 16 hex digits")
+    caps = {k: int(p["capabilities"][k], 16) for k in ("permitted", "effective")}
+    _need(caps["effective"] & ~caps["permitted"] == 0, path, "capabilities.effective",
+          "holds capabilities that are not permitted (an inconsistent, edited profile)")
+    _get(p, path, "seccomp.mode", int, nullable=True)
+    probes = _get(p, path, "probes", dict)
+    for t in TARGETS:
+        _need(isinstance(probes.get(t), dict), path, f"probes.{t}", "missing")
+        for call in PROBE_CALLS:
+            v = probes[t].get(call, "missing")
+            _need(v is None or (isinstance(v, str) and ANSWER_RE.match(v)), path,
+                  f"probes.{t}.{call}", f"{v!r} is not ok, an errno name or null")
+    return p
+
+
+def config_options(p):
+    """{CONFIG_X: value} of the host's kernel as far as the profile knows
+    it, or None when its config is unknown."""
+    cfg = p["kernel"].get("config") or {}
+    if isinstance(cfg.get("options"), dict):
+        return dict(cfg["options"])
+    if cfg.get("gzip_base64"):
+        try:
+            text = gzip.decompress(base64.b64decode(cfg["gzip_base64"])).decode("utf-8",
+                                                                                 "replace")
+        except (ValueError, OSError, EOFError):
+            return None
+        return parse_config(text)
+    return None
+
+
+def parse_config(text):
+    """A .config's options: {CONFIG_X: value}, "n" for "is not set"."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^(CONFIG_[A-Za-z0-9_]+)=(.*)$", line)
+        if m:
+            out[m.group(1)] = m.group(2).strip('"')
+        m = re.match(r"^# (CONFIG_[A-Za-z0-9_]+) is not set$", line)
+        if m:
+            out[m.group(1)] = "n"
+    return out
+
+
+def _series(release):
+    m = re.match(r"^(\d+)\.(\d+)", release or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def choose_kernel(p, kernels):
+    """(name, why) of the matrix kernel that stands for the profile's:
+    the same MAJOR.MINOR series (the same flavour, cloud or not, first),
+    else the nearest series. kernels: [{name, release}] of the matrix."""
+    want = _series(p["kernel"]["release"])
+    cloud = "cloud" in p["kernel"]["release"]
+    cands = [(k, _series(k.get("release") or "")) for k in kernels]
+    cands = [(k, s) for k, s in cands if s]
+    if not cands:
+        raise ProfileError("no matrix kernel has a known release to compare with")
+    same = [k for k, s in cands if s == want]
+    if same:
+        same.sort(key=lambda k: ("cloud" in k["name"]) != cloud)
+        k = same[0]
+        return k["name"], (f"same series {want[0]}.{want[1]} as the host's "
+                           f"{p['kernel']['release']} ({k['release']})")
+    k, s = min(cands, key=lambda ks: abs((ks[1][0] * 100 + ks[1][1]) - (want[0] * 100 + want[1])))
+    return k["name"], (f"no {want[0]}.{want[1]} kernel in the matrix: the nearest series, "
+                       f"{s[0]}.{s[1]} ({k['release']}), stands for {p['kernel']['release']}")
+
+
+def config_differences(host, guest):
+    """[(option, host value, guest value)] for the verdict-deciding options
+    where both are known and differ."""
+    if host is None or guest is None:
+        return []
+    out = []
+    for o in COMPARED_OPTIONS:
+        h, g = host.get(o, "n"), guest.get(o, "n")
+        if h != g:
+            out.append((o, h, g))
+    return out
+
+
+def matching_variants(diffs):
+    """Custom kernels that have the host's value of a differing option."""
+    return sorted({VARIANT_FOR_OPTION[(o, h)] for o, h, _ in diffs
+                   if (o, h) in VARIANT_FOR_OPTION})
+
+
+def rule_answer(p, target, call):
+    """What the access rules predict for this profile's own caller
+    (kernel-facts.md): ok, or the refusal."""
+    cap = int(p["capabilities"]["effective"], 16) >> CAP_SYS_PTRACE & 1
+    scope = p["yama_ptrace_scope"]
+    refused = "EACCES" if call == "proc_mem" else "EPERM"
+    if call not in ACCESS_CALLS:
+        return "ok"
+    if scope == 3 or (scope == 2 and not cap) or \
+            (target == "child_nodump" and not cap) or \
+            (scope == 1 and target == "reparented_grandchild" and not cap):
+        return refused
+    return "ok"
+
+
+def environment(p):
+    """How the guest stands for the host: {"ptrace_scope": 0-3, "user":
+    root|nocap|uid1000, "masks": ["SYSCALL:ERRNO"], "notes": [...],
+    "unreproducible": [...]}."""
+    notes, unrepro, masks = [], [], []
+    scope = p["yama_ptrace_scope"]
+    if scope is None:
+        notes.append("the host has no Yama: replayed as ptrace_scope 0, which adds nothing to "
+                     "the classic rules either")
+        scope = 0
+    uid = p["ids"]["uid"][1]
+    cap = int(p["capabilities"]["effective"], 16) >> CAP_SYS_PTRACE & 1
+    if uid == 0:
+        user = "root" if cap else "nocap"
+        if cap and int(p["capabilities"]["effective"], 16) != int(p["capabilities"]["bounding"], 16):
+            notes.append("the host's root lacks some capabilities besides CAP_SYS_PTRACE: only "
+                         "CAP_SYS_PTRACE decides what the supervisor can read")
+    else:
+        user = "uid1000"
+        if uid != 1000:
+            notes.append(f"uid {uid} replayed as uid 1000 (the rules only ask: root or not, "
+                         f"same uid as the agent)")
+    child = p["probes"]["child"]
+    for call in ("process_vm_readv", "pidfd_getfd", "pidfd_open"):
+        got = child.get(call)
+        if got in ("EPERM", "ENOSYS") and rule_answer(p, "child", call) == "ok":
+            masks.append(f"{call}:{got}")
+    listener = child.get("listener")
+    if listener == "EBUSY":
+        unrepro.append("the host already had a notification listener in the filter chain "
+                       "(EBUSY): the guest cannot install one around the supervisor yet")
+    ns = p.get("namespaces") or {}
+    if (ns.get("user") or {}).get("init") is False:
+        unrepro.append("the host ran in a user namespace other than init's: the guest runs "
+                       "the supervisor in init's")
+    return {"ptrace_scope": scope, "user": user, "masks": masks, "notes": notes,
+            "unreproducible": unrepro}
+
+
+def probe_differences(p, report_probe):
+    """[text] for every answer of the supervisor's own probe in the guest
+    that differs from the host's child probe ("host: X EPERM on the child;
+    guest: ok")."""
+    out = []
+    host = p["probes"]["child"]
+    for call in PROBE_CALLS:
+        h, g = host.get(call), (report_probe or {}).get(call)
+        if h is not None and g is not None and h != g:
+            out.append(f"host: {call} {h} on the child; guest: {g}")
+    return out
+
+
+def enforce_summary(p):
+    """One paragraph: can a supervisor enforce on this host, and if not,
+    what is missing and what the host would have to change."""
+    child = p["probes"]["child"]
+    bad = [(c, child.get(c)) for c in PROBE_CALLS if child.get(c) not in ("ok", None)]
+    if child.get("process_vm_readv") == "ENOSYS" and child.get("proc_mem") == "ok":
+        bad = [b for b in bad if b[0] != "process_vm_readv"]
+    if not bad:
+        return ("a supervisor can enforce on this host: every mechanism worked against a "
+                "child with the caller's credentials")
+    hints = []
+    scope = p["yama_ptrace_scope"]
+    cap = int(p["capabilities"]["effective"], 16) >> CAP_SYS_PTRACE & 1
+    if scope == 3:
+        hints.append("Yama ptrace_scope 3 refuses everyone until reboot: boot with a lower scope")
+    elif scope == 2 and not cap:
+        hints.append("Yama ptrace_scope 2 needs CAP_SYS_PTRACE: grant it to the CI job, or "
+                     "lower kernel.yama.ptrace_scope to 1")
+    masked = [c for c, v in bad if v in ("EPERM", "ENOSYS") and rule_answer(p, "child", c) == "ok"]
+    if masked:
+        hints.append(f"a seccomp profile refuses {', '.join(masked)} (Docker's default does "
+                     f"without CAP_SYS_PTRACE): add CAP_SYS_PTRACE or allow those calls")
+    if child.get("listener") not in ("ok", None):
+        hints.append(f"no notification listener ({child.get('listener')}): the kernel needs "
+                     f"CONFIG_SECCOMP_FILTER and Linux >= 5.0, and no other listener in the chain")
+    missing = ", ".join(f"{c} {v}" for c, v in bad)
+    return (f"a supervisor cannot enforce on this host ({missing}); "
+            + ("; ".join(hints) if hints else "see the probe answers"))
