@@ -2,15 +2,19 @@
 """Host profiles (docs/hostprofile.md) read by the appliance: validation with
 errors naming the field, the matrix kernel that stands for the profile's,
 the guest environment that stands for its credentials and container
-profile, and what the appliance cannot reproduce. Pure (no VM, no files but
-the profile); `make repro` (repro.py) drives it.
+profile, what the appliance cannot reproduce, and the scenarios pinned to a
+host. No VM: it reads profiles, scenario files and the kernel lock. `make
+repro` (repro.py) and the matrix (committed profiles, scenarios/hosts/)
+drive it.
 
 Python 3 standard library only.
 """
 
 import base64
+import glob
 import gzip
 import json
+import os
 import re
 
 FORMAT = "egress-hostprofile/1"
@@ -32,6 +36,13 @@ VARIANT_FOR_OPTION = {
 COMPARED_OPTIONS = ("CONFIG_SECCOMP_FILTER", "CONFIG_SECURITY_YAMA",
                     "CONFIG_CROSS_MEMORY_ATTACH", "CONFIG_IA32_EMULATION",
                     "CONFIG_X86_X32_ABI", "CONFIG_IO_URING", "CONFIG_SECURITY_LANDLOCK")
+
+
+# The axes a host replaces; a scenario without one of them was derived for
+# its own fixed environment only, and is not replayed on another.
+HOST_AXES = ("ptrace_scope", "user")
+# Masks of a mechanism the supervisor's probe proves against its canary.
+PROBE_FAILING_MASKS = ("process_vm_readv", "pidfd_getfd", "pidfd_open")
 
 
 class ProfileError(Exception):
@@ -271,3 +282,119 @@ def enforce_summary(p):
     missing = ", ".join(f"{c} {v}" for c, v in bad)
     return (f"a supervisor cannot enforce on this host ({missing}); "
             + ("; ".join(hints) if hints else "see the probe answers"))
+
+
+def pin_when(when_line, env):
+    """A `when` line for the host: each host-axis condition narrowed to the
+    host's value, or None when it names none of them (validation refuses an
+    override that can never match, or one naming a value the pinned axis
+    no longer has)."""
+    head, arrow, rest = when_line.partition("->")
+    words = head.split()
+    out = [words[0]]
+    for c in words[1:]:
+        key, _, vals = c.partition("=")
+        if key in HOST_AXES:
+            if str(env[key]) not in vals.split(","):
+                return None
+            c = f"{key}={env[key]}"
+        out.append(c)
+    return " ".join(out) + " " + arrow + rest
+
+
+def host_name(scenario, profile=None):
+    """host-SCENARIO (make repro) or host-PROFILE-SCENARIO (a committed
+    profile in the matrix)."""
+    return f"host-{profile}-{scenario}" if profile else f"host-{scenario}"
+
+
+def host_scenario_text(sc, env, profile=None):
+    """The scenario file pinned to the host: name host_name(), each host axis
+    reduced to the host's value, the host's masks added and, when a mask
+    breaks a mechanism the supervisor's probe proves, the verdict that
+    follows first. None (with the reason) when the scenario has no
+    derivation for the host's environment."""
+    axes = {name: vals for name, vals, _ in sc.axes}
+    for a in HOST_AXES:
+        if a not in axes:
+            return None, f"its verdicts are derived for a fixed {a}, not per host"
+        if str(env[a]) not in axes[a]:
+            return None, f"its verdicts are derived for {a} in {' '.join(axes[a])}, not {env[a]}"
+    breaking = [m for m in env["masks"] if m.split(":")[0] in PROBE_FAILING_MASKS]
+    lines, inserted = [], False
+    with open(sc.path, encoding="utf-8") as f:
+        for raw in f.read().splitlines():
+            m = re.match(r"^\s*name\s*=", raw)
+            a = re.match(r"^\s*axis\s+(\S+)\s*=", raw)
+            if m:
+                raw = f"name = {host_name(sc.name, profile)}"
+            elif a and a.group(1) in HOST_AXES:
+                raw = f"axis {a.group(1)} = {env[a.group(1)]}"
+            elif re.match(r"^\s*when\b", raw):
+                # An override for another environment cannot match here;
+                # with a mask that breaks the probe, the derived verdict
+                # below takes every cell.
+                raw = None if breaking else pin_when(raw, env)
+                if raw is None:
+                    continue
+            if not inserted and re.match(r"^\s*(when|expect)\b", raw):
+                lines += [f"mask = {m}" for m in env["masks"]]
+                if breaking:
+                    lines.append(
+                        f"when kernel=* -> capability-error: the host's container profile "
+                        f"answers {', '.join(breaking)}, a mechanism the supervisor's probe "
+                        f"proves against its canary, so the probe refuses the run "
+                        f"(derived from the host profile)")
+                inserted = True
+            lines.append(raw)
+    return "\n".join(lines) + "\n", None
+
+
+def debian_kernels(lock):
+    """[{name, release}] of the Debian kernels in the lock file (the release
+    from the package name: linux-image-RELEASE-unsigned)."""
+    out = []
+    with open(lock, encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 4 and not line.startswith("#") and \
+                    parts[1].startswith("linux-image-"):
+                rel = parts[1][len("linux-image-"):]
+                out.append({"name": parts[0], "release": re.sub(r"-unsigned$", "", rel)})
+    return out
+
+
+def committed_hosts(hosts_dir, scenarios, kernels, outdir):
+    """The committed profiles (HOSTS_DIR/NAME.profile) as matrix scenarios:
+    for each profile that the guest can stand for, every scenario derived
+    per environment pinned to it (host-NAME-SCENARIO, written to outdir),
+    on the one kernel that stands for the profile's.
+
+    Returns ({scenario file: (profile name, kernel)}, {profile name:
+    {"kernel", "why", "environment", "derived", "replayed", "not_replayed",
+    "data" (the profile itself)}}).
+    ProfileError for a profile that is not valid."""
+    files, info = {}, {}
+    for path in sorted(glob.glob(os.path.join(hosts_dir, "*.profile"))):
+        name = os.path.basename(path)[:-len(".profile")]
+        p = load(path)
+        env = environment(p)
+        kname, why = choose_kernel(p, kernels)
+        entry = {"profile": os.path.relpath(path, os.path.dirname(hosts_dir)),
+                 "derived": p.get("derived"), "kernel": kname, "why": why,
+                 "environment": env, "replayed": [], "not_replayed": {}, "data": p}
+        info[name] = entry
+        if env["unreproducible"]:
+            entry["not_replayed"]["*"] = "; ".join(env["unreproducible"])
+            continue
+        for sc in scenarios:
+            text, reason = host_scenario_text(sc, env, profile=name)
+            if text is None:
+                entry["not_replayed"][sc.name] = reason
+                continue
+            out = os.path.abspath(os.path.join(outdir, f"{host_name(sc.name, name)}.scenario"))
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(text)
+            files[out] = (name, kname)
+            entry["replayed"].append(sc.name)
+    return files, info

@@ -32,6 +32,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -39,9 +40,14 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario as S  # noqa: E402
 import floor as F  # noqa: E402
+import hostprofile as H  # noqa: E402
 L = F.L  # initramfs/host/launcher.py: the QEMU line and the accelerator
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+# Committed host profiles (docs/hostprofile.md): each replayed on the kernel
+# that stands for it, as host-PROFILE-SCENARIO cells.
+HOSTS_DIR = os.path.join(TOP, "scenarios", "hosts")
+LOCK = os.path.join(TOP, "kernel-configs", "debian-kernels.lock")
 BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
 OUTCOMES = ("ok", "mismatch", "false-green", "oracle-mismatch", "precondition-error",
             "timeout", "panic", "boot-fail", "infra-error", "skipped")
@@ -126,6 +132,24 @@ def kernel_info(name):
     if os.path.exists(config):
         info["config"] = config
     return info
+
+
+def distrust_unlike_host(cell, profile):
+    """A committed host's cell is believed only when the supervisor's own
+    probe in the guest answered as the host's probe of a child did;
+    otherwise it is a precondition-error naming the difference."""
+    if cell["outcome"] in ("skipped", "infra-error", "boot-fail", "panic", "timeout"):
+        return
+    probe = None
+    try:
+        with open(os.path.join(cell["dir"], "report.json"), encoding="utf-8") as f:
+            probe = json.load(f).get("probe")
+    except (OSError, ValueError):
+        pass
+    diffs = H.probe_differences(profile, probe) if probe else \
+        ["the guest's supervisor left no probe to compare with the host's"]
+    if diffs:
+        cell["outcome"], cell["reason"] = "precondition-error", "; ".join(diffs)
 
 
 def kernel_plan(name):
@@ -497,10 +521,28 @@ def main(argv=None):
         if opts.extra_scenarios:
             paths.append(opts.extra_scenarios)
         scenarios = S.load(paths, known)
+        hosts_tmp = tempfile.mkdtemp(prefix="egress-hosts-")
+        project = [sc for sc in scenarios if os.path.dirname(os.path.abspath(sc.path)) == paths[0]]
+        host_files, hosts = H.committed_hosts(HOSTS_DIR, project, H.debian_kernels(LOCK),
+                                              hosts_tmp)
+        host_of = {}
+        if host_files:
+            for sc in S.load([hosts_tmp], known):
+                host_of[sc.name] = host_files[os.path.abspath(sc.path)]
+                scenarios.append(sc)
         selected = select_cells(scenarios, globs(opts.scenarios), kernels)
-    except (SetupError, RuntimeError, S.ScenarioError) as e:
+        # A committed host's cells run only on the kernel that stands for it.
+        selected = [(sc, c, a, k) for sc, c, a, k in selected
+                    if sc.name not in host_of or host_of[sc.name][1] == k]
+    except (SetupError, RuntimeError, S.ScenarioError, H.ProfileError, OSError) as e:
         log(f"error: {e}")
         return 2
+    for name, h in hosts.items():
+        if "*" in h["not_replayed"]:
+            log(f"host profile {name}: not replayed: {h['not_replayed']['*']}")
+        elif h["kernel"] not in kernels and h["replayed"]:
+            log(f"host profile {name}: stands for kernel {h['kernel']}, which KERNELS does "
+                f"not select: not run")
 
     if opts.list:
         for sc, cname, axes, k in selected:
@@ -566,6 +608,7 @@ def main(argv=None):
             d = os.path.join(rdir, "cells", cid)
             os.makedirs(d)
             cells.append({"id": cid, "scenario": sc.name, "scenario_cell": cname,
+                          "host_profile": host_of.get(sc.name, (None,))[0],
                           "axes": axes, "kernel": k, "expected": v.verdict,
                           "expected_why": v.why,
                           "expected_from": f"{os.path.relpath(sc.path, TOP)}:{v.line}",
@@ -606,6 +649,11 @@ def main(argv=None):
             c["rerun"] = rerun_command(c, opts)
             progress.step(c, c)
     cells_wall = time.monotonic() - t_cells
+    shutil.copytree(hosts_tmp, os.path.join(rdir, "host-scenarios"))
+    shutil.rmtree(hosts_tmp, ignore_errors=True)
+    for c in cells:
+        if c["host_profile"]:
+            distrust_unlike_host(c, hosts[c["host_profile"]]["data"])
 
     # ---- the report
     counts = {o: sum(c["outcome"] == o for c in cells) for o in OUTCOMES}
@@ -622,6 +670,8 @@ def main(argv=None):
         "supervisor": {"path": opts.supervisor, "sha256": sha256_file(opts.supervisor)},
         "extra_scenarios": opts.extra_scenarios or None, "jobs": opts.jobs,
         "accelerator": opts.accel_choice,
+        "host_profiles": {n: {k: v for k, v in h.items() if k != "data"}
+                          for n, h in hosts.items()},
         "filters": {"kernels": opts.kernels, "scenarios": opts.scenarios},
         "kernels": {k: dict(kinfo[k], features_in_guest=kfeat[k]) for k in kernels},
         "floor_s": floors, "floor_samples_s": floor_samples, "floor_note": floor_note,
@@ -631,7 +681,7 @@ def main(argv=None):
         "counts": counts,
         "cells": [{
             "cell": c["id"], "scenario": c["scenario"], "scenario_cell": c["scenario_cell"],
-            "axes": c["axes"], "kernel": c["kernel"],
+            "axes": c["axes"], "kernel": c["kernel"], "host_profile": c["host_profile"],
             "kernel_version": kinfo[c["kernel"]]["version"],
             "kernel_release": kinfo[c["kernel"]]["release"],
             "kernel_sha256": kinfo[c["kernel"]]["sha256"],

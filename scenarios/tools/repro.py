@@ -38,28 +38,10 @@ import scenario as S  # noqa: E402
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LOCK = os.path.join(TOP, "kernel-configs", "debian-kernels.lock")
 KERNELS_SH = os.path.join(TOP, "kernel-configs", "kernels.sh")
-# The axes a host replaces; a scenario without one of them was derived for
-# its own fixed environment only, and is not replayed on another.
-HOST_AXES = ("ptrace_scope", "user")
-PROBE_FAILING_MASKS = ("process_vm_readv", "pidfd_getfd", "pidfd_open")
 
 
 class SetupError(Exception):
     pass
-
-
-def debian_kernels():
-    """[{name, release}] of the locked Debian kernels (the release from the
-    package name: linux-image-RELEASE-unsigned)."""
-    out = []
-    with open(LOCK, encoding="utf-8") as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) == 4 and not line.startswith("#") and \
-                    parts[1].startswith("linux-image-"):
-                rel = parts[1][len("linux-image-"):]
-                out.append({"name": parts[0], "release": re.sub(r"-unsigned$", "", rel)})
-    return out
 
 
 def kernel_config(name):
@@ -71,64 +53,13 @@ def kernel_config(name):
         return H.parse_config(f.read())
 
 
-def matches_host(when_line, env):
-    """False when a `when` line names a host axis with none of the host's
-    values (validation refuses an override that can never match)."""
-    conds = when_line.split("->", 1)[0].split()[1:]
-    for c in conds:
-        key, _, vals = c.partition("=")
-        if key in HOST_AXES and str(env[key]) not in vals.split(","):
-            return False
-    return True
-
-
-def host_scenario_text(sc, env):
-    """The scenario file pinned to the host: name host-NAME, each host axis
-    reduced to the host's value, the host's masks added and, when a mask
-    breaks a mechanism the supervisor's probe proves, the verdict that
-    follows first. None (with the reason) when the scenario has no
-    derivation for the host's environment."""
-    axes = {name: vals for name, vals, _ in sc.axes}
-    for a in HOST_AXES:
-        if a not in axes:
-            return None, f"its verdicts are derived for a fixed {a}, not per host"
-        if str(env[a]) not in axes[a]:
-            return None, f"its verdicts are derived for {a} in {' '.join(axes[a])}, not {env[a]}"
-    breaking = [m for m in env["masks"] if m.split(":")[0] in PROBE_FAILING_MASKS]
-    lines, inserted = [], False
-    with open(sc.path, encoding="utf-8") as f:
-        for raw in f.read().splitlines():
-            m = re.match(r"^\s*name\s*=", raw)
-            a = re.match(r"^\s*axis\s+(\S+)\s*=", raw)
-            if m:
-                raw = f"name = host-{sc.name}"
-            elif a and a.group(1) in HOST_AXES:
-                raw = f"axis {a.group(1)} = {env[a.group(1)]}"
-            elif re.match(r"^\s*when\b", raw) and (breaking or not matches_host(raw, env)):
-                # An override for another environment cannot match here;
-                # with a mask that breaks the probe, the derived verdict
-                # below takes every cell.
-                continue
-            if not inserted and re.match(r"^\s*(when|expect)\b", raw):
-                lines += [f"mask = {m}" for m in env["masks"]]
-                if breaking:
-                    lines.append(
-                        f"when kernel=* -> capability-error: the host's container profile "
-                        f"answers {', '.join(breaking)}, a mechanism the supervisor's probe "
-                        f"proves against its canary, so the probe refuses the run "
-                        f"(derived from the host profile)")
-                inserted = True
-            lines.append(raw)
-    return "\n".join(lines) + "\n", None
-
-
 def plan(profile_path, opts):
     p = H.load(profile_path)
     env = H.environment(p)
     if opts.kernel:
         kname, why = opts.kernel, "given by --kernel"
     else:
-        kname, why = H.choose_kernel(p, debian_kernels())
+        kname, why = H.choose_kernel(p, H.debian_kernels(LOCK))
     host_cfg = H.config_options(p)
     diffs = H.config_differences(host_cfg, kernel_config(kname)) if host_cfg else []
     scenarios = S.load([os.path.join(TOP, "scenarios")], S.known_kernels(S.live_kernels(TOP)))
@@ -137,7 +68,7 @@ def plan(profile_path, opts):
     for sc in scenarios:
         if pats and not any(fnmatch.fnmatchcase(sc.name, x) for x in pats):
             continue
-        text, reason = host_scenario_text(sc, env)
+        text, reason = H.host_scenario_text(sc, env)
         (chosen if text else skipped).append((sc, text or reason))
     return {"profile": p, "env": env, "kernel": kname, "kernel_why": why,
             "config_known": host_cfg is not None, "config_diffs": diffs,
@@ -229,7 +160,8 @@ def main(argv=None):
     sdir = os.path.join(os.path.abspath(opts.results), run_id + ".host-scenarios")
     os.makedirs(sdir)
     for sc, text in pl["chosen"]:
-        with open(os.path.join(sdir, f"host-{sc.name}.scenario"), "w", encoding="utf-8") as f:
+        with open(os.path.join(sdir, f"{H.host_name(sc.name)}.scenario"), "w",
+                  encoding="utf-8") as f:
             f.write(text)
     argv = [sys.executable, os.path.join(TOP, "scenarios", "tools", "matrix.py"),
             "--kernels", pl["kernel"], "--scenarios", "host-*", "--extra-scenarios", sdir,

@@ -193,6 +193,32 @@ def forced_kvm_that_cannot_boot_stops_the_run_at_setup():
 
 
 @test
+def host_cell_whose_guest_probe_differs_from_the_profile_is_a_precondition_error():
+    sys.path.insert(0, HERE)
+    import matrix  # noqa: E402 - the module under test, only for this function
+    import hostprofile  # noqa: E402
+    prof = hostprofile.load(os.path.join(matrix.HOSTS_DIR, "docker-default.profile"))
+    tmp = tempfile.mkdtemp(prefix="matrix-selftest-host-")
+    try:
+        probe = {"listener": "ok", "process_vm_readv": "ok", "proc_mem": "ok",
+                 "pidfd_open": "ok", "pidfd_getfd": "EPERM", "id_valid": "ok"}
+        with open(os.path.join(tmp, "report.json"), "w", encoding="utf-8") as f:
+            json.dump({"probe": probe}, f)
+        cell = {"dir": tmp, "outcome": "ok", "reason": "verdict capability-error as expected"}
+        matrix.distrust_unlike_host(cell, prof)
+        assert cell["outcome"] == "precondition-error", cell
+        assert "host: process_vm_readv EPERM on the child; guest: ok" in cell["reason"], cell
+        probe["process_vm_readv"] = "EPERM"
+        with open(os.path.join(tmp, "report.json"), "w", encoding="utf-8") as f:
+            json.dump({"probe": probe}, f)
+        cell = {"dir": tmp, "outcome": "ok", "reason": ""}
+        matrix.distrust_unlike_host(cell, prof)
+        assert cell["outcome"] == "ok", cell
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@test
 def features_line_says_when_no_guest_reported():
     sys.path.insert(0, HERE)
     import matrix  # noqa: E402 - the module under test, only for this pure function

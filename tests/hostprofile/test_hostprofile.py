@@ -160,7 +160,6 @@ class Profile(unittest.TestCase):
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "scenarios", "tools"))
 import hostprofile as H  # noqa: E402
-import repro as R  # noqa: E402
 import scenario as S  # noqa: E402
 
 
@@ -277,7 +276,7 @@ class Replay(unittest.TestCase):
 
     def test_a_scenario_is_pinned_to_the_host_and_still_validates(self):
         env = {"ptrace_scope": 2, "user": "nocap", "masks": ["pidfd_getfd:EPERM"]}
-        text, why = R.host_scenario_text(self.scenario("starter-undeclared"), env)
+        text, why = H.host_scenario_text(self.scenario("starter-undeclared"), env)
         self.assertIsNone(why)
         self.assertIn("axis ptrace_scope = 2\n", text)
         self.assertIn("mask = pidfd_getfd:EPERM\n", text)
@@ -291,9 +290,20 @@ class Replay(unittest.TestCase):
                              ["host-starter-undeclared.ptrace_scope=2,user=nocap"])
             self.assertEqual(sc.resolve("debian-6.1", cells[0][1]).verdict, "capability-error")
 
+    def test_committed_profiles_are_valid_and_say_where_each_setting_comes_from(self):
+        import glob
+        paths = sorted(glob.glob(os.path.join(TOP, "scenarios", "hosts", "*.profile")))
+        self.assertGreaterEqual(len(paths), 4)
+        for path in paths:
+            p = H.load(path)
+            d = p.get("derived")
+            self.assertIsInstance(d, dict, path)
+            self.assertIs(d.get("captured"), False, path)
+            self.assertTrue(d.get("what") and d.get("sources"), path)
+
     def test_a_scenario_without_the_host_axes_is_not_replayed(self):
         env = {"ptrace_scope": 0, "user": "root", "masks": []}
-        text, why = R.host_scenario_text(self.scenario("threads-load"), env)
+        text, why = H.host_scenario_text(self.scenario("threads-load"), env)
         self.assertIsNone(text)
         self.assertIn("fixed", why)
 
