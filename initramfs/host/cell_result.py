@@ -20,17 +20,16 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from contract import VERDICTS, sha256_file  # noqa: E402
+
 CELL_ID_RE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
-VERDICTS = ("pass", "fail", "capability-error")
 EXIT_VERDICT = {0: "pass", 1: "fail", 3: "capability-error"}
 SPLAT_RE = re.compile(r"WARNING:|BUG:|Oops|hung task|blocked for more than|Kernel panic")
 PANIC_RE = re.compile(r"Kernel panic - not syncing")
 INIT_MARK = "egress-init: started at uptime"
 DEFAULT_TIMEOUT = 60
 
-# Outcomes, loudest first (docs/guest.md).
-OUTCOMES = ("false-green", "oracle-mismatch", "mismatch", "precondition-error", "timeout",
-            "panic", "boot-fail", "infra-error", "skipped", "ok")
 
 
 def parse_cell_text(data):
@@ -428,14 +427,6 @@ def read_text(path):
             return f.read().decode("utf-8", "replace")
     except FileNotFoundError:
         return ""
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def decide(a, cell, expected, frame, console):

@@ -25,7 +25,6 @@ import argparse
 import concurrent.futures
 import datetime
 import fnmatch
-import hashlib
 import json
 import os
 import shlex
@@ -42,6 +41,7 @@ import scenario as S  # noqa: E402
 import floor as F  # noqa: E402
 import hostprofile as H  # noqa: E402
 L = F.L  # initramfs/host/launcher.py: the QEMU line and the accelerator
+import contract as C  # noqa: E402 - initramfs/host/contract.py, on the path floor set
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # Committed host profiles (docs/hostprofile.md): each replayed on the kernel
@@ -49,12 +49,7 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HOSTS_DIR = os.path.join(TOP, "scenarios", "hosts")
 LOCK = os.path.join(TOP, "kernel-configs", "debian-kernels.lock")
 BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
-OUTCOMES = ("ok", "mismatch", "false-green", "oracle-mismatch", "precondition-error",
-            "timeout", "panic", "boot-fail", "infra-error", "skipped")
-# Printed in their own block at the end, loudest: the supervisor (or the
-# ground truth) says something is fine when it is not.
-LOUD_OUTCOMES = ("false-green", "oracle-mismatch")
-GOOD_OUTCOMES = ("ok", "skipped")
+OUTCOMES, LOUD_OUTCOMES, GOOD_OUTCOMES = C.OUTCOMES, C.LOUD_OUTCOMES, C.GOOD_OUTCOMES
 # Seconds `run-vm.sh cell` may take beyond the cell's own timeout before this
 # runner gives up on it (booting on a loaded machine, building nothing): past
 # that the runner itself is broken, an infra-error.
@@ -67,14 +62,6 @@ class SetupError(Exception):
 
 def log(msg):
     print(f"matrix: {msg}", file=sys.stderr, flush=True)
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def fmt_s(sec):
@@ -117,7 +104,7 @@ def kernel_info(name):
     kernel-configs/kernels.sh when missing)."""
     ks = os.path.join(TOP, "kernel-configs", "kernels.sh")
     path = run_tool([ks, "path", name], f"kernel {name}").strip().splitlines()[-1]
-    info = {"name": name, "path": path, "sha256": sha256_file(path),
+    info = {"name": name, "path": path, "sha256": C.sha256_file(path),
             "machine": run_tool([ks, "machine", name], f"kernel {name}").strip(),
             "description": run_tool([ks, "describe", name], f"kernel {name}").strip(),
             "version": None, "release": None, "config": None}
@@ -363,9 +350,7 @@ class Progress:
 
 # ---------------------------------------------------------------- reporting
 
-# The features that decide verdicts, in the order reports print them.
-FEATURES = ("seccomp_notify", "pidfd_getfd", "process_vm_readv", "yama", "ia32", "x32",
-            "io_uring")
+FEATURES = C.FEATURES
 
 
 def kernel_features(cells, kernel):
@@ -667,7 +652,7 @@ def main(argv=None):
     summary = {
         "format": "egress-matrix-summary/1", "run_id": run_id,
         "started": started,
-        "supervisor": {"path": opts.supervisor, "sha256": sha256_file(opts.supervisor)},
+        "supervisor": {"path": opts.supervisor, "sha256": C.sha256_file(opts.supervisor)},
         "extra_scenarios": opts.extra_scenarios or None, "jobs": opts.jobs,
         "accelerator": opts.accel_choice,
         "host_profiles": {n: {k: v for k, v in h.items() if k != "data"}
