@@ -434,32 +434,33 @@ static int name_tmpfile(int fd, char *tmp)
 	return -EEXIST;
 }
 
-static int write_path(const char *path, const char *body, size_t len)
+static int write_path(const char *path, int complete)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
-	int fd, err = 0, unnamed = 0, named = 0;
+	int fd, err = 0, unnamed = 0, named;
+	FILE *f;
 
 	fd = open_next(path, tmp, sizeof(tmp), &unnamed);
 	if (fd < 0)
 		return fd;
-	if (fchmod(fd, 0644) != 0)
+	f = fdopen(fd, "w");
+	if (!f || fchmod(fd, 0644) != 0) {
 		err = -errno;
-	for (size_t off = 0; !err && off < len;) {
-		ssize_t n = write(fd, body + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			err = n < 0 ? -errno : -EIO;
+		if (f)
+			fclose(f);
 		else
-			off += (size_t)n;
+			close(fd);
+		if (!unnamed)
+			unlink(tmp);
+		return err;
 	}
-	if (!err && fsync(fd) != 0)
-		err = -errno;
+	write_body(f, complete);
+	if (fflush(f) != 0 || ferror(f) || fsync(fd) != 0)
+		err = -(errno ? errno : EIO);
 	if (!err && unnamed)
 		err = name_tmpfile(fd, tmp);
 	named = !unnamed || !err;
-	if (close(fd) != 0 && !err)
+	if (fclose(f) != 0 && !err)
 		err = -errno;
 	if (!err && rename(tmp, path) != 0)
 		err = -errno;
@@ -479,61 +480,84 @@ static int write_path(const char *path, const char *body, size_t len)
 	return err;
 }
 
+/* The report is streamed, never held whole in memory (200,000 events are
+ * tens of MB): a record's length comes from a first pass that only counts. */
+static ssize_t count_bytes(void *cookie, const char *buf, size_t n)
+{
+	(void)buf;
+	*(size_t *)cookie += n;
+	return (ssize_t)n;
+}
+
+struct fd_sink {
+	int fd;
+	int err; /* first -errno */
+};
+
+static ssize_t to_fd(void *cookie, const char *buf, size_t n)
+{
+	struct fd_sink *k = cookie;
+
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(k->fd, buf + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			k->err = w < 0 ? -errno : -EIO;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return (ssize_t)n;
+}
+
 /* One record on the caller's descriptor: a header line naming the record and
  * its length, then the JSON. Appended, never rewritten, so a supervisor
  * killed mid-write leaves the previous record whole and a short last one
- * that a reader can tell from its length. */
-static int write_record(int fd, int complete, const char *body, size_t len)
+ * that a reader can tell from its length. Caller holds the lock (both passes
+ * render the same state). */
+static int write_record(int fd, int complete)
 {
-	char head[96];
-	int hl = snprintf(head, sizeof(head), "%s %s %zu\n", SV_REPORT_RECORD_MAGIC,
-			  complete ? "final" : "provisional", len);
+	cookie_io_functions_t counting = {.write = count_bytes}, writing = {.write = to_fd};
+	struct fd_sink k = {.fd = fd};
+	size_t len = 0;
+	FILE *f = fopencookie(&len, "w", counting);
 
-	for (int part = 0; part < 2; part++) {
-		const char *p = part ? body : head;
-		size_t n = part ? len : (size_t)hl;
-
-		for (size_t off = 0; off < n;) {
-			ssize_t w = write(fd, p + off, n - off);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return w < 0 ? -errno : -EIO;
-			off += (size_t)w;
-		}
-	}
-	return 0;
+	if (!f)
+		return -errno;
+	write_body(f, complete);
+	if (fclose(f) != 0)
+		return -EIO;
+	f = fopencookie(&k, "w", writing);
+	if (!f)
+		return -errno;
+	fprintf(f, "%s %s %zu\n", SV_REPORT_RECORD_MAGIC, complete ? "final" : "provisional", len);
+	write_body(f, complete);
+	if (fclose(f) != 0 && !k.err)
+		k.err = -EIO;
+	return k.err;
 }
 
 int sv_report_write(int complete)
 {
 	const char *path = R.info ? R.info->report_path : NULL;
 	int rfd = R.info ? R.info->report_fd : -1, err = 0;
-	char *body = NULL;
-	size_t len = 0;
-	FILE *f;
 
 	if (!path && rfd < 0)
 		return 0;
-	f = open_memstream(&body, &len);
-	if (!f)
-		return -errno;
+	/* Held across every channel: each gets the same report. Only the
+	 * provisional writes (before the agent runs) and the final one (after
+	 * it has gone) take it, so no notification waits on the disk. */
 	pthread_mutex_lock(&R.lock);
-	write_body(f, complete);
-	pthread_mutex_unlock(&R.lock);
-	if (fclose(f) != 0) {
-		free(body);
-		return -ENOMEM;
-	}
 	if (rfd >= 0)
-		err = write_record(rfd, complete, body, len);
+		err = write_record(rfd, complete);
 	if (path) {
-		int perr = write_path(path, body, len);
+		int perr = write_path(path, complete);
 
 		if (!err)
 			err = perr;
 	}
-	free(body);
+	pthread_mutex_unlock(&R.lock);
 	return err;
 }
