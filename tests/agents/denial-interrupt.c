@@ -11,11 +11,11 @@
  * recorded as one.
  *
  * Needs userfaultfd without CAP_SYS_PTRACE (the supervisor drops it):
- * vm.unprivileged_userfaultfd=1, or (6.1+) a /dev/userfaultfd it may open. Logs "connect" (its result: EINTR when
- * the sequence happened as planned) with "fault_seen" (whether the
- * supervisor's copy reached the handler). Exit 0 when the sequence happened
- * as planned, 1 when it did not (logged as "sequence"), 2 on bad arguments,
- * 3 when userfaultfd is not available (logged as "userfaultfd").
+ * vm.unprivileged_userfaultfd=1, or (6.1+) a /dev/userfaultfd it may open. Logs "connect" (its
+ * result: EINTR when the sequence happened as planned) with "fault_seen" (whether the supervisor's
+ * copy reached the handler). Exit 0 when the sequence happened as planned, 1 when it did not
+ * (logged as "sequence"), 2 on bad arguments, 3 when userfaultfd is not available (logged as
+ * "userfaultfd").
  */
 #include "agentlib.h"
 
@@ -100,8 +100,8 @@ int main(int argc, char **argv)
 		agent_log("userfaultfd", NULL, -1, errno, NULL);
 		return 3;
 	}
-	region = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		      0);
+	region =
+	    mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	reg.range.start = (unsigned long)region;
 	reg.range.len = (unsigned long)page;
 	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
@@ -123,7 +123,8 @@ int main(int argc, char **argv)
 	atomic_store(&connect_returned, 1);
 	pthread_join(t, NULL);
 	planned = atomic_load(&fault_seen) && r < 0 && err == EINTR;
-	snprintf(extra, sizeof(extra), ",\"fault_seen\":%s", atomic_load(&fault_seen) ? "true" : "false");
+	snprintf(extra, sizeof(extra), ",\"fault_seen\":%s",
+		 atomic_load(&fault_seen) ? "true" : "false");
 	agent_log("connect", dest.text, r, err, extra);
 	if (!planned)
 		agent_log("sequence", dest.text, -1, 0, extra);

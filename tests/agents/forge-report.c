@@ -74,7 +74,8 @@ static void forge_path(const char *path)
 		if (!rc && rename(tmp, path) != 0)
 			rc = -errno;
 	}
-	snprintf(extra, sizeof(extra), ",\"path\":\"%s\"", agent_json_escape(path, esc, sizeof(esc)));
+	snprintf(extra, sizeof(extra), ",\"path\":\"%s\"",
+		 agent_json_escape(path, esc, sizeof(esc)));
 	log_rc("forge_path", extra, rc);
 }
 

@@ -99,7 +99,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 20000 && !atomic_load(&thread_done); i++)
 		usleep(1000);
 	if (!atomic_load(&thread_done) || thread_setup_err) {
-		agent_log("thread", NULL, -1, thread_setup_err ? thread_setup_err : ETIMEDOUT, NULL);
+		agent_log("thread", NULL, -1, thread_setup_err ? thread_setup_err : ETIMEDOUT,
+			  NULL);
 		return 1;
 	}
 	leader_peer = peer_err(SLOT);
