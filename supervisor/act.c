@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,15 @@
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
 #endif
+#ifndef SYS_kcmp
+#define SYS_kcmp 312
+#endif
+/* include/uapi/linux/pidfd.h (6.9): a pidfd for one thread. */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+/* include/uapi/linux/kcmp.h */
+#define SV_KCMP_FILE 0
 
 static int tgid_of(pid_t tid)
 {
@@ -68,6 +78,32 @@ int sv_act_getfd(int pidfd, int targetfd)
 	return fd >= 0 ? (int)fd : -errno;
 }
 
+int sv_act_getfd_as(int pidfd, pid_t check_tid, int targetfd, const char **mech)
+{
+	int fd = sv_act_getfd(pidfd, targetfd);
+	long same;
+	int err;
+
+	*mech = "pidfd_getfd";
+	if (fd < 0 || check_tid <= 0)
+		return fd;
+	/* The thread that is waiting cannot change its own table meanwhile
+	 * (only it could unshare it, and it is blocked in the call), so a
+	 * duplicate that is the same file as its descriptor targetfd now is
+	 * the one it asked about. */
+	same = syscall(SYS_kcmp, (pid_t)getpid(), check_tid, SV_KCMP_FILE, (unsigned long)fd,
+		       (unsigned long)targetfd);
+	if (same == 0)
+		return fd;
+	err = same > 0 ? EXDEV : errno;
+	close(fd);
+	/* EBADF: the thread's own table has no such descriptor, as the kernel
+	 * would have answered the call itself. */
+	if (err != EBADF)
+		*mech = "kcmp";
+	return -err;
+}
+
 int sv_act_close_dup(int fd)
 {
 	int err = sv_fault("dup_close");
@@ -102,36 +138,67 @@ static struct {
 	pthread_mutex_t lock;
 	unsigned next;
 	struct {
-		pid_t pid; /* 0: free */
+		pid_t pid;  /* 0: free */
+		int thread; /* a PIDFD_THREAD pidfd of thread pid, else of process pid */
 		int fd;
 		int refs;
 		int stale; /* close when refs drops to 0 */
 	} e[PIDFD_CACHE];
 } cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-int sv_act_pidfd_get(pid_t tid, int *handle)
-{
-	int fd, slot = -1;
-	long raw;
+/* -1 until known; 1 when pidfd_open takes PIDFD_THREAD (Linux 6.9+), 0 when
+ * it answered EINVAL for the flag. */
+static atomic_int thread_pidfds = -1;
 
-	*handle = -1;
+#ifndef SV_MUTANT_LEADER_TABLE
+/* A pidfd for the thread tid itself (its descriptor table is what
+ * pidfd_getfd then resolves), or -EINVAL where the kernel has none. */
+static int open_thread_pidfd(pid_t tid)
+{
+	int have = atomic_load(&thread_pidfds), err = sv_fault("pidfd_open");
+	long fd;
+
+	if (err)
+		return err;
+	if (sv_fault("pidfd_thread") || have == 0)
+		return -EINVAL;
+	fd = syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	if (fd >= 0) {
+		atomic_store(&thread_pidfds, 1);
+		return (int)fd;
+	}
+	err = errno;
+	if (err == EINVAL && have < 0)
+		atomic_store(&thread_pidfds, 0);
+	return -err;
+}
+#endif
+
+int sv_act_thread_pidfds(void)
+{
+	return atomic_load(&thread_pidfds);
+}
+
+static int cache_find(pid_t pid, int thread, int *handle)
+{
+	int fd = -1;
+
 	pthread_mutex_lock(&cache.lock);
 	for (int i = 0; i < PIDFD_CACHE; i++)
-		if (cache.e[i].pid == tid && !cache.e[i].stale) {
+		if (cache.e[i].pid == pid && cache.e[i].thread == thread && !cache.e[i].stale) {
 			cache.e[i].refs++;
 			*handle = i;
 			fd = cache.e[i].fd;
-			pthread_mutex_unlock(&cache.lock);
-			return fd;
+			break;
 		}
 	pthread_mutex_unlock(&cache.lock);
-	fd = sv_fault("pidfd_open");
-	if (fd)
-		return fd;
-	raw = syscall(SYS_pidfd_open, tid, 0);
-	if (raw < 0)
-		return sv_act_pidfd_open(tid); /* not a leader: uncached */
-	fd = (int)raw;
+	return fd;
+}
+
+static void cache_add(pid_t pid, int thread, int fd, int *handle)
+{
+	int slot = -1;
+
 	pthread_mutex_lock(&cache.lock);
 	for (unsigned n = 0; n < PIDFD_CACHE && slot < 0; n++) {
 		unsigned i = (cache.next + n) % PIDFD_CACHE;
@@ -144,13 +211,59 @@ int sv_act_pidfd_get(pid_t tid, int *handle)
 		}
 	}
 	if (slot >= 0) {
-		cache.e[slot].pid = tid;
+		cache.e[slot].pid = pid;
+		cache.e[slot].thread = thread;
 		cache.e[slot].fd = fd;
 		cache.e[slot].refs = 1;
 		cache.e[slot].stale = 0;
 		*handle = slot;
 	}
 	pthread_mutex_unlock(&cache.lock);
+}
+
+int sv_act_pidfd_get(pid_t tid, int *handle, pid_t *check_tid)
+{
+	int fd;
+	long raw;
+
+	*handle = -1;
+	*check_tid = 0;
+#ifndef SV_MUTANT_LEADER_TABLE
+	if (atomic_load(&thread_pidfds) != 0) {
+		fd = cache_find(tid, 1, handle);
+		if (fd >= 0)
+			return fd;
+		fd = open_thread_pidfd(tid);
+		if (fd >= 0) {
+			cache_add(tid, 1, fd, handle);
+			return fd;
+		}
+		if (fd != -EINVAL)
+			return fd;
+	}
+#endif
+	/* Before 6.9: the process's pidfd, whose pidfd_getfd resolves the
+	 * leader's table; a non-leader's duplicates are checked against its
+	 * own (sv_act_getfd_as). */
+	fd = cache_find(tid, 0, handle);
+	if (fd >= 0)
+		return fd;
+	fd = sv_fault("pidfd_open");
+	if (fd)
+		return fd;
+	raw = syscall(SYS_pidfd_open, tid, 0);
+	if (raw < 0) {
+		/* not a leader: uncached */
+#ifndef SV_MUTANT_LEADER_TABLE
+		*check_tid = tid;
+#else
+		/* MUTANT leader-table: the leader's descriptor N is taken for
+		 * the calling thread's, whatever table the thread has. */
+#endif
+		return sv_act_pidfd_open(tid);
+	}
+	fd = (int)raw;
+	cache_add(tid, 0, fd, handle);
 	return fd;
 }
 
@@ -181,6 +294,7 @@ void sv_act_pidfd_forget(int handle)
 
 struct rights_ctx {
 	int pidfd;
+	pid_t check_tid;
 	int getfd_err;
 	int *dups;
 	size_t n, cap;
@@ -191,6 +305,7 @@ static int translate_fds(void *arg, int *fds, size_t nfds)
 	struct rights_ctx *c = arg;
 
 	for (size_t i = 0; i < nfds; i++) {
+		const char *mech;
 		int d;
 
 		if (c->n == c->cap) {
@@ -202,7 +317,7 @@ static int translate_fds(void *arg, int *fds, size_t nfds)
 			c->dups = n;
 			c->cap = ncap;
 		}
-		d = sv_act_getfd(c->pidfd, fds[i]);
+		d = sv_act_getfd_as(c->pidfd, c->check_tid, fds[i], &mech);
 		if (d < 0) {
 			c->getfd_err = d;
 			return -ECANCELED;
@@ -213,10 +328,10 @@ static int translate_fds(void *arg, int *fds, size_t nfds)
 	return 0;
 }
 
-int sv_act_translate_rights(int pidfd, void *control, size_t len, int **dups, size_t *ndups,
-			    int *getfd_err)
+int sv_act_translate_rights(int pidfd, pid_t check_tid, void *control, size_t len, int **dups,
+			    size_t *ndups, int *getfd_err)
 {
-	struct rights_ctx c = {.pidfd = pidfd};
+	struct rights_ctx c = {.pidfd = pidfd, .check_tid = check_tid};
 	int rc = sv_msghdr_walk_control(control, len, translate_fds, &c);
 
 	*getfd_err = c.getfd_err;

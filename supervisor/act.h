@@ -11,14 +11,23 @@
  * in /proc/TID/status). Returns the fd or -errno; -ESRCH when it is gone. */
 int sv_act_pidfd_open(pid_t tid);
 
-/* A pidfd for the process of thread tid, from a small cache keyed by pid
- * number, or opened (sv_act_pidfd_open) and cached when tid leads its thread
- * group. Safe because a live task's pid number is unique: a cached pidfd is
- * either the process the waiting thread leads, or a dead one whose number
- * was reused, which pidfd_getfd answers with ESRCH: then call
- * sv_act_pidfd_forget and ask again. Returns the fd or -errno; *handle is
- * for sv_act_pidfd_put, which the caller must call instead of close. */
-int sv_act_pidfd_get(pid_t tid, int *handle);
+/* A pidfd whose pidfd_getfd resolves descriptors in the table of thread tid
+ * (a thread made with CLONE_THREAD but not CLONE_FILES has its own):
+ * - Linux 6.9+: a PIDFD_THREAD pidfd of tid itself (found by doing it: the
+ *   first EINVAL for the flag switches to the fallback for good);
+ * - before: the process's pidfd (sv_act_pidfd_open), which reaches the
+ *   leader's table; for a non-leader *check_tid is tid, and every duplicate
+ *   must then go through sv_act_getfd_as, which proves it is tid's own.
+ * From a small cache keyed by tid (thread pidfds) or by leader pid. Safe
+ * because a live task's id is unique: a cached pidfd is either the waiting
+ * thread's (or the process it leads), or a dead one's whose id was reused,
+ * which pidfd_getfd answers with ESRCH: then call sv_act_pidfd_forget and ask
+ * again. Returns the fd or -errno; *handle is for sv_act_pidfd_put, which the
+ * caller must call instead of close. */
+int sv_act_pidfd_get(pid_t tid, int *handle, pid_t *check_tid);
+/* 1 when thread pidfds are in use, 0 when the kernel has none, -1 not yet
+ * known (no call needed one). */
+int sv_act_thread_pidfds(void);
 void sv_act_pidfd_put(int fd, int handle);
 /* Drops a cached pidfd whose process is gone (closed once unused). */
 void sv_act_pidfd_forget(int handle);
@@ -27,6 +36,14 @@ void sv_act_pidfd_forget(int handle);
  * close-on-exec). Returns the fd or -errno: -EBADF when the agent has no such
  * descriptor. */
 int sv_act_getfd(int pidfd, int targetfd);
+
+/* sv_act_getfd, then, when check_tid > 0, kcmp(KCMP_FILE) between the
+ * duplicate and check_tid's own descriptor targetfd. Returns the fd, or
+ * -errno with *mech the failed mechanism ("pidfd_getfd", or "kcmp": -EXDEV
+ * when the thread's descriptor is another file than the leader's, or kcmp's
+ * own error: ENOSYS without CONFIG_KCMP, EPERM); -EBADF when the thread has
+ * no such descriptor (the agent's own error). */
+int sv_act_getfd_as(int pidfd, pid_t check_tid, int targetfd, const char **mech);
 
 /* Closes a duplicate. Returns 0 or -errno: a failed close is a mechanism
  * failure like any other. */
@@ -42,14 +59,15 @@ int sv_act_is_blocking(int fd);
 
 /* Checks a copied control buffer against the forwarding allow-list and
  * translates SCM_RIGHTS descriptors from the agent's numbers to duplicates
- * in our table. Returns 0, -EINVAL (malformed, as the kernel answers),
+ * in our table (checked against check_tid's table as sv_act_getfd_as does).
+ * Returns 0, -EINVAL (malformed, as the kernel answers),
  * -EPERM (a message that is not forwarded: a denial), or -ECANCELED when
  * pidfd_getfd failed on a passed descriptor, with its -errno in *getfd_err
  * (-EBADF: the agent has no such descriptor). On success *dups holds the
  * duplicates to close after the send (*ndups of them; free with
  * sv_act_free_dups). */
-int sv_act_translate_rights(int pidfd, void *control, size_t len, int **dups, size_t *ndups,
-			    int *getfd_err);
+int sv_act_translate_rights(int pidfd, pid_t check_tid, void *control, size_t len, int **dups,
+			    size_t *ndups, int *getfd_err);
 void sv_act_free_dups(int *dups, size_t ndups);
 
 #endif

@@ -134,9 +134,33 @@ int sv_call_still_valid(struct sv_call *c)
 	return -1;
 }
 
+int sv_call_denial_valid(struct sv_call *c, const char *deny)
+{
+	int rc = sv_notify_id_valid(c->listener, c->req->id);
+
+	if (rc == 0)
+		return 0;
+	if (rc == -ENOENT) {
+#ifdef SV_MUTANT_DENIAL_AS_ABANDONED
+		/* MUTANT denial-as-abandoned: a decided denial whose
+		 * notification died before this check is filed as abandoned. */
+		sv_call_finish(c, SV_ABANDONED, "target-gone", SV_ACT_NONE, 0, 0);
+		return -1;
+#endif
+		/* The decision was made on what the agent's thread asked for; its
+		 * call ending meanwhile (a signal, its death) does not undo the
+		 * attempt. Nothing is answered: nobody waits. */
+		sv_call_finish(c, SV_DENIED, deny, SV_ACT_NONE, SV_ERR_DENIED, 0);
+		return -1;
+	}
+	sv_call_mech_failure(c, "id_valid", -rc);
+	return -1;
+}
+
 int sv_call_prepare(struct sv_call *c, int agent_fd)
 {
 	socklen_t len = sizeof(c->domain);
+	const char *mech = "pidfd_getfd";
 
 	/* A cached pidfd can belong to a process that is gone, its pid number
 	 * now the waiting thread's (pidfd_getfd: ESRCH): then once afresh. */
@@ -146,7 +170,7 @@ int sv_call_prepare(struct sv_call *c, int agent_fd)
 			sv_act_pidfd_put(c->pidfd, c->pidfd_handle);
 			c->pidfd = -1;
 		}
-		c->pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle);
+		c->pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle, &c->check_tid);
 		if (c->pidfd < 0) {
 			sv_call_mech_failure(c, "pidfd_open", -c->pidfd);
 			return -1;
@@ -155,7 +179,7 @@ int sv_call_prepare(struct sv_call *c, int agent_fd)
 		 * waiting, not one that reused its pid. */
 		if (sv_call_still_valid(c))
 			return -1;
-		c->dup = sv_act_getfd(c->pidfd, agent_fd);
+		c->dup = sv_act_getfd_as(c->pidfd, c->check_tid, agent_fd, &mech);
 		if (c->dup != -ESRCH || c->pidfd_handle < 0)
 			break;
 	}
@@ -164,7 +188,7 @@ int sv_call_prepare(struct sv_call *c, int agent_fd)
 		return -1;
 	}
 	if (c->dup < 0) {
-		sv_call_mech_failure(c, "pidfd_getfd", -c->dup);
+		sv_call_mech_failure(c, mech, -c->dup);
 		return -1;
 	}
 	if (getsockopt(c->dup, SOL_SOCKET, SO_DOMAIN, &c->domain, &len) != 0) {
@@ -245,7 +269,7 @@ int sv_call_decide(struct sv_call *c, int agent_fd, const struct sv_dest *d, int
 	if (*deny)
 		/* No descriptor needed to refuse: a process the supervisor can
 		 * read but not duplicate from is still denied, and recorded. */
-		return sv_call_still_valid(c);
+		return sv_call_denial_valid(c, *deny);
 	if (sv_call_prepare(c, agent_fd))
 		return -1;
 	*deny = sv_call_domain_fits(c->domain, d, is_connect);

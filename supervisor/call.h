@@ -32,6 +32,7 @@ struct sv_call {
 	int done;
 	int pidfd;        /* -1 until sv_call_prepare */
 	int pidfd_handle; /* for sv_act_pidfd_put */
+	pid_t check_tid;  /* > 0: duplicates must be proven to be this thread's (act.h) */
 	int dup;          /* the duplicate of the agent's socket, -1 until prepared */
 	int domain;       /* the duplicate's SO_DOMAIN */
 };
@@ -55,6 +56,12 @@ int sv_call_read(struct sv_call *c, uint64_t addr, void *buf, size_t len);
 /* ID_VALID: every copy so far came from the thread that is still waiting.
  * Returns 0, or -1 with the call finished. */
 int sv_call_still_valid(struct sv_call *c);
+
+/* ID_VALID for a call already decided as denied (reason deny). Returns 0
+ * (the caller answers and records the denial), or -1 with the call finished:
+ * a dead notification is still recorded as a denial (action none), since the
+ * attempt was made; an ID_VALID failure is a mechanism failure. */
+int sv_call_denial_valid(struct sv_call *c, const char *deny);
 
 /* pidfd_open, ID_VALID, pidfd_getfd of agent_fd, SO_DOMAIN. Returns 0 with
  * c->pidfd, c->dup and c->domain set, or -1 with the call finished (EBADF

@@ -2,11 +2,12 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char sv_cli_usage[] =
-    "usage: egress-supervisor [--allow SPEC]... [--no-loopback] [--report FILE] [--probe]\n"
-    "                         -- PROGRAM [ARG]...\n"
+    "usage: egress-supervisor [--allow SPEC]... [--no-loopback] [--report FILE]\n"
+    "                         [--report-fd N] [--probe] -- PROGRAM [ARG]...\n"
     "  SPEC: 192.0.2.10:443  198.51.100.0/24  [2001:db8::1]:53  [2001:db8::]/32:1000-2000\n"
     "exit: 0 pass, 1 fail, 2 bad invocation, 3 capability-error\n";
 
@@ -37,6 +38,7 @@ int sv_cli_parse(int argc, char **argv, struct sv_cli *out, char *err, size_t er
 
 	memset(out, 0, sizeof(*out));
 	out->policy.loopback = 1;
+	out->report_fd = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 
@@ -61,6 +63,26 @@ int sv_cli_parse(int argc, char **argv, struct sv_cli *out, char *err, size_t er
 			rc = sv_policy_add(&out->policy, &r);
 			if (rc < 0)
 				return rc;
+		} else if (is_option(a, "--report-fd")) {
+			char *end;
+			long n;
+
+			v = option_value("--report-fd", argc, argv, &i);
+			if (!v || !*v) {
+				snprintf(err, errlen, "--report-fd needs a descriptor number");
+				return -EINVAL;
+			}
+			errno = 0;
+			n = strtol(v, &end, 10);
+			/* 0-2 are the agent's too: it inherits our stdio. */
+			if (errno || *end || n < 3 || n > 1 << 20) {
+				snprintf(err, errlen,
+					 "--report-fd '%s': want a descriptor number >= 3 (0-2 are "
+					 "inherited by the agent)",
+					 v);
+				return -EINVAL;
+			}
+			out->report_fd = (int)n;
 		} else if (is_option(a, "--report")) {
 			v = option_value("--report", argc, argv, &i);
 			if (!v || !*v) {

@@ -9,6 +9,7 @@
 struct sv_cli {
 	struct sv_policy policy; /* owned; sv_policy_free when done */
 	const char *report;      /* --report FILE, or NULL */
+	int report_fd;           /* --report-fd N (>= 3), or -1 */
 	int probe_only;          /* --probe */
 	int help;                /* --help */
 	char **argv;             /* the agent's argv (points into the input), NULL with --probe */

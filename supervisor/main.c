@@ -29,7 +29,8 @@ static pthread_t main_thread;
 
 struct agent_launch {
 	char **argv;
-	int errfd; /* write end: the errno of a failed execvp */
+	int errfd;     /* write end: the errno of a failed execvp */
+	int report_fd; /* the caller's report channel, or -1: never the agent's */
 };
 
 static void launch_agent(void *arg)
@@ -40,6 +41,12 @@ static void launch_agent(void *arg)
 	/* The supervisor ignores SIGPIPE; the agent gets the default back, as
 	 * an ignored disposition would survive exec. */
 	signal(SIGPIPE, SIG_DFL);
+#ifndef SV_MUTANT_REPORT_FD_LEAK
+	/* The child has its own descriptor table by now (spawn.c unshares it),
+	 * so this closes only the agent's copy; it is close-on-exec as well. */
+	if (l->report_fd >= 0)
+		close(l->report_fd);
+#endif
 	execvp(l->argv[0], l->argv);
 	err = errno;
 	if (write(l->errfd, &err, sizeof(err)) < 0)
@@ -110,6 +117,41 @@ static void kill_descendants(pid_t agent)
 			return;
 		usleep(1000);
 	}
+}
+
+/* --report-fd must name a descriptor open for writing; it is made
+ * close-on-exec so that no program we start holds it. Returns 0 or -errno
+ * (-EBADF: not open, -EACCES: read-only). */
+static int claim_report_fd(int fd)
+{
+	int fl = fcntl(fd, F_GETFL), fdfl;
+
+	if (fl < 0)
+		return -errno;
+	if ((fl & O_ACCMODE) == O_RDONLY)
+		return -EACCES;
+	fdfl = fcntl(fd, F_GETFD);
+	if (fdfl < 0)
+		return -errno;
+#ifdef SV_MUTANT_REPORT_FD_LEAK
+	/* MUTANT report-fd-leak: the agent inherits the report channel and can
+	 * append a forged record to it. */
+	return fcntl(fd, F_SETFD, fdfl & ~FD_CLOEXEC) == 0 ? 0 : -errno;
+#endif
+	return fcntl(fd, F_SETFD, fdfl | FD_CLOEXEC) == 0 ? 0 : -errno;
+}
+
+/* Whether the agent, which has our uid, could replace a report at path: it
+ * can when it may write the directory (rename over the file). */
+static int path_agent_writable(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return access(".", W_OK) == 0;
+	snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	return access(dir, W_OK) == 0;
 }
 
 static void on_fatal(void)
@@ -192,6 +234,7 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	}
 	launch.argv = cli->argv;
 	launch.errfd = p[1];
+	launch.report_fd = cli->report_fd;
 	rc = sv_spawn(&ch, launch_agent, &launch);
 	close(p[1]);
 	if (rc < 0 || ch.listener < 0) {
@@ -247,9 +290,27 @@ int main(int argc, char **argv)
 	}
 	if (sv_fault_init() < 0)
 		return EXIT_USAGE;
+	if (cli.report_fd >= 0 && (rc = claim_report_fd(cli.report_fd)) < 0) {
+		fprintf(stderr, "egress-supervisor: --report-fd %d: %s\n%s", cli.report_fd,
+			rc == -EACCES ? "open read-only: the report cannot be written to it"
+				      : strerror(-rc),
+			sv_cli_usage);
+		return EXIT_USAGE;
+	}
 	info.agent_argv = cli.argv;
 	info.policy = &cli.policy;
 	info.report_path = cli.report;
+	info.report_fd = cli.report_fd;
+	info.path_agent_writable = cli.report && path_agent_writable(cli.report);
+	/* Not refused: a report at such a path is still the supervisor's as long
+	 * as its exit status agrees (docs/design.md "Report"); the caller is told
+	 * what it does not guarantee. */
+	if (info.path_agent_writable)
+		fprintf(stderr,
+			"egress-supervisor: warning: the agent runs with our uid and can write the "
+			"directory of '%s': a report there is only as good as the exit status "
+			"that agrees with it (use --report-fd for one the agent cannot write)\n",
+			cli.report);
 	if (sv_report_init(&info) < 0) {
 		fprintf(stderr, "egress-supervisor: out of memory\n");
 		return EXIT_CAPABILITY;
@@ -288,9 +349,9 @@ int main(int argc, char **argv)
 			strerror(e));
 		sv_report_internal_error("PR_SET_CHILD_SUBREAPER", e);
 	}
-	if (cli.report && (rc = sv_report_write(0)) < 0) {
+	if ((cli.report || cli.report_fd >= 0) && (rc = sv_report_write(0)) < 0) {
 		fprintf(stderr, "egress-supervisor: cannot write the report to '%s': %s\n",
-			cli.report, strerror(-rc));
+			cli.report ? cli.report : "--report-fd", strerror(-rc));
 		return EXIT_USAGE;
 	}
 	verdict = run(&cli, &set);

@@ -114,8 +114,8 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 		return -2;
 	}
 	if (cm->control) {
-		rc = sv_act_translate_rights(c->pidfd, cm->control, cm->m.controllen, &dups, &ndups,
-					     &getfd_err);
+		rc = sv_act_translate_rights(c->pidfd, c->check_tid, cm->control, cm->m.controllen,
+					     &dups, &ndups, &getfd_err);
 		if (rc < 0) {
 			free(payload);
 			if (rc == -ECANCELED && getfd_err == -EBADF)
@@ -230,7 +230,7 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 	/* Only what is to be sent needs the socket: a batch denied from its
 	 * first message is refused without a duplicate, like a single call. */
 	if (*first_denied == 0)
-		return sv_call_still_valid(c) ? -1 : (long)n;
+		return sv_call_denial_valid(c, c->ev.msgs[0].reason) ? -1 : (long)n;
 	if (sv_call_prepare(c, (int)c->req->data.args[0]))
 		return -1;
 	for (size_t i = 0; i < *first_denied; i++) {

@@ -15,4 +15,7 @@
  *   FAILURE_AS_DENIAL     mediate.c  mechanism failures count as denials
  *   SINGLE_THREADED       notify.c   one receiver performs blocking calls inline
  *   REPORT_ON_CRASH       report.c   the provisional report says pass
+ *   REPORT_FD_LEAK        main.c     the agent inherits the --report-fd channel
+ *   LEADER_TABLE          act.c      descriptors resolved in the thread-group leader's table
+ *   DENIAL_AS_ABANDONED   call.c     a decided denial whose notification died is abandoned
  * This header is documentation only; nothing includes it. */

@@ -361,6 +361,9 @@ static void write_body(FILE *f, int complete)
 		nots + R.counts[SV_NEUTRALIZED], nots, R.counts[SV_ALLOWED], R.counts[SV_DENIED],
 		R.counts[SV_INVALID], R.counts[SV_MECH_FAILURE], R.counts[SV_ABANDONED],
 		R.counts[SV_NEUTRALIZED], R.dropped);
+	fprintf(f, "  \"channel\": {\"fd\": %s, \"path\": %s, \"path_agent_writable\": %s},\n",
+		R.info->report_fd >= 0 ? "true" : "false", R.info->report_path ? "true" : "false",
+		R.info->report_path && R.info->path_agent_writable ? "true" : "false");
 	fputs("  \"internal_error\": ", f);
 	json_str(f, R.internal[0] ? R.internal : NULL);
 	fputs(",\n  \"events\": [\n", f);
@@ -371,60 +374,190 @@ static void write_body(FILE *f, int complete)
 	fputs("  ]\n}\n", f);
 }
 
-int sv_report_write(int complete)
+/* The directory part of path ("." when there is none), for the final fsync
+ * and the O_TMPFILE. */
+static void dir_of(const char *path, char *dir, size_t len)
 {
-	const char *path = R.info ? R.info->report_path : NULL;
-	char tmp[PATH_MAX], dir[PATH_MAX];
-	FILE *f;
-	int fd, err = 0;
+	char *slash;
 
-	if (!path)
-		return 0;
-	/* mkstemp: O_EXCL with a random name, so a link or FIFO planted by the
-	 * agent in the report's directory is never followed or opened. */
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+	snprintf(dir, len, "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	else
+		snprintf(dir, len, ".");
+}
+
+/* A file for the next version of the report at path: an unnamed O_TMPFILE in
+ * its directory (the agent cannot open it by name while it is written), or,
+ * where the filesystem has none, mkstemp (O_EXCL, a random name: a link or
+ * FIFO the agent planted is never followed). *tmp is the name given to it. */
+static int open_next(const char *path, char *tmp, size_t len, int *unnamed)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	if (snprintf(tmp, len, "%s.XXXXXX", path) >= (int)len)
 		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
+	dir_of(path, dir, sizeof(dir));
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		*unnamed = 1;
+		return fd;
+	}
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
 		return -errno;
-	if (fchmod(fd, 0644) != 0) {
-		err = -errno;
-		close(fd);
-		unlink(tmp);
-		return err;
+	*unnamed = 0;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
+}
+
+/* Gives the unnamed file fd the name tmp (O_TMPFILE files are linked through
+ * /proc/self/fd: AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH). */
+static int name_tmpfile(int fd, char *tmp)
+{
+	char proc[40];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (int attempt = 0; attempt < 16; attempt++) {
+		char *x = tmp + strlen(tmp) - 6;
+		unsigned long long r = (unsigned long long)sv_report_now_ms() * 2654435761ULL +
+				       (unsigned long long)attempt * 40503ULL + (unsigned)getpid();
+
+		for (int i = 0; i < 6; i++, r /= 26)
+			x[i] = (char)('a' + r % 26);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
 	}
+	return -EEXIST;
+}
+
+static int write_path(const char *path, int complete)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	int fd, err = 0, unnamed = 0, named;
+	FILE *f;
+
+	fd = open_next(path, tmp, sizeof(tmp), &unnamed);
+	if (fd < 0)
+		return fd;
 	f = fdopen(fd, "w");
-	if (!f) {
+	if (!f || fchmod(fd, 0644) != 0) {
 		err = -errno;
-		close(fd);
-		unlink(tmp);
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		if (!unnamed)
+			unlink(tmp);
 		return err;
 	}
-	pthread_mutex_lock(&R.lock);
 	write_body(f, complete);
-	pthread_mutex_unlock(&R.lock);
-	if (fflush(f) != 0 || fsync(fd) != 0)
-		err = -errno;
+	if (fflush(f) != 0 || ferror(f) || fsync(fd) != 0)
+		err = -(errno ? errno : EIO);
+	if (!err && unnamed)
+		err = name_tmpfile(fd, tmp);
+	named = !unnamed || !err;
 	if (fclose(f) != 0 && !err)
 		err = -errno;
 	if (!err && rename(tmp, path) != 0)
 		err = -errno;
 	if (err) {
-		unlink(tmp);
+		if (named)
+			unlink(tmp);
 		return err;
 	}
 	/* The rename is only durable once the directory is synced. */
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	else
-		snprintf(dir, sizeof(dir), ".");
+	dir_of(path, dir, sizeof(dir));
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (fsync(fd) != 0)
 			err = -errno;
 		close(fd);
 	}
+	return err;
+}
+
+/* The report is streamed, never held whole in memory (200,000 events are
+ * tens of MB): a record's length comes from a first pass that only counts. */
+static ssize_t count_bytes(void *cookie, const char *buf, size_t n)
+{
+	(void)buf;
+	*(size_t *)cookie += n;
+	return (ssize_t)n;
+}
+
+struct fd_sink {
+	int fd;
+	int err; /* first -errno */
+};
+
+static ssize_t to_fd(void *cookie, const char *buf, size_t n)
+{
+	struct fd_sink *k = cookie;
+
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(k->fd, buf + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			k->err = w < 0 ? -errno : -EIO;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return (ssize_t)n;
+}
+
+/* One record on the caller's descriptor: a header line naming the record and
+ * its length, then the JSON. Appended, never rewritten, so a supervisor
+ * killed mid-write leaves the previous record whole and a short last one
+ * that a reader can tell from its length. Caller holds the lock (both passes
+ * render the same state). */
+static int write_record(int fd, int complete)
+{
+	cookie_io_functions_t counting = {.write = count_bytes}, writing = {.write = to_fd};
+	struct fd_sink k = {.fd = fd};
+	size_t len = 0;
+	FILE *f = fopencookie(&len, "w", counting);
+
+	if (!f)
+		return -errno;
+	write_body(f, complete);
+	if (fclose(f) != 0)
+		return -EIO;
+	f = fopencookie(&k, "w", writing);
+	if (!f)
+		return -errno;
+	fprintf(f, "%s %s %zu\n", SV_REPORT_RECORD_MAGIC, complete ? "final" : "provisional", len);
+	write_body(f, complete);
+	if (fclose(f) != 0 && !k.err)
+		k.err = -EIO;
+	return k.err;
+}
+
+int sv_report_write(int complete)
+{
+	const char *path = R.info ? R.info->report_path : NULL;
+	int rfd = R.info ? R.info->report_fd : -1, err = 0;
+
+	if (!path && rfd < 0)
+		return 0;
+	/* Held across every channel: each gets the same report. Only the
+	 * provisional writes (before the agent runs) and the final one (after
+	 * it has gone) take it, so no notification waits on the disk. */
+	pthread_mutex_lock(&R.lock);
+	if (rfd >= 0)
+		err = write_record(rfd, complete);
+	if (path) {
+		int perr = write_path(path, complete);
+
+		if (!err)
+			err = perr;
+	}
+	pthread_mutex_unlock(&R.lock);
 	return err;
 }

@@ -74,7 +74,12 @@ struct sv_run_info {
 	char *const *agent_argv;
 	const struct sv_policy *policy;
 	const char *report_path; /* NULL: no report file */
+	int path_agent_writable; /* the path's directory is writable by our (the agent's) uid */
+	int report_fd;           /* -1: none; else the caller's descriptor (see sv_report_write) */
 };
+
+/* The first word of every record on the report descriptor. */
+#define SV_REPORT_RECORD_MAGIC "egress-supervisor-report-record/1"
 
 /* Sets up the record for a run. Returns 0 or -ENOMEM. */
 int sv_report_init(const struct sv_run_info *info);
@@ -100,9 +105,17 @@ void sv_report_internal_error(const char *what, int err);
  * whether the run finished. */
 int sv_report_verdict(int complete);
 
-/* Writes the report to the path given at init, atomically (temporary file,
- * fsync, rename, fsync of the directory). complete=0 writes the provisional
- * report. Returns 0, or -errno (also when no path was given: 0). */
+/* Writes the report (complete=0: the provisional one) to every channel given
+ * at init:
+ * - report_fd: appends one record, "egress-supervisor-report-record/1
+ *   provisional|final BYTES\n" followed by exactly BYTES of JSON. A reader
+ *   takes the last record whose BYTES are all there; records are never
+ *   rewritten, so a kill mid-write leaves the previous one whole. Works on a
+ *   regular file, a memfd or a pipe (which the caller must drain).
+ * - report_path: replaces the file atomically (an O_TMPFILE, or mkstemp where
+ *   the filesystem has none, written, fsynced, named, renamed over the path,
+ *   the directory fsynced).
+ * Returns 0 (also when there is no channel) or the first -errno. */
 int sv_report_write(int complete);
 
 /* Copies of the counters for tests and the summary line. */

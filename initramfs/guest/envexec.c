@@ -1,7 +1,7 @@
 /*
  * egress-envexec: runs the supervisor in the environment a cell asks for.
  *
- *     egress-envexec --cell FILE --readback FILE --report FILE --supervisor PATH
+ *     egress-envexec --cell FILE --readback FILE --report-fd N --supervisor PATH
  *
  * Phase 1 (as root, from the guest init): installs the cell's syscall mask,
  * drops the cell's capabilities from the bounding set, clears the ambient set,
@@ -16,9 +16,12 @@
  * (opened by phase 1, passed as an inherited descriptor so an unprivileged
  * phase 2 can still write it) and execs
  *
- *     egress-supervisor --report FILE [--allow SPEC]... [--no-loopback] -- AGENT...
+ *     egress-supervisor --report-fd N [--allow SPEC]... [--no-loopback] -- AGENT...
  *
- * only when every check passed. Readback lines: "pass|fail|info|error NAME
+ * only when every check passed. N is the report channel (docs/guest.md): a
+ * descriptor of a file the guest init opened and unlinked as root; it passes
+ * through both phases to the supervisor, which never lets the agent hold it.
+ * Phase 2 checks that it is open for writing. Readback lines: "pass|fail|info|error NAME
  * DETAIL"; the last line is "exec PATH" when the supervisor was started.
  * Exit status when the supervisor is not started: 125 (a precondition did not
  * take effect), 126 (bad invocation or cell file: an infrastructure error).
@@ -73,7 +76,7 @@ struct cell {
 struct opts {
 	const char *cell;
 	const char *readback;
-	const char *report;
+	const char *report_fd; /* decimal descriptor number of the report channel */
 	const char *supervisor;
 	int verify;
 	int readback_fd;
@@ -529,8 +532,8 @@ static void apply(const struct opts *o, const struct cell *c)
 				(char *)o->cell,
 				(char *)"--readback-fd",
 				fdbuf,
-				(char *)"--report",
-				(char *)o->report,
+				(char *)"--report-fd",
+				(char *)o->report_fd,
 				(char *)"--supervisor",
 				(char *)o->supervisor,
 				(char *)"--expect-bnd",
@@ -634,12 +637,21 @@ static void verify_and_exec(const struct opts *o, const struct cell *c)
 		readback("info", "NoNewPrivs", "%s", buf);
 	if (status_field("Seccomp", buf, sizeof(buf)) == 0)
 		readback("info", "Seccomp", "%s", buf);
+	{
+		int fl = fcntl(atoi(o->report_fd), F_GETFL);
+
+		readback(fl >= 0 && (fl & O_ACCMODE) != O_RDONLY ? "pass" : "fail", "report-fd",
+			 "%s want=open-for-writing got=%s", o->report_fd,
+			 fl < 0                         ? strerror(errno)
+			 : (fl & O_ACCMODE) == O_RDONLY ? "read-only"
+							: "ok");
+	}
 	if (failures)
 		exit(EXIT_PRECONDITION);
 
 	argv[argc++] = o->supervisor;
-	argv[argc++] = "--report";
-	argv[argc++] = o->report;
+	argv[argc++] = "--report-fd";
+	argv[argc++] = o->report_fd;
 	for (i = 0; i < c->nallow; i++) {
 		argv[argc++] = "--allow";
 		argv[argc++] = c->allow[i];
@@ -671,7 +683,7 @@ static void verify_and_exec(const struct opts *o, const struct cell *c)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: egress-envexec --cell FILE --readback FILE --report FILE "
+	fprintf(stderr, "usage: egress-envexec --cell FILE --readback FILE --report-fd N "
 			"--supervisor PATH\n");
 	exit(EXIT_INFRA);
 }
@@ -699,8 +711,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->readback = v;
 		else if (strcmp(a, "--readback-fd") == 0)
 			o->readback_fd = atoi(v);
-		else if (strcmp(a, "--report") == 0)
-			o->report = v;
+		else if (strcmp(a, "--report-fd") == 0)
+			o->report_fd = v;
 		else if (strcmp(a, "--supervisor") == 0)
 			o->supervisor = v;
 		else if (strcmp(a, "--expect-bnd") == 0)
@@ -708,7 +720,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		else
 			usage();
 	}
-	if (!o->cell || !o->report || !o->supervisor)
+	if (!o->cell || !o->report_fd || !o->supervisor)
 		usage();
 	if (o->verify ? o->readback_fd < 0 : !o->readback)
 		usage();

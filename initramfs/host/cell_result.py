@@ -272,6 +272,27 @@ def agent_attempts(entries):
     return out
 
 
+def interrupted_only(entries):
+    """Destinations whose every attempt ended EINTR. Such a call may have
+    been withdrawn before the supervisor received its notification: the
+    supervisor never saw it and the kernel never made it (docs/design.md
+    "What the supervisor cannot see"), so it is not owed a denial; what
+    arrived at the sink is still checked."""
+    seen, interrupted = set(), set()
+    for e in entries:
+        if e.get("call") not in ATTEMPT_CALLS or e.get("mode", "name") != "name":
+            continue
+        d = parse_dest(e.get("dest")) if e["call"] != "sendmmsg" else None
+        if d is None:
+            continue
+        if d not in seen:
+            interrupted.add(d)
+        seen.add(d)
+        if e.get("errno") != "EINTR":
+            interrupted.discard(d)
+    return interrupted
+
+
 def reported_denials(report):
     """Normalized destinations the report lists as denied: events in bucket
     denied, and denied messages of sendmmsg events."""
@@ -344,7 +365,9 @@ def oracle_evaluate(cell_text, sections, report):
         single, multi = parse_cell_text(cell_text)
         rules = declared_policy(multi)
         endpoints = sink_endpoints(multi)
-        attempts = agent_attempts(json_lines(sections.get("agent_log", b""), "agent_log"))
+        agent_log = json_lines(sections.get("agent_log", b""), "agent_log")
+        attempts = agent_attempts(agent_log)
+        unseen_ok = interrupted_only(agent_log)
         arrivals = []
         if endpoints:
             if "sink_log" not in sections:
@@ -381,10 +404,11 @@ def oracle_evaluate(cell_text, sections, report):
     undeclared = sorted({d for _, d in attempts if not is_declared(rules, d)},
                         key=dest_text)
     facts["undeclared_attempted"] = [dest_text(d) for d in undeclared]
+    facts["interrupted_only"] = [dest_text(d) for d in undeclared if d in unseen_ok]
     if verdict != "capability-error":
         denied = reported_denials(report)
         for d in undeclared:
-            if d not in denied:
+            if d not in denied and d not in unseen_ok:
                 problems.append(f"the agent tried undeclared {dest_text(d)} but the report "
                                 f"lists no denial for it")
     # expect_agent_exit: the agent's own exit status.
@@ -429,6 +453,98 @@ def read_text(path):
         return ""
 
 
+# The supervisor's --report-fd records (docs/design.md "Report"): a header
+# line "egress-supervisor-report-record/1 provisional|final BYTES", then
+# exactly BYTES of JSON. The report is the last record that is whole.
+RECORD_MAGIC = b"egress-supervisor-report-record/1"
+
+
+def report_from_channel(data):
+    """(JSON bytes or None, [notes]) from the report section: a record stream
+    from --report-fd (the last whole record), or a plain JSON file."""
+    if not data.startswith(RECORD_MAGIC):
+        return data, []
+    pos, last, kinds, notes = 0, None, [], []
+    while pos < len(data):
+        nl = data.find(b"\n", pos)
+        head = data[pos:nl].split(b" ") if nl >= 0 else []
+        if len(head) != 3 or head[0] != RECORD_MAGIC or not head[2].isdigit():
+            notes.append(f"report channel: unreadable record header at byte {pos} ignored, "
+                         "with everything after it")
+            break
+        end = nl + 1 + int(head[2])
+        if end > len(data):
+            notes.append(f"report channel: last record ({head[1].decode('ascii', 'replace')}) "
+                         "is short: the supervisor stopped while writing it")
+            break
+        last = data[nl + 1:end]
+        kinds.append(head[1].decode("ascii", "replace"))
+        pos = end
+    if kinds:
+        notes.append(f"report channel: {len(kinds)} record(s), last {kinds[-1]}")
+    return last, notes
+
+
+def load_report(sec):
+    """(report dict or None, [notes])."""
+    if "report" not in sec:
+        return None, ["the supervisor wrote no report"]
+    body, notes = report_from_channel(sec["report"])
+    if body is None:
+        return None, notes + ["the report channel holds no whole record"]
+    try:
+        report = json.loads(body)
+    except ValueError as e:
+        return None, notes + [f"report is not JSON: {e}"]
+    if not isinstance(report, dict):
+        return None, notes + ["report is not a JSON object"]
+    if report.get("complete") is not True:
+        notes.append("report is provisional (complete=false)")
+    return report, notes
+
+
+def judge_report(sv_exit, killed, report, expected):
+    """The trust rule (docs/guest.md "Outcomes"): the exit status and the
+    report must agree, and neither alone makes a verdict. Returns (verdict,
+    None) or (None, (outcome, reason)) when the cell can never be ok.
+    - A supervisor that did not finish (killed by the cell, killed by anyone
+      else: exit status 128+N, or none) vouches for nothing: its verdict is
+      capability-error, and the only report it may have left is the
+      provisional one (complete=false, capability-error). Anything else on
+      the channel was not written by a supervisor that finished: never
+      believed.
+    - Otherwise the exit status is the verdict (0 pass, 1 fail, 3
+      capability-error) and the report must be complete with the same
+      verdict; only exit 3 may come with a provisional report or none (the
+      report could not be written)."""
+    got = report.get("verdict") if report else None
+    complete = report.get("complete") if report else None
+    finished = not killed and sv_exit in EXIT_VERDICT
+    by_exit = EXIT_VERDICT[sv_exit] if finished else "capability-error"
+    if not finished:
+        how = f"killed by the cell ({killed})" if killed else f"exit status {sv_exit}"
+        if report is None:
+            return None, ("mismatch", f"expected {expected}, got no verdict: the supervisor did not "
+                          f"finish ({how}) and left no report (never ok)")
+        if complete is not False or got != "capability-error":
+            outcome = "false-green" if got == "pass" else "mismatch"
+            return None, (outcome, f"the supervisor did not finish ({how}) but the report says "
+                          f"complete={json.dumps(complete)} verdict {got!r}: a report that "
+                          "disagrees with the exit status is never believed")
+        return by_exit, None
+    if report is None:
+        if by_exit != "capability-error":
+            return None, ("mismatch", f"exit status {sv_exit} says {by_exit} but there is no report "
+                          "(never ok)")
+        return by_exit, None
+    if got != by_exit or (complete is not True and by_exit != "capability-error"):
+        claims_pass = "pass" in (got, by_exit)
+        outcome = "false-green" if claims_pass and expected != "pass" else "mismatch"
+        return None, (outcome, f"exit status {sv_exit} disagrees with report verdict {got!r} "
+                      f"(complete={json.dumps(complete)})")
+    return by_exit, None
+
+
 def decide(a, cell, expected, frame, console):
     """Returns (outcome, reason, got, supervisor_exit)."""
     if a.accel == "kvm" and INIT_MARK not in console:
@@ -469,38 +585,18 @@ def decide(a, cell, expected, frame, console):
         return "infra-error", f"guest status {st!r}: {why}", None, sv_exit
     if expected not in VERDICTS:
         return "infra-error", f"cell file expect={expected!r}: want one of {', '.join(VERDICTS)}", None, sv_exit
-    report, got, notes = None, None, []
-    if "report" in sec:
-        try:
-            report = json.loads(sec["report"])
-            got = report.get("verdict")
-            if report.get("complete") is not True:
-                notes.append("report is provisional (complete=false)")
-        except (ValueError, AttributeError) as e:
-            notes.append(f"report is not JSON: {e}")
-    else:
-        notes.append("the supervisor wrote no report")
-    by_exit = EXIT_VERDICT.get(sv_exit)
+    if sv_exit == 2:
+        return "infra-error", "the supervisor rejected its invocation (exit 2)", None, sv_exit
+    report, notes = load_report(sec)
     killed = status.get("supervisor_killed")
     if killed:
-        # kill_supervisor_after: the cell killed it, so its exit status says
-        # nothing; only a report it left can speak, and none is never ok.
         notes.append(f"supervisor killed by the cell ({killed})")
-        if report is None:
-            return ("mismatch", "; ".join([f"expected {expected}, got no verdict: the supervisor "
-                                           "was killed and left no report (never ok)"] + notes),
-                    None, sv_exit)
-        by_exit = got
-    if sv_exit == 2:
-        return "infra-error", "the supervisor rejected its invocation (exit 2)", got, sv_exit
-    if got is None:
-        got = by_exit
+    got, never_ok = judge_report(sv_exit, killed, report, expected)
+    if never_ok:
+        outcome, why = never_ok
+        return outcome, "; ".join([why] + notes), report.get("verdict") if report else None, sv_exit
+    if report is None:
         notes.append(f"verdict taken from exit status {sv_exit}")
-    elif by_exit != got:
-        # Exit status and report disagree: a supervisor defect, never ok.
-        claims_pass = "pass" in (got, by_exit)
-        outcome = "false-green" if claims_pass and expected != "pass" else "mismatch"
-        return outcome, f"exit status {sv_exit} disagrees with report verdict {got!r}", got, sv_exit
     if got == expected:
         disagreement = oracle_check(cell, sec, report)
         if disagreement:
@@ -515,10 +611,7 @@ def oracle_summary(frame, sec):
     """The oracle's facts for cell.json (None when the supervisor never ran)."""
     if "sections" not in frame or kv_lines(sec.get("status", b"")).get("status") != "ran":
         return None
-    try:
-        report = json.loads(sec["report"]) if "report" in sec else None
-    except ValueError:
-        report = None
+    report, _ = load_report(sec)
     return oracle_evaluate(sec.get("cell", b""), sec, report)
 
 
@@ -543,9 +636,10 @@ def cmd_evaluate(a):
             with open(os.path.join(gdir, name), "wb") as f:
                 f.write(data)
     report_path = os.path.join(a.out, "report.json")
-    if "report" in sec:
+    body = report_from_channel(sec["report"])[0] if "report" in sec else None
+    if body is not None:
         with open(report_path, "wb") as f:
-            f.write(sec["report"])
+            f.write(body)
     elif os.path.exists(report_path):
         os.unlink(report_path)
     meta = kv_lines(sec.get("meta", b""))

@@ -36,7 +36,7 @@ def frame(cell_text, status, report=None, nonce=NONCE, cell=CELL, extra=""):
     out += section("preconditions", b"pass sysctl:kernel.yama.ptrace_scope want=1 got=1\n")
     out += section("cell", cell_text)
     if report is not None:
-        out += section("report", json.dumps(report).encode())
+        out += section("report", report if isinstance(report, bytes) else json.dumps(report).encode())
     out += extra + f"@@egress-end v1 nonce={nonce}\n"
     return out.replace("\n", "\r\n")  # what an unraw tty would do
 
@@ -411,6 +411,80 @@ class OracleOutcome(unittest.TestCase):
                           cell_text=cell)
         self.assertEqual(r["outcome"], "mismatch")
         self.assertIn("left no report", r["reason"])
+
+
+def records(*parts):
+    """A --report-fd record stream: each part (kind, report dict), or raw bytes."""
+    out = b""
+    for p in parts:
+        if isinstance(p, bytes):
+            out += p
+            continue
+        body = json.dumps(p[1]).encode()
+        out += b"egress-supervisor-report-record/1 %s %d\n" % (p[0].encode(), len(body)) + body
+    return out
+
+
+class ReportTrust(unittest.TestCase):
+    """Issue 12: the exit status and the report must agree; a supervisor that
+    did not finish vouches for nothing, whatever its report channel says."""
+    run_cell = CellOutcome.run_cell
+    KILLED = ran(137) + "supervisor_killed=SIGKILL after 2 s\n"
+
+    def cell(self, expect):
+        return (ORACLE_E2E_CELL.replace(b"expect=fail", b"expect=" + expect.encode())
+                + b"kill_supervisor_after=2\n")
+
+    def test_killed_supervisor_whose_report_says_complete_pass_is_false_green(self):
+        r = self.run_cell(result=lambda c: frame(c, self.KILLED, report("pass"),
+                                                 extra=section("sink_log", b"")),
+                          cell_text=self.cell("capability-error"))
+        self.assertEqual(r["outcome"], "false-green")
+        self.assertIn("never believed", r["reason"])
+
+    def test_killed_supervisor_whose_report_says_complete_capability_error_is_mismatch(self):
+        r = self.run_cell(result=lambda c: frame(c, self.KILLED, report("capability-error"),
+                                                 extra=section("sink_log", b"")),
+                          cell_text=self.cell("capability-error"))
+        self.assertEqual(r["outcome"], "mismatch")
+
+    def test_supervisor_killed_by_agent_with_provisional_report_is_capability_error(self):
+        r = self.run_cell("capability-error",
+                          lambda c: frame(c, ran(137), report("capability-error", complete=False)))
+        self.assertEqual((r["outcome"], r["got"]), ("ok", "capability-error"))
+
+    def test_supervisor_killed_by_agent_with_forged_complete_pass_is_false_green(self):
+        rep = records(("provisional", report("capability-error", complete=False)),
+                      ("final", report("pass")))
+        r = self.run_cell("capability-error", lambda c: frame(c, ran(137), rep))
+        self.assertEqual(r["outcome"], "false-green")
+
+    def test_record_channel_last_whole_record_is_the_report(self):
+        rep = records(("provisional", report("capability-error", complete=False)),
+                      ("final", report("fail")))
+        r = self.run_cell("fail", lambda c: frame(c, ran(1), rep))
+        self.assertEqual((r["outcome"], r["got"]), ("ok", "fail"))
+        self.assertIn("2 record(s), last final", r["reason"])
+
+    def test_record_channel_short_last_record_is_ignored(self):
+        whole = records(("provisional", report("capability-error", complete=False)))
+        short = records(("final", report("pass")))[:-5]
+        r = self.run_cell("capability-error", lambda c: frame(c, ran(137), whole + short))
+        self.assertEqual((r["outcome"], r["got"]), ("ok", "capability-error"))
+        self.assertIn("short", r["reason"])
+
+    def test_exit_0_without_report_is_never_ok(self):
+        r = self.run_cell("pass", lambda c: frame(c, ran(0)))
+        self.assertEqual(r["outcome"], "mismatch")
+
+    def test_exit_1_with_provisional_report_is_never_ok(self):
+        r = self.run_cell("fail", lambda c: frame(c, ran(1), report("fail", complete=False)))
+        self.assertEqual(r["outcome"], "mismatch")
+
+    def test_exit_3_with_provisional_report_is_capability_error(self):
+        r = self.run_cell("capability-error",
+                          lambda c: frame(c, ran(3), report("capability-error", complete=False)))
+        self.assertEqual((r["outcome"], r["got"]), ("ok", "capability-error"))
 
 
 if __name__ == "__main__":

@@ -61,6 +61,15 @@ MUTANTS = [
     ("report-on-crash",
      "the provisional report of a supervisor killed mid-run says pass",
      ["supervisor-killed*"], ["debian-6.1-cloud"]),
+    ("report-fd-leak",
+     "the agent inherits the --report-fd channel, appends a forged final pass record and SIGKILLs its supervisor: a pass report from a supervisor that did not finish (false-green)",
+     ["forged-report*"], ["debian-6.1-cloud"]),
+    ("leader-table",
+     "the leader's descriptor 100 is connected and the thread told it succeeded: pass where capability-error is due before 6.9; on 6.9+ the agent finds its own socket unconnected (exit 1: oracle-mismatch)",
+     ["thread-files*"], ["debian-6.1-cloud", "debian-5.10"]),
+    ("denial-as-abandoned",
+     "the denial decided for a connect whose notification died before ID_VALID is filed as abandoned: pass where fail is due",
+     ["denial-interrupt*"], ["debian-6.1-cloud"]),
 ]
 
 # The original false green: both defects at once, on a Debian kernel under

@@ -807,12 +807,34 @@ def leader_exit_undeclared_connect_denied_without_a_duplicate(ctx):
 
 @test()
 def leader_exit_allowed_connect_that_cannot_be_performed_is_capability_error(ctx):
+    # Without thread pidfds (forced here through the seam: before 6.9)
     # pidfd_getfd answers ESRCH for a process whose leader has exited, while
     # the calling thread lives: the supervisor cannot act, and says so.
     lis = ctx.tcp()
-    run = ctx.sv("leader-exit", [lis.dest])
+    run = ctx.sv("leader-exit", [lis.dest], fault="pidfd_thread:EINVAL")
     expect_outcome(ctx, run, 3, "capability-error")
     expect_event(ctx, run, "pidfd_getfd failure", bucket="mechanism_failure", mechanism="pidfd_getfd")
+
+
+def require_pidfd_thread(ctx):
+    try:
+        major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    except ValueError:
+        raise Skip("cannot read the kernel version from %r" % os.uname().release)
+    if (major, minor) < (6, 9):
+        raise Skip("PIDFD_THREAD needs Linux 6.9 (this kernel: %s)" % os.uname().release)
+
+
+@test()
+def leader_exit_allowed_connect_performed_through_thread_pidfd(ctx):
+    # 6.9+: a pidfd of the calling thread itself reaches its table though
+    # its leader has exited.
+    require_pidfd_thread(ctx)
+    lis = ctx.tcp()
+    run = ctx.sv("leader-exit", [lis.dest])
+    expect_outcome(ctx, run, 0, "pass")
+    expect_event(ctx, run, "performed connect", bucket="allowed", action="performed")
+    ctx.expect(wait_for(lambda: lis.conns == 1, 3), "listener connections %d" % lis.conns)
 
 
 @test()
@@ -1184,6 +1206,241 @@ def supervisor_sigkill_leaves_no_agent(ctx):
     ctx.require(rep is not None, "no report left behind")
     ctx.expect(rep.get("verdict") != "pass", "the left-behind report says pass")
     ctx.expect_eq(rep.get("complete"), False, "left-behind report complete")
+
+
+# -------------------------------------------- issue 12: run integrity
+
+RECORD_MAGIC = "egress-supervisor-report-record/1"
+
+
+def read_records(path):
+    """[(kind, report)] of a --report-fd channel, and the trailing bytes that
+    are not a whole record."""
+    with open(path, "rb") as f:
+        data = f.read()
+    out, pos = [], 0
+    while pos < len(data):
+        nl = data.find(b"\n", pos)
+        head = data[pos:nl].decode("ascii", "replace").split(" ") if nl >= 0 else []
+        if len(head) != 3 or head[0] != RECORD_MAGIC or not head[2].isdigit():
+            break
+        end = nl + 1 + int(head[2])
+        if end > len(data):
+            break
+        out.append((head[1], json.loads(data[nl + 1:end])))
+        pos = end
+    return out, data[pos:]
+
+
+def sv_with_channel(ctx, agent, args, path=False, binary=None, fault=None, timeout=30, check=True, **kw):
+    """Runs the supervisor with --report-fd 9 on a file only this test opened
+    (and, with path=True, --report PATH as well). Returns (Run, records,
+    trailing bytes, path or None)."""
+    d, report_path, log_path = ctx.paths()
+    chan = os.path.join(d, "channel")
+    fd = os.open(chan, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+    sv_args = ["--report-fd", "9"]
+    if path:
+        sv_args += ["--report", report_path]
+    binary = binary or (SV_FAULTS if fault is not None else SV)
+    argv = [binary] + sv_args
+    for spec in kw.get("allow", ()):
+        argv += ["--allow", spec]
+    if kw.get("no_loopback"):
+        argv.append("--no-loopback")
+    argv += ["--", os.path.join(AGENTS, agent)] + list(args)
+    env = dict(os.environ, EGRESS_AGENT_LOG=log_path)
+    env.pop("EGRESS_SV_FAULT", None)
+    if fault is not None:
+        env["EGRESS_SV_FAULT"] = fault
+    ctx.last_argv = argv
+    try:
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout,
+                              pass_fds=(9,), preexec_fn=lambda: os.dup2(fd, 9))
+    finally:
+        os.close(fd)
+    recs, rest = read_records(chan)
+    report = recs[-1][1] if recs else None
+    run = Run(proc.returncode, proc.stdout, proc.stderr, report, read_log(log_path), None)
+    if report is not None and check:
+        check_report(ctx, run, "faults" if fault is not None else "release")
+    return run, recs, rest, report_path if path else None
+
+
+@test()
+def report_fd_holds_provisional_then_final_record(ctx):
+    lis = ctx.tcp()
+    run, recs, rest, _ = sv_with_channel(ctx, "connect-tcp", [lis.dest])
+    ctx.expect_eq(run.rc, 0, "supervisor exit status")
+    kinds = [k for k, _ in recs]
+    ctx.require(kinds, "no record on the report channel")
+    ctx.expect(all(k == "provisional" for k in kinds[:-1]) and kinds[-1] == "final",
+               "records: want provisional... then final, got %s" % kinds)
+    ctx.expect_eq([r.get("complete") for _, r in recs], [False] * (len(recs) - 1) + [True],
+                  "complete per record")
+    ctx.expect_eq(recs[-1][1].get("verdict"), "pass", "final verdict")
+    ctx.expect_eq(recs[-1][1].get("channel"), {"fd": True, "path": False, "path_agent_writable": False},
+                  "channel")
+    ctx.expect_eq(rest, b"", "bytes after the last record")
+
+
+@test()
+def report_fd_forgery_by_agent_finds_no_route_and_killed_supervisor_vouches_for_nothing(ctx):
+    bad = ctx.tcp(UNDECLARED)
+    run, recs, rest, path = sv_with_channel(ctx, "forge-report", [bad.dest], path=True, no_loopback=True)
+    ctx.expect_eq(run.rc, -signal.SIGKILL, "supervisor killed by its agent")
+    expect_agent(ctx, run, "connect", -1, "EACCES")
+    expect_agent(ctx, run, "kill_supervisor", 0)
+    # The descriptor is not the agent's, and the supervisor's table is closed
+    # to it (not dumpable): no route to the channel.
+    expect_agent(ctx, run, "forge_fd", -1, "EBADF")
+    for call in ("forge_proc_fd", "forge_fd_target"):
+        line = expect_agent(ctx, run, call, -1)
+        ctx.expect(line.get("errno") in ("EACCES", "EPERM"), "%s: %s" % (call, line))
+    ctx.require(recs, "no record on the report channel")
+    ctx.expect_eq([k for k, _ in recs], ["provisional"] * len(recs), "records left by a killed supervisor")
+    ctx.expect_eq(recs[-1][1].get("verdict"), "capability-error", "last record's verdict")
+    ctx.expect_eq(rest, b"", "bytes after the last record")
+    # The --report path is the documented weak channel: the agent (same uid,
+    # writable directory) replaced it. Only the exit status contradicts it.
+    expect_agent(ctx, run, "forge_path", 0)
+    with open(path) as f:
+        ctx.expect_eq(json.load(f).get("verdict"), "pass", "forged --report file (documented limit)")
+    ctx.expect("can write the directory" in run.err, "no warning about the writable report directory: %r" % run.err[-300:])
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+@test()
+def report_fd_leak_mutant_lets_agent_append_forged_final_record(ctx):
+    """The check above must be able to fail: with the report-fd-leak mutant
+    the agent's own descriptor 9 is the channel."""
+    binary = os.path.join(BUILD, "mutants", "report-fd-leak", "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("build/mutants/report-fd-leak missing (make mutant-bin MUTANT=report-fd-leak)")
+    bad = ctx.tcp(UNDECLARED)
+    run, recs, _, _ = sv_with_channel(ctx, "forge-report", [bad.dest], binary=binary, no_loopback=True,
+                                      check=False)
+    ctx.expect_eq(run.rc, -signal.SIGKILL, "supervisor killed by its agent")
+    expect_agent(ctx, run, "forge_fd", 0)
+    ctx.expect(recs and recs[-1][0] == "final" and recs[-1][1].get("verdict") == "pass",
+               "the mutant's channel should end in the forged final pass: %s" % [k for k, _ in recs])
+
+
+def make_bad_report_fd_test(slug, fd_setup, needle):
+    def fn(ctx):
+        fd = fd_setup()
+        argv = [SV, "--report-fd", str(fd), "--", os.path.join(AGENTS, "no-network")]
+        ctx.last_argv = argv
+        open_fd = fd > 2 and fd != 250
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=20,
+                           pass_fds=(fd,) if open_fd else ())
+        ctx.expect_eq(p.returncode, 2, "exit status")
+        ctx.expect(needle in p.stderr, "message does not say %r: %r" % (needle, p.stderr))
+    fn.__name__ = "bad_invocation_report_fd_%s_exits_2" % slug
+    test()(fn)
+
+
+make_bad_report_fd_test("read_only", lambda: os.open("/dev/null", os.O_RDONLY), "read-only")
+make_bad_report_fd_test("not_open", lambda: 250, "Bad file descriptor")
+make_bad_report_fd_test("stdio", lambda: 1, ">= 3")
+
+
+@test()
+def thread_with_own_table_connect_performed_on_callers_socket(ctx):
+    require_pidfd_thread(ctx)
+    lis = ctx.tcp()
+    run = ctx.sv("thread-files", [lis.dest])
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "connect", 0, thread_peer="ok", leader_peer="ENOTCONN")
+    ctx.expect_eq(run.report["agent"].get("exit_code"), 0, "agent exit code")
+    ctx.expect(wait_for(lambda: lis.conns == 1, 3), "listener connections %d" % lis.conns)
+
+
+@test()
+def thread_with_own_table_without_pidfd_thread_is_mechanism_failure(ctx):
+    # Before 6.9 (forced through the seam): the leader's descriptor 100 is
+    # another socket; kcmp proves it, and nothing is performed.
+    lis = ctx.tcp()
+    run = ctx.sv("thread-files", [lis.dest], fault="pidfd_thread:EINVAL")
+    expect_outcome(ctx, run, 3, "capability-error")
+    ev = expect_event(ctx, run, "kcmp failure", bucket="mechanism_failure", mechanism="kcmp")
+    ctx.expect(errno_in(ev, "EXDEV"), "kcmp failure errno: %s" % ev)
+    expect_agent(ctx, run, "connect", -1, "EPERM", thread_peer="ENOTCONN", leader_peer="ENOTCONN")
+    ctx.expect_eq(run.report["agent"].get("exit_code"), 0, "agent exit code")
+    time.sleep(0.2)
+    ctx.expect_eq(lis.conns, 0, "connections made for a descriptor the supervisor could not resolve")
+
+
+@test()
+def leader_table_mutant_connects_leaders_socket(ctx):
+    binary = os.path.join(BUILD, "mutants", "leader-table", "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("build/mutants/leader-table missing (make mutant-bin MUTANT=leader-table)")
+    lis = ctx.tcp()
+    run = ctx.sv("thread-files", [lis.dest], binary=binary)
+    expect_agent(ctx, run, "table_mismatch")
+    ctx.expect_eq(run.report["agent"].get("exit_code"), 1, "agent exit code under the mutant")
+
+
+@test(timeout=120)
+def shared_table_threads_without_pidfd_thread_still_performed(ctx):
+    # kcmp finds the same file for threads that share the leader's table.
+    good = ctx.tcp()
+    run = ctx.sv("threads-load", ["4", "25", good.dest, good.dest, "1000"], fault="pidfd_thread:EINVAL",
+                 timeout=100)
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.counts().get("allowed"), 100, "counts.allowed")
+    ctx.expect(wait_for(lambda: good.conns == 100, 5), "listener connections %d" % good.conns)
+
+
+def require_userfaultfd_run(ctx, run):
+    if run.agent_lines(call="userfaultfd"):
+        raise Skip("userfaultfd unavailable to the agent: %s" % run.agent_lines(call="userfaultfd")[0])
+
+
+@test()
+def denial_decided_after_notification_died_stays_denied(ctx):
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("denial-interrupt", [bad.dest], no_loopback=True)
+    require_userfaultfd_run(ctx, run)
+    expect_agent(ctx, run, "connect", -1, "EINTR", fault_seen=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_event(ctx, run, "denial recorded", bucket="denied", action="none", reason="policy")
+    ctx.expect_eq(run.counts().get("abandoned"), 0, "counts.abandoned")
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+@test()
+def denial_as_abandoned_mutant_passes_the_interrupted_denial(ctx):
+    binary = os.path.join(BUILD, "mutants", "denial-as-abandoned", "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("build/mutants/denial-as-abandoned missing (make mutant-bin MUTANT=denial-as-abandoned)")
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("denial-interrupt", [bad.dest], no_loopback=True, binary=binary)
+    require_userfaultfd_run(ctx, run)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_event(ctx, run, "abandoned", bucket="abandoned")
+
+
+@test(timeout=90)
+def withdrawn_connects_never_reach_their_destination(ctx):
+    bad = ctx.tcp(UNDECLARED)
+    last = ctx.tcp(UNDECLARED2)
+    run = ctx.sv("withdrawn-connect", ["-n", "300", "--interval-us", "50", bad.dest, last.dest],
+                 no_loopback=True, timeout=60)
+    expect_outcome(ctx, run, 1, "fail")
+    ctx.expect_eq(run.report["agent"].get("exit_code"), 0, "agent exit code")
+    s = expect_agent(ctx, run, "connect_summary")
+    to_bad = run.events(dest=bad.dest)
+    # Every connect the supervisor saw is a denial (answered or not) or
+    # abandoned; the others were withdrawn before it received them.
+    ctx.expect(all(e.get("bucket") in ("denied", "abandoned") for e in to_bad),
+               "events to the interrupted destination: %s" % {e.get("bucket") for e in to_bad})
+    print("  %s interrupted, %s refused; the supervisor saw %d of 300 (%d denied)" % (
+        s.get("eintr"), s.get("eacces"), len(to_bad), len([e for e in to_bad if e.get("bucket") == "denied"])))
+    expect_event(ctx, run, "last connect denied", dest=last.dest, bucket="denied")
+    time.sleep(0.2)
+    ctx.expect_eq(bad.conns + last.conns, 0, "connections at the undeclared listeners")
 
 
 # ------------------------------------------------------------------ runner

@@ -1,0 +1,133 @@
+/*
+ * denial-interrupt: makes the supervisor decide on a connect whose
+ * notification has already died, deterministically. The sockaddr lies in a
+ * page registered with userfaultfd and not yet present, so the supervisor's
+ * copy of it (process_vm_readv) waits on our fault handler. The handler then
+ * interrupts the connecting thread (SIGUSR1, no SA_RESTART: the call ends
+ * with EINTR and its notification is withdrawn), waits until the connect
+ * has returned, and only then supplies the page. The supervisor's copy
+ * completes with DEST, its decision is made on it, and the notification is
+ * dead by the time it checks ID_VALID: a decided denial must still be
+ * recorded as one.
+ *
+ * Needs userfaultfd without CAP_SYS_PTRACE (the supervisor drops it):
+ * vm.unprivileged_userfaultfd=1, or (6.1+) a /dev/userfaultfd it may open. Logs "connect" (its
+ * result: EINTR when the sequence happened as planned) with "fault_seen" (whether the supervisor's
+ * copy reached the handler). Exit 0 when the sequence happened as planned, 1 when it did not
+ * (logged as "sequence"), 2 on bad arguments, 3 when userfaultfd is not available (logged as
+ * "userfaultfd").
+ */
+#include "agentlib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static struct agent_dest dest;
+static int uffd;
+static long page;
+static unsigned char *region;
+static pid_t connector;
+static atomic_int connect_returned, fault_seen;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* The fault handler: one fault expected (the supervisor's copy). */
+static void *handler(void *arg)
+{
+	struct pollfd p = {.fd = uffd, .events = POLLIN};
+	struct uffd_msg msg;
+	static unsigned char src[65536];
+	struct uffdio_copy copy;
+
+	(void)arg;
+	if (poll(&p, 1, 10000) != 1 || read(uffd, &msg, sizeof(msg)) != (ssize_t)sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT)
+		return NULL;
+	atomic_store(&fault_seen, 1);
+	/* Withdraw the notification while the supervisor's copy waits. */
+	syscall(SYS_tgkill, getpid(), connector, SIGUSR1);
+	for (int i = 0; i < 10000 && !atomic_load(&connect_returned); i++)
+		usleep(1000);
+	memcpy(src, &dest.ss, dest.len);
+	copy.dst = (unsigned long)region;
+	copy.src = (unsigned long)src;
+	copy.len = (unsigned long)page;
+	copy.mode = 0;
+	copy.copy = 0;
+	ioctl(uffd, UFFDIO_COPY, &copy);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const char usage[] = "DEST";
+	struct sigaction sa = {.sa_handler = on_usr1}; /* no SA_RESTART */
+	struct uffdio_api api = {.api = UFFD_API};
+	struct uffdio_register reg;
+	char extra[64];
+	pthread_t t;
+	int fd, err, planned;
+	long r;
+
+	agent_init("denial-interrupt");
+	if (argc != 2 || agent_parse_dest(argv[1], &dest) < 0)
+		return agent_usage(usage);
+	page = sysconf(_SC_PAGESIZE);
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 && errno == EPERM) {
+		/* 6.1+: /dev/userfaultfd is governed by its file mode instead. */
+		int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+
+		uffd = dev < 0 ? -1 : ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+		if (dev >= 0)
+			close(dev);
+	}
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) != 0) {
+		agent_log("userfaultfd", NULL, -1, errno, NULL);
+		return 3;
+	}
+	region =
+	    mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg.range.start = (unsigned long)region;
+	reg.range.len = (unsigned long)page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (region == MAP_FAILED || ioctl(uffd, UFFDIO_REGISTER, &reg) != 0) {
+		agent_log("userfaultfd", NULL, -1, errno, NULL);
+		return 3;
+	}
+	sigaction(SIGUSR1, &sa, NULL);
+	connector = (pid_t)syscall(SYS_gettid);
+	if (pthread_create(&t, NULL, handler, NULL) != 0) {
+		agent_log("pthread_create", NULL, -1, EAGAIN, NULL);
+		return 1;
+	}
+	fd = socket(dest.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* The name is read only by the supervisor: seccomp stops the call
+	 * before the kernel copies it, and we never touch the page. */
+	r = connect(fd, (const struct sockaddr *)region, dest.len);
+	err = errno;
+	atomic_store(&connect_returned, 1);
+	pthread_join(t, NULL);
+	planned = atomic_load(&fault_seen) && r < 0 && err == EINTR;
+	snprintf(extra, sizeof(extra), ",\"fault_seen\":%s",
+		 atomic_load(&fault_seen) ? "true" : "false");
+	agent_log("connect", dest.text, r, err, extra);
+	if (!planned)
+		agent_log("sequence", dest.text, -1, 0, extra);
+	close(fd);
+	return planned ? 0 : 1;
+}
