@@ -14,13 +14,20 @@
 
 /* The kernel options a verdict of the matrix depends on (kernel-facts.md). */
 static const char *const config_options[] = {
-    "CONFIG_SECCOMP",          "CONFIG_SECCOMP_FILTER",
-    "CONFIG_SECURITY_YAMA",    "CONFIG_SECURITY_LANDLOCK",
-    "CONFIG_CROSS_MEMORY_ATTACH", "CONFIG_IA32_EMULATION",
-    "CONFIG_IA32_EMULATION_DEFAULT_DISABLED", "CONFIG_X86_X32_ABI",
-    "CONFIG_IO_URING",         "CONFIG_USER_NS",
-    "CONFIG_PID_NS",           "CONFIG_CGROUPS",
-    "CONFIG_LSM",              "CONFIG_MODULES",
+    "CONFIG_SECCOMP",
+    "CONFIG_SECCOMP_FILTER",
+    "CONFIG_SECURITY_YAMA",
+    "CONFIG_SECURITY_LANDLOCK",
+    "CONFIG_CROSS_MEMORY_ATTACH",
+    "CONFIG_IA32_EMULATION",
+    "CONFIG_IA32_EMULATION_DEFAULT_DISABLED",
+    "CONFIG_X86_X32_ABI",
+    "CONFIG_IO_URING",
+    "CONFIG_USER_NS",
+    "CONFIG_PID_NS",
+    "CONFIG_CGROUPS",
+    "CONFIG_LSM",
+    "CONFIG_MODULES",
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -89,7 +96,8 @@ static int config_text(struct hp_json *j, const char *path)
  * carried whole, base64, for the host tools to read. */
 static int config_gz(struct hp_json *j, const char *path)
 {
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char b64[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	static unsigned char raw[1 << 20];
 	static char enc[(sizeof(raw) + 2) / 3 * 4 + 1];
 	ssize_t len = slurp(path, (char *)raw, sizeof(raw));
@@ -285,8 +293,9 @@ static void one_ns(struct hp_json *j, const char *name)
 			hp_json_bool(j, "init", a.st_ino == b.st_ino);
 		else if (strcmp(name, "user") == 0 &&
 			 slurp("/proc/self/uid_map", map, sizeof(map)) > 0)
-			hp_json_bool(j, "init", strstr(map, "4294967295") != NULL &&
-						    strtoul(map, NULL, 10) == 0);
+			hp_json_bool(j, "init",
+				     strstr(map, "4294967295") != NULL &&
+					 strtoul(map, NULL, 10) == 0);
 		else
 			hp_json_null(j, "init");
 	}

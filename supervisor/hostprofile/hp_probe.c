@@ -203,7 +203,8 @@ static void probe_target(int listener, const struct target_msg *m, struct hp_tar
 		else
 			r->listener = 0;
 		if (r->listener == 0) {
-			r->id_valid = errno_of(ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.n.id));
+			r->id_valid =
+			    errno_of(ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.n.id));
 			resp.id = req.n.id;
 			resp.error = -ECONNREFUSED;
 			ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);

@@ -8,22 +8,23 @@
 #define HP_PROBE_H
 
 enum hp_target {
-	HP_CHILD,         /* a forked child, dumpable */
-	HP_CHILD_NODUMP,  /* a forked child that called PR_SET_DUMPABLE 0 */
-	HP_GRANDCHILD,    /* a grandchild whose parent exited: re-parented away */
+	HP_CHILD,        /* a forked child, dumpable */
+	HP_CHILD_NODUMP, /* a forked child that called PR_SET_DUMPABLE 0 */
+	HP_GRANDCHILD,   /* a grandchild whose parent exited: re-parented away */
 	HP_NTARGETS
 };
 
 /* Each field: 0 when it worked, the errno when it failed, -1 when it could
  * not be tried (an earlier step failed). */
 struct hp_target_result {
-	int listener;         /* seccomp filter with SECCOMP_FILTER_FLAG_NEW_LISTENER, a notification received */
+	int listener; /* seccomp filter with SECCOMP_FILTER_FLAG_NEW_LISTENER, a notification
+			 received */
 	int process_vm_readv; /* the target's known bytes read back */
 	int proc_mem;         /* the same through /proc/PID/mem */
 	int pidfd_open;
-	int pidfd_getfd;      /* the target's socket duplicated */
-	int id_valid;         /* SECCOMP_IOCTL_NOTIF_ID_VALID on its notification */
-	int reparented;       /* grandchild only: 0 when it was re-parented before the probe */
+	int pidfd_getfd; /* the target's socket duplicated */
+	int id_valid;    /* SECCOMP_IOCTL_NOTIF_ID_VALID on its notification */
+	int reparented;  /* grandchild only: 0 when it was re-parented before the probe */
 };
 
 /* Runs the probe of one target kind into *out. Returns 0, or -errno when
