@@ -19,6 +19,7 @@ declare -A TARGET=(
 	[vm-smoke]=vm-smoke
 	[mutants-repro]=mutants-repro
 	[hostprofile]=hostprofile-test
+	[fuzz-smoke]=fuzz-smoke
 )
 
 total_pass=0

@@ -2,11 +2,12 @@
 #   make test                  -> tests/run-suites.sh: each suite, then the total
 #   make test SUITES="unit integration"  -> only those suites
 include tests/unit/unit.mk
+include tests/fuzz/fuzz.mk
 include tests/agents/agents.mk
 include tests/integration/integration.mk
 -include tests/bench/bench.mk
 
-SUITES ?= format shellcheck unit seam-absent mutant-seam integration hostprofile scenario matrix-selftest initramfs-test initramfs-repro vm-smoke mutants-repro
+SUITES ?= format shellcheck unit fuzz-smoke seam-absent mutant-seam integration hostprofile scenario matrix-selftest initramfs-test initramfs-repro vm-smoke mutants-repro
 
 .PHONY: test release-has-no-seam shellcheck
 test:
