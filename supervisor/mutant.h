@@ -15,4 +15,9 @@
  *   FAILURE_AS_DENIAL     mediate.c  mechanism failures count as denials
  *   SINGLE_THREADED       notify.c   one receiver performs blocking calls inline
  *   REPORT_ON_CRASH       report.c   the provisional report says pass
+ *   UNMASKED_COMPARES     filter.c   int arguments compared in all 64 bits
+ *   SOCKET_DENY_LIST      filter.c   socket() notifies only raw and packet kinds
+ *   NO_LISTEN_MEDIATION   filter.c   listen() is not trapped
+ *   CROSS_PROCESS_OPEN    filter.c   ptrace, process_vm_*, pidfd_getfd, kcmp untrapped
+ *   IO_URING_ENTER_OPEN   filter.c   io_uring_enter and io_uring_register untrapped
  * This header is documentation only; nothing includes it. */

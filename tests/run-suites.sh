@@ -18,6 +18,7 @@ declare -A TARGET=(
 	[initramfs-test]=initramfs-test
 	[vm-smoke]=vm-smoke
 	[mutants-repro]=mutants-repro
+	[filter-table]=filter-table-test
 )
 
 total_pass=0

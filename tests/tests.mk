@@ -5,8 +5,10 @@ include tests/unit/unit.mk
 include tests/agents/agents.mk
 include tests/integration/integration.mk
 -include tests/bench/bench.mk
+include tests/filter/filter.mk
 
-SUITES ?= format shellcheck unit seam-absent mutant-seam integration scenario matrix-selftest initramfs-test initramfs-repro vm-smoke mutants-repro
+SUITES ?= format shellcheck unit seam-absent mutant-seam integration scenario matrix-selftest initramfs-test initramfs-repro vm-smoke mutants-repro \
+	filter-table
 
 .PHONY: test release-has-no-seam shellcheck
 test:
