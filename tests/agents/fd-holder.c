@@ -3,8 +3,9 @@
  * socket, the victim of cross-process: with UID given it first becomes that
  * uid (and dumpable again: a uid change leaves a process non-dumpable). It
  * binds a UDP socket on 127.0.0.1 (the guest's readiness signal for a
- * service), connects to DEST (retrying for 10 s: the sink starts after the
- * services), writes "PID FD\n" to PIDFILE, then sleeps until killed.
+ * service), connects to DEST (TCP, retrying for 10 s: the sink starts after
+ * the services; with --udp a connected UDP socket, which sends nothing until
+ * written to), writes "PID FD\n" to PIDFILE, then sleeps until killed.
  */
 #include "agentlib.h"
 
@@ -24,11 +25,16 @@ int main(int argc, char **argv)
 	struct sockaddr_in lo = {.sin_family = AF_INET};
 	struct agent_dest d;
 	char line[64];
-	int u, fd = -1, out;
+	int u, fd = -1, out, type = SOCK_STREAM;
 
 	agent_init("fd-holder");
+	if (argc > 1 && strcmp(argv[1], "--udp") == 0) {
+		type = SOCK_DGRAM;
+		argv++;
+		argc--;
+	}
 	if (argc < 3 || argc > 4 || agent_parse_dest(argv[1], &d) < 0)
-		return agent_usage("DEST PIDFILE [UID]");
+		return agent_usage("[--udp] DEST PIDFILE [UID]");
 	if (argc == 4) {
 		long uid = agent_parse_count(argv[3]);
 
@@ -41,7 +47,7 @@ int main(int argc, char **argv)
 	if (u < 0 || bind(u, (struct sockaddr *)&lo, sizeof(lo)) != 0)
 		return 1;
 	for (int i = 0; i < 500 && fd < 0; i++) {
-		fd = socket(d.family, SOCK_STREAM, 0);
+		fd = socket(d.family, type, 0);
 		if (fd >= 0 && connect(fd, (struct sockaddr *)&d.ss, d.len) != 0) {
 			close(fd);
 			fd = -1;
