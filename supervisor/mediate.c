@@ -82,6 +82,12 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	if (read_name(c, a[4], len, name, &d) ||
 	    sv_call_decide(c, (int)a[0], &d, 0, NULL, &deny, &why))
 		return;
+	if (deny && sv_call_tcp_ignores_name(c, (int)a[0], flags)) {
+		/* The kernel ignores this name: so do we (no false denial). */
+		deny = NULL;
+		why = "tcp-ignores-name";
+		len = 0;
+	}
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
 		return;
@@ -97,7 +103,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	}
 	/* MSG_ZEROCOPY would let the kernel read our buffer after we free it. */
 	rc = sendto(c->dup, payload, (size_t)n, (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL,
-		    (struct sockaddr *)name, (socklen_t)len);
+		    len ? (struct sockaddr *)name : NULL, (socklen_t)len);
 	err = rc < 0 ? errno : 0;
 	free(payload);
 	sv_call_forward_sigpipe(c, flags, err);

@@ -1357,6 +1357,30 @@ def io_uring_enter_neutralized_on_inherited_ring(ctx):
     ctx.expect_eq(lis.conns, 0, "connections at the undeclared listener")
 
 
+@test()
+def tcp_send_with_ignored_name_not_denied(ctx):
+    # TCP never reads msg_name outside MSG_FASTOPEN (net/ipv4/tcp.c,
+    # tcp_sendmsg_locked): an undeclared or short name on a connected TCP
+    # socket is no destination, and denying it would be a false red.
+    lis = ctx.tcp()
+    run = ctx.sv("tcp-send-name", [lis.dest, UNDECLARED + ":9", "hi;"], allow=[lis.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect(wait_for(lambda: lis.received() == b"hi;hi;hi;"), "listener got %r" % lis.received())
+    for ev in run.events(syscall="sendto") + run.events(syscall="sendmsg"):
+        ctx.expect_eq((ev.get("bucket"), ev.get("reason"), ev.get("action")),
+                      ("allowed", "tcp-ignores-name", "performed"), "send event")
+
+
+@test()
+def udp_sendto_undeclared_still_denied_beside_tcp_rule(ctx):
+    bad = ctx.udp(addr=UNDECLARED)
+    run = ctx.sv("udp-sendto", [bad.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    ctx.expect(run.events(syscall="sendto", bucket="denied"), "sendto denied")
+    time.sleep(0.2)
+    ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener")
+
+
 # ------------------------------------------------------------------ runner
 
 
