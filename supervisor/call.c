@@ -201,8 +201,15 @@ int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
 	    getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
 	    getsockopt(c->dup, SOL_SOCKET, SO_PROTOCOL, &proto, &pl) != 0)
 		return 0;
-	return (c->domain == AF_INET || c->domain == AF_INET6) && type == SOCK_STREAM &&
-	       proto == IPPROTO_TCP;
+	if ((c->domain != AF_INET && c->domain != AF_INET6) || type != SOCK_STREAM ||
+	    proto != IPPROTO_TCP)
+		return 0;
+	/* The name is no destination: the event says what a send to the
+	 * connected peer says (no dest), so no reader takes the ignored name
+	 * for where the data went. */
+	c->ev.family[0] = '\0';
+	c->ev.dest[0] = '\0';
+	return 1;
 }
 
 void sv_call_release(struct sv_call *c)
