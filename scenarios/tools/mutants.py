@@ -61,6 +61,22 @@ MUTANTS = [
     ("report-on-crash",
      "the provisional report of a supervisor killed mid-run says pass",
      ["supervisor-killed*"], ["debian-6.1-cloud"]),
+    ("unmasked-compares",
+     "an int argument with bit 32 set dodges the 64-bit compares: the source routes and the high-bit SCTP, raw and MPTCP sockets go unrecorded (pass where fail is due)",
+     ["highbits-*"], ["debian-6.1-cloud"]),
+    ("socket-deny-list",
+     "only raw and packet sockets notify: SCTP, MPTCP, UDP-Lite, DCCP and the other families are created or refused by the kernel with no record (pass, or the agent sees the kernel's errno instead of EACCES)",
+     ["socket-sctp-denied*", "socket-mptcp-denied*", "socket-udplite-dccp-denied*",
+      "socket-families-denied*"], ["debian-6.1-cloud"]),
+    ("no-listen-mediation",
+     "listen() on the wildcard is never judged: the agent listens unrecorded (pass where fail is due)",
+     ["listen-wildcard-denied*"], ["debian-6.1-cloud"]),
+    ("cross-process-open",
+     "pidfd_getfd hands the agent an outsider's connected UDP socket: its datagram reaches the undeclared sink, with no record",
+     ["cross-process-getfd*"], ["debian-6.1-cloud"]),
+    ("io-uring-enter-open",
+     "a ring received over SCM_RIGHTS submits IORING_OP_CONNECT to the undeclared sink without passing the filter",
+     ["ring-inherited-connect*"], ["debian-6.1-cloud"]),
 ]
 
 # The original false green: both defects at once, on a Debian kernel under
