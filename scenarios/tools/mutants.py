@@ -74,10 +74,13 @@ MUTANTS = [
     ("cross-process-open",
      "pidfd_getfd hands the agent an outsider's connected UDP socket: its datagram reaches the undeclared sink, with no record",
      ["cross-process-getfd*"], ["debian-6.1-cloud"]),
-    ("io-uring-enter-open",
-     "a ring received over SCM_RIGHTS submits IORING_OP_CONNECT to the undeclared sink without passing the filter",
-     ["ring-inherited-connect*"], ["debian-6.1-cloud"]),
 ]
+# io-uring-enter-open (supervisor/mutant.h) has no cell here: on the matrix's
+# kernels no ring can reach the agent without a syscall the real filter also
+# traps (io_uring_setup, pidfd_getfd), and they refuse to pass a ring with
+# SCM_RIGHTS (ring-inherited-connect's giver gets EINVAL). Only a ring
+# inherited from the supervisor's caller would show it, which the guest
+# cannot set up today. The filter table tests kill it (make filter-table-test).
 
 # The original false green: both defects at once, on a Debian kernel under
 # ptrace_scope 2 without CAP_SYS_PTRACE (README).
