@@ -1,6 +1,7 @@
 #include "call.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,38 @@ int sv_call_prepare(struct sv_call *c, int agent_fd)
 		return -1;
 	}
 	return 0;
+}
+
+int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
+{
+	int type = 0, proto = 0;
+	socklen_t tl = sizeof(type), pl = sizeof(proto), dl = sizeof(c->domain);
+
+	/* net/ipv4/tcp.c, tcp_sendmsg_locked: msg_name is only used by the
+	 * fast-open paths (MSG_FASTOPEN, or a deferred TCP_FASTOPEN_CONNECT
+	 * connect, whose destination was set by a mediated connect()); inet_sendmsg
+	 * passes it through untouched. Every other send goes to the connected
+	 * peer, or fails (EPIPE) on an unconnected socket. */
+	if (flags & MSG_FASTOPEN)
+		return 0;
+	/* Quietly: when the socket cannot be looked at, the denial stands. */
+	c->pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle);
+	if (c->pidfd < 0 || sv_notify_id_valid(c->listener, c->req->id) != 0)
+		return 0;
+	c->dup = sv_act_getfd(c->pidfd, agent_fd);
+	if (c->dup < 0 || getsockopt(c->dup, SOL_SOCKET, SO_DOMAIN, &c->domain, &dl) != 0 ||
+	    getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+	    getsockopt(c->dup, SOL_SOCKET, SO_PROTOCOL, &proto, &pl) != 0)
+		return 0;
+	if ((c->domain != AF_INET && c->domain != AF_INET6) || type != SOCK_STREAM ||
+	    proto != IPPROTO_TCP)
+		return 0;
+	/* The name is no destination: the event says what a send to the
+	 * connected peer says (no dest), so no reader takes the ignored name
+	 * for where the data went. */
+	c->ev.family[0] = '\0';
+	c->ev.dest[0] = '\0';
+	return 1;
 }
 
 void sv_call_release(struct sv_call *c)

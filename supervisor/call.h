@@ -68,6 +68,15 @@ int sv_call_denial_valid(struct sv_call *c, const char *deny);
  * and ENOTSOCK are the agent's own: invalid). */
 int sv_call_prepare(struct sv_call *c, int agent_fd);
 
+/* A denied name on a send that TCP would ignore: true (1) when the agent's
+ * agent_fd is a TCP socket and flags has no MSG_FASTOPEN, with c->pidfd,
+ * c->dup and c->domain set as by sv_call_prepare (the send is then
+ * performed on the duplicate without a name, as the kernel would; the
+ * event's dest and family are cleared, as for a send with no name). 0
+ * otherwise, or when the socket cannot be looked at: the denial stands.
+ * Never finishes the call. */
+int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags);
+
 /* Closes what sv_call_prepare opened (quietly: nothing the agent sees
  * depends on it). Safe to call twice. */
 void sv_call_release(struct sv_call *c);

@@ -1,19 +1,29 @@
 #include "filter.h"
 
 #include <errno.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <seccomp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include "fault.h"
 
 /* The calls that carry a destination, trapped on every ABI. */
 static const char *const sending[] = {"connect", "sendto", "sendmsg", "sendmmsg"};
+/* Calls that reach into another process (its memory, its descriptors, its
+ * execution): trapped whole on every ABI and refused as cross-process. */
+static const char *const cross_process[] = {"ptrace", "process_vm_readv", "process_vm_writev",
+					    "pidfd_getfd", "kcmp"};
+/* io_uring's own operations never pass the filter: every entry point to a
+ * ring, including a ring the agent did not create (inherited, or received
+ * with SCM_RIGHTS), is trapped and neutralized. */
+static const char *const io_uring[] = {"io_uring_setup", "io_uring_enter", "io_uring_register"};
 /* On the foreign ABIs everything that makes or shapes a socket is trapped
  * too, to be denied: a raw socket or a source route set up through i386
  * would steer the native calls that follow. */
-static const char *const foreign_only[] = {"socketcall", "socket", "setsockopt"};
+static const char *const foreign_only[] = {"socketcall", "socket", "setsockopt", "listen"};
 
 /* Socket options that choose the path or the first hop of what is sent,
  * after the destination was judged: source routes. */
@@ -27,6 +37,22 @@ static const struct {
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+/* An int parameter is the low 32 bits of its register (the kernel's
+ * SYSCALL_DEFINE casts it): every comparison of one masks the rest away, so
+ * high bits can neither dodge a rule nor make one match. libseccomp's
+ * SCMP_A*_32 would only cast the compared value, not mask the argument. */
+#define INT_MASK 0xffffffffull
+#define INT_EQ(arg, v) SCMP_CMP((arg), SCMP_CMP_MASKED_EQ, INT_MASK, (scmp_datum_t)(uint32_t)(v))
+/* socket()'s type: the kernel takes type & SOCK_TYPE_MASK and refuses any
+ * other bit but SOCK_NONBLOCK | SOCK_CLOEXEC. */
+#define SOCK_TYPE_BITS 0xfu
+
+#ifdef SV_MUTANT_UNMASKED_COMPARES
+/* MUTANT unmasked-compares: the whole register is compared, so an int with
+ * high bits set dodges every rule. */
+#undef INT_EQ
+#define INT_EQ(arg, v) SCMP_CMP((arg), SCMP_CMP_EQ, (scmp_datum_t)(uint32_t)(v))
+#endif
 
 static int notify(scmp_filter_ctx ctx, const char *name)
 {
@@ -39,45 +65,167 @@ static int notify(scmp_filter_ctx ctx, const char *name)
 	return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 }
 
-static int add_common(scmp_filter_ctx ctx)
+static int notify_all(scmp_filter_ctx ctx, const char *const *names, size_t n)
 {
 	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < N(sending); i++)
-		rc = notify(ctx, sending[i]);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = notify(ctx, names[i]);
+	return rc;
+}
+
+static int add_common(scmp_filter_ctx ctx)
+{
+	int rc = notify_all(ctx, sending, N(sending));
+
 #ifndef SV_MUTANT_IO_URING_OPEN
 	if (rc == 0)
 		rc = notify(ctx, "io_uring_setup");
 #endif
+#ifdef SV_MUTANT_IO_URING_ENTER_OPEN
+	/* MUTANT io-uring-enter-open: an inherited or received ring works. */
+	(void)io_uring;
+#else
+	if (rc == 0)
+		rc = notify_all(ctx, io_uring + 1, N(io_uring) - 1);
+#endif
+#ifdef SV_MUTANT_CROSS_PROCESS_OPEN
+	/* MUTANT cross-process-open: ptrace and friends are not trapped. */
+	(void)cross_process;
+#else
+	if (rc == 0)
+		rc = notify_all(ctx, cross_process, N(cross_process));
+#endif
 	return rc;
 }
 
-/* Native only: socket() and setsockopt() keep their arguments in registers,
- * so BPF picks out the dangerous ones and everything else never notifies. */
-static int add_native(scmp_filter_ctx ctx)
+#ifdef SV_MUTANT_SOCKET_DENY_LIST
+/* MUTANT socket-deny-list: only the known-dangerous kinds notify (the old
+ * raw and packet rules); every other protocol and family is created. */
+static int add_socket(scmp_filter_ctx ctx)
 {
-	const int nr_socket = SCMP_SYS(socket), nr_sso = SCMP_SYS(setsockopt);
-	int rc = add_common(ctx);
+	const int nr = SCMP_SYS(socket);
+	int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, INT_EQ(0, AF_PACKET));
 
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr_socket, 1,
-				      SCMP_A0(SCMP_CMP_EQ, AF_PACKET));
 	for (int dom = 0; rc == 0 && dom < 2; dom++) {
 		int family = dom ? AF_INET6 : AF_INET;
 
-		/* The type carries SOCK_NONBLOCK/SOCK_CLOEXEC above the low bits. */
-		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr_socket, 2,
-				      SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)family),
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 2, INT_EQ(0, family),
 				      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW));
-		if (rc == 0)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr_socket, 2,
-					      SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)family),
-					      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_PACKET));
 	}
+	return rc;
+}
+#else
+/* The values of a 32-bit field (under mask) outside the sorted set keep,
+ * as the prefixes that cover them: each is one masked compare. Calls back
+ * add(ctx, arg, prefix_mask, value) per prefix; returns 0 or -errno. */
+struct outside {
+	scmp_filter_ctx ctx;
+	int nr;
+	unsigned nfixed;
+	struct scmp_arg_cmp fixed[2]; /* conditions shared by every rule */
+	unsigned arg;
+};
+
+static int add_prefix(const struct outside *o, uint32_t mask, uint32_t value)
+{
+	struct scmp_arg_cmp cmp[3];
+
+	for (unsigned i = 0; i < o->nfixed; i++)
+		cmp[i] = o->fixed[i];
+	cmp[o->nfixed] = SCMP_CMP(o->arg, SCMP_CMP_MASKED_EQ, (scmp_datum_t)mask, value);
+	return seccomp_rule_add_array(o->ctx, SCMP_ACT_NOTIFY, o->nr, o->nfixed + 1, cmp);
+}
+
+/* Covers [lo, hi] (inside the field mask) with aligned power-of-two blocks:
+ * the classic range-to-prefix split, at most 2 * 32 blocks per range. */
+static int add_range(const struct outside *o, uint32_t field, uint64_t lo, uint64_t hi)
+{
+	int rc = 0;
+
+	while (rc == 0 && lo <= hi) {
+		uint64_t size = 1;
+
+		/* The largest block aligned at lo that fits in [lo, hi]. */
+		while ((lo & (size * 2 - 1)) == 0 && lo + size * 2 - 1 <= hi && size * 2 <= field)
+			size *= 2;
+		rc = add_prefix(o, field & ~(uint32_t)(size - 1), (uint32_t)lo);
+		lo += size;
+	}
+	return rc;
+}
+
+static int notify_outside(const struct outside *o, uint32_t field, const uint32_t *keep, size_t n)
+{
+	uint64_t lo = 0;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (keep[i] > lo)
+			rc = add_range(o, field, lo, keep[i] - 1);
+		lo = (uint64_t)keep[i] + 1;
+	}
+	if (rc == 0 && lo <= field)
+		rc = add_range(o, field, lo, field);
+	return rc;
+}
+
+/* socket() is an allow-list. BPF lets through, without a notification, the
+ * kinds the supervisor mediates and that need no further look: AF_UNIX of
+ * any type, and TCP and UDP over IPv4 and IPv6 (protocol 0 or the named
+ * one). Every other (family, type, protocol) notifies, and the supervisor
+ * decides (sv_mediate_socket): AF_NETLINK by protocol, everything else
+ * refused and recorded. libseccomp cannot say "allow these, notify the
+ * rest" under an allow-by-default filter, so the rest is spelled out as the
+ * masked prefixes of the complement: exact in the low 32 bits, blind to the
+ * high ones, as the kernel is. */
+static int add_socket(scmp_filter_ctx ctx)
+{
+	static const uint32_t families[] = {AF_UNIX, AF_INET, AF_INET6};
+	static const uint32_t types[] = {SOCK_STREAM, SOCK_DGRAM};
+	static const uint32_t tcp[] = {0, IPPROTO_TCP}, udp[] = {0, IPPROTO_UDP};
+	struct outside o = {.ctx = ctx, .nr = SCMP_SYS(socket), .arg = 0};
+	int rc = notify_outside(&o, UINT32_MAX, families, N(families));
+
+	for (int dom = 0; rc == 0 && dom < 2; dom++) {
+		uint32_t family = dom ? AF_INET6 : AF_INET;
+
+		o.arg = 1;
+		o.nfixed = 1;
+		o.fixed[0] = INT_EQ(0, family);
+		rc = notify_outside(&o, SOCK_TYPE_BITS, types, N(types));
+		o.arg = 2;
+		o.nfixed = 2;
+		o.fixed[1] = SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE_BITS, SOCK_STREAM);
+		if (rc == 0)
+			rc = notify_outside(&o, UINT32_MAX, tcp, N(tcp));
+		o.fixed[1] = SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE_BITS, SOCK_DGRAM);
+		if (rc == 0)
+			rc = notify_outside(&o, UINT32_MAX, udp, N(udp));
+	}
+	return rc;
+}
+#endif
+
+/* Native only: socket(), setsockopt() and listen() keep their arguments in
+ * registers, so BPF picks out the ones to judge and everything else never
+ * notifies. */
+static int add_native(scmp_filter_ctx ctx)
+{
+	const int nr_sso = SCMP_SYS(setsockopt);
+	int rc = add_common(ctx);
+
+	if (rc == 0)
+		rc = add_socket(ctx);
+#ifndef SV_MUTANT_NO_LISTEN_MEDIATION
+	/* (MUTANT no-listen-mediation removes this: any socket listens.) */
+	if (rc == 0)
+		rc = notify(ctx, "listen");
+#endif
 	for (size_t i = 0; rc == 0 && i < N(route_options); i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr_sso, 2,
-				      SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)route_options[i].level),
-				      SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)route_options[i].name));
+				      INT_EQ(1, route_options[i].level),
+				      INT_EQ(2, route_options[i].name));
 	return rc;
 }
 
@@ -96,8 +244,8 @@ static int add_foreign(scmp_filter_ctx ctx)
 #else
 	int rc = add_common(ctx);
 
-	for (size_t i = 0; rc == 0 && i < N(foreign_only); i++)
-		rc = notify(ctx, foreign_only[i]);
+	if (rc == 0)
+		rc = notify_all(ctx, foreign_only, N(foreign_only));
 	return rc;
 #endif
 }
@@ -114,14 +262,11 @@ static scmp_filter_ctx new_ctx(void)
 	return ctx;
 }
 
-int sv_filter_install(void)
+int sv_filter_build(void **out)
 {
 	scmp_filter_ctx ctx, foreign;
-	int rc, fd;
+	int rc;
 
-	rc = sv_fault("listener");
-	if (rc)
-		return rc;
 	/* Everything not named is allowed: this is an egress mediator, not a
 	 * sandbox. Architectures the filter does not know are killed. The
 	 * rules differ per ABI, so each gets its own context and the two are
@@ -151,10 +296,30 @@ int sv_filter_install(void)
 		if (rc == 0)
 			foreign = NULL; /* merged into ctx */
 	}
-	if (rc == 0)
-		rc = seccomp_load(ctx);
 	if (foreign)
 		seccomp_release(foreign);
+	if (rc < 0) {
+		seccomp_release(ctx);
+		return rc;
+	}
+	*out = ctx;
+	return 0;
+}
+
+int sv_filter_install(void)
+{
+	void *built;
+	scmp_filter_ctx ctx;
+	int rc, fd;
+
+	rc = sv_fault("listener");
+	if (rc)
+		return rc;
+	rc = sv_filter_build(&built);
+	if (rc < 0)
+		return rc;
+	ctx = built;
+	rc = seccomp_load(ctx);
 	if (rc < 0) {
 		seccomp_release(ctx);
 		return rc;

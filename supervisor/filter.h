@@ -2,12 +2,21 @@
 #ifndef SV_FILTER_H
 #define SV_FILTER_H
 
+/* Builds the whole filter (native x86_64 plus the i386 and x32 ABIs, merged)
+ * without loading it, into *ctx (a scmp_filter_ctx the caller releases with
+ * seccomp_release). Returns 0 or -errno. What notifies, on every ABI:
+ * connect, sendto, sendmsg, sendmmsg; io_uring_setup, io_uring_enter,
+ * io_uring_register; ptrace, process_vm_readv, process_vm_writev,
+ * pidfd_getfd, kcmp. Natively also: listen; socket() for every (family,
+ * type, protocol) but AF_UNIX and TCP/UDP over IPv4/IPv6; setsockopt() of
+ * source routes. On i386 and x32 also socketcall, socket, setsockopt and
+ * listen, whole. Every int argument is compared in its low 32 bits only.
+ * Used by sv_filter_install and by the filter table tests (filter-export). */
+int sv_filter_build(void **ctx);
+
 /* Installs the filter in the calling process (with no_new_privs) and returns
- * the new listener fd (close-on-exec), or -errno. Native x86_64 connect,
- * sendto, sendmsg, sendmmsg and, on the i386 and x32 ABIs, the same calls
- * (socketcall included) notify the supervisor, as does io_uring_setup on
- * every ABI. Must be called in the child that becomes the agent, before
- * execve, with a single thread. */
+ * the new listener fd (close-on-exec), or -errno. Must be called in the
+ * child that becomes the agent, before execve, with a single thread. */
 int sv_filter_install(void);
 
 #endif

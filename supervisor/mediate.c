@@ -9,6 +9,7 @@
 
 #include "call.h"
 #include "mediate_msg.h"
+#include "mediate_sock.h"
 #include "msghdr.h"
 #include "target.h"
 
@@ -81,6 +82,12 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	if (read_name(c, a[4], len, name, &d) ||
 	    sv_call_decide(c, (int)a[0], &d, 0, NULL, &deny, &why))
 		return;
+	if (deny && sv_call_tcp_ignores_name(c, (int)a[0], flags)) {
+		/* The kernel ignores this name: so do we (no false denial). */
+		deny = NULL;
+		why = "tcp-ignores-name";
+		len = 0;
+	}
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
 		return;
@@ -96,24 +103,11 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	}
 	/* MSG_ZEROCOPY would let the kernel read our buffer after we free it. */
 	rc = sendto(c->dup, payload, (size_t)n, (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL,
-		    (struct sockaddr *)name, (socklen_t)len);
+		    len ? (struct sockaddr *)name : NULL, (socklen_t)len);
 	err = rc < 0 ? errno : 0;
 	free(payload);
 	sv_call_forward_sigpipe(c, flags, err);
 	sv_call_answer_performed(c, why, rc, err);
-}
-
-/* socket() reaches us only for raw and packet sockets (the filter matches
- * the arguments): they write their own headers, so no destination we judge
- * would bind them. */
-static void on_socket(struct sv_call *c, const __u64 *a)
-{
-	static const char *const fam[] = {
-	    [AF_INET] = "inet", [AF_INET6] = "inet6", [AF_PACKET] = "packet"};
-
-	if (a[0] < sizeof(fam) / sizeof(fam[0]) && fam[a[0]])
-		strcpy(c->ev.family, fam[a[0]]);
-	sv_call_finish(c, SV_DENIED, "raw-socket", SV_ACT_ERRNO, SV_ERR_DENIED, 0);
 }
 
 /* setsockopt() reaches us only for source routes (IP_OPTIONS, IPV6_RTHDR):
@@ -179,22 +173,60 @@ struct entry {
 	void (*native)(struct sv_call *c, const __u64 *a);
 };
 
-/* Syscall numbers per ABI (arch/x86/entry/syscalls/syscall_{64,32}.tbl). */
+/* Syscall numbers per ABI (arch/x86/entry/syscalls/syscall_{64,32}.tbl).
+ * A NULL handler on a foreign ABI is denied as foreign-abi; cross-process
+ * and io_uring calls are handled alike on every ABI (handle_any). */
 static const struct entry native_table[] = {
-    {42, "connect", on_connect},         {44, "sendto", on_sendto},
-    {46, "sendmsg", sv_mediate_sendmsg}, {307, "sendmmsg", sv_mediate_sendmmsg},
-    {41, "socket", on_socket},           {54, "setsockopt", on_setsockopt},
+    {42, "connect", on_connect},
+    {44, "sendto", on_sendto},
+    {46, "sendmsg", sv_mediate_sendmsg},
+    {307, "sendmmsg", sv_mediate_sendmmsg},
+    {41, "socket", sv_mediate_socket},
+    {54, "setsockopt", on_setsockopt},
+    {50, "listen", sv_mediate_listen},
     {425, "io_uring_setup", NULL},
+    {426, "io_uring_enter", NULL},
+    {427, "io_uring_register", NULL},
+    {101, "ptrace", sv_mediate_cross_process},
+    {310, "process_vm_readv", sv_mediate_cross_process},
+    {311, "process_vm_writev", sv_mediate_cross_process},
+    {312, "kcmp", sv_mediate_cross_process},
+    {438, "pidfd_getfd", sv_mediate_cross_process},
 };
 static const struct entry i386_table[] = {
-    {102, "socketcall", NULL}, {362, "connect", NULL},        {369, "sendto", NULL},
-    {370, "sendmsg", NULL},    {345, "sendmmsg", NULL},       {359, "socket", NULL},
-    {366, "setsockopt", NULL}, {425, "io_uring_setup", NULL},
+    {102, "socketcall", NULL},
+    {362, "connect", NULL},
+    {369, "sendto", NULL},
+    {370, "sendmsg", NULL},
+    {345, "sendmmsg", NULL},
+    {359, "socket", NULL},
+    {366, "setsockopt", NULL},
+    {363, "listen", NULL},
+    {425, "io_uring_setup", NULL},
+    {426, "io_uring_enter", NULL},
+    {427, "io_uring_register", NULL},
+    {26, "ptrace", sv_mediate_cross_process},
+    {347, "process_vm_readv", sv_mediate_cross_process},
+    {348, "process_vm_writev", sv_mediate_cross_process},
+    {349, "kcmp", sv_mediate_cross_process},
+    {438, "pidfd_getfd", sv_mediate_cross_process},
 };
 static const struct entry x32_table[] = {
-    {42, "connect", NULL},         {44, "sendto", NULL}, {518, "sendmsg", NULL},
-    {538, "sendmmsg", NULL},       {41, "socket", NULL}, {541, "setsockopt", NULL},
+    {42, "connect", NULL},
+    {44, "sendto", NULL},
+    {518, "sendmsg", NULL},
+    {538, "sendmmsg", NULL},
+    {41, "socket", NULL},
+    {541, "setsockopt", NULL},
+    {50, "listen", NULL},
     {425, "io_uring_setup", NULL},
+    {426, "io_uring_enter", NULL},
+    {427, "io_uring_register", NULL},
+    {521, "ptrace", sv_mediate_cross_process},
+    {539, "process_vm_readv", sv_mediate_cross_process},
+    {540, "process_vm_writev", sv_mediate_cross_process},
+    {312, "kcmp", sv_mediate_cross_process},
+    {438, "pidfd_getfd", sv_mediate_cross_process},
 };
 
 static const struct entry *lookup(const struct entry *t, size_t n, int nr)
@@ -244,10 +276,13 @@ void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_p
 		return;
 	}
 	c.ev.syscall = e->name;
-	if (strcmp(e->name, "io_uring_setup") == 0) {
+	if (strncmp(e->name, "io_uring_", 9) == 0) {
 		/* io_uring's own operations never pass the filter: without a ring,
-		 * runtimes fall back to ordinary, mediated calls. */
+		 * runtimes fall back to ordinary, mediated calls, and a ring the
+		 * agent got from elsewhere cannot be entered or changed. */
 		sv_call_finish(&c, SV_NEUTRALIZED, "io_uring", SV_ACT_ERRNO, ENOSYS, 0);
+	} else if (e->native == sv_mediate_cross_process) {
+		e->native(&c, req->data.args);
 	} else if (strcmp(c.ev.abi, "x86_64") != 0) {
 		int sc = strcmp(e->name, "socketcall") == 0;
 

@@ -169,6 +169,13 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 		goto out;
 	}
 #endif
+	if (deny && !refusal(&cm) && cm.m.namelen &&
+	    sv_call_tcp_ignores_name(c, (int)a[0], (int)a[2])) {
+		/* The kernel ignores this name: so do we (no false denial). */
+		deny = NULL;
+		why = "tcp-ignores-name";
+		cm.m.namelen = 0;
+	}
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
 		goto out;

@@ -18,4 +18,9 @@
  *   REPORT_FD_LEAK        main.c     the agent inherits the --report-fd channel
  *   LEADER_TABLE          act.c      descriptors resolved in the thread-group leader's table
  *   DENIAL_AS_ABANDONED   call.c     a decided denial whose notification died is abandoned
+ *   UNMASKED_COMPARES     filter.c   int arguments compared in all 64 bits
+ *   SOCKET_DENY_LIST      filter.c   socket() notifies only raw and packet kinds
+ *   NO_LISTEN_MEDIATION   filter.c   listen() is not trapped
+ *   CROSS_PROCESS_OPEN    filter.c   ptrace, process_vm_*, pidfd_getfd, kcmp untrapped
+ *   IO_URING_ENTER_OPEN   filter.c   io_uring_enter and io_uring_register untrapped
  * This header is documentation only; nothing includes it. */

@@ -69,7 +69,9 @@ format:
 #   make mutant-bin MUTANT=silent-eperm -> build/mutants/silent-eperm/egress-supervisor
 SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	continue-connect foreign-abi-silent io-uring-open no-subreaper failure-as-denial \
-	single-threaded report-on-crash report-fd-leak leader-table denial-as-abandoned
+	single-threaded report-on-crash report-fd-leak leader-table denial-as-abandoned \
+	unmasked-compares socket-deny-list no-listen-mediation cross-process-open \
+	io-uring-enter-open
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
 # original report needed both defects at once.

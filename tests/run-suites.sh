@@ -20,6 +20,7 @@ declare -A TARGET=(
 	[mutants-repro]=mutants-repro
 	[hostprofile]=hostprofile-test
 	[fuzz-smoke]=fuzz-smoke
+	[filter-table]=filter-table-test
 )
 
 total_pass=0

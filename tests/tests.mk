@@ -6,8 +6,9 @@ include tests/fuzz/fuzz.mk
 include tests/agents/agents.mk
 include tests/integration/integration.mk
 -include tests/bench/bench.mk
+include tests/filter/filter.mk
 
-SUITES ?= format shellcheck unit fuzz-smoke seam-absent mutant-seam integration hostprofile scenario matrix-selftest initramfs-test initramfs-repro vm-smoke mutants-repro
+SUITES ?= format shellcheck unit fuzz-smoke filter-table seam-absent mutant-seam integration hostprofile scenario matrix-selftest initramfs-test initramfs-repro vm-smoke mutants-repro
 
 .PHONY: test release-has-no-seam shellcheck
 test:

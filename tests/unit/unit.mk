@@ -14,12 +14,13 @@ BUILD ?= $(TOP)/build
 UNIT_DIR := $(TOP)/tests/unit
 UNIT_BUILD := $(BUILD)/unit
 
-UNIT_MODULES := $(TOP)/supervisor/policy.c $(TOP)/supervisor/sockaddr.c $(TOP)/supervisor/msghdr.c
+UNIT_MODULES := $(TOP)/supervisor/policy.c $(TOP)/supervisor/sockaddr.c $(TOP)/supervisor/msghdr.c \
+	$(TOP)/supervisor/sockrule.c
 UNIT_TESTS := $(UNIT_DIR)/test_policy.c $(UNIT_DIR)/test_sockaddr.c $(UNIT_DIR)/test_msghdr.c \
-	$(UNIT_DIR)/test_fuzz.c
+	$(UNIT_DIR)/test_fuzz.c $(UNIT_DIR)/test_sockrule.c
 UNIT_SRCS := $(UNIT_MODULES) $(UNIT_DIR)/harness.c $(UNIT_TESTS)
 UNIT_HDRS := $(TOP)/supervisor/policy.h $(TOP)/supervisor/sockaddr.h $(TOP)/supervisor/msghdr.h \
-	$(UNIT_DIR)/harness.h
+	$(TOP)/supervisor/sockrule.h $(UNIT_DIR)/harness.h
 
 UNIT_CC ?= gcc
 # The same warnings the supervisor is held to; -Werror so a warning cannot

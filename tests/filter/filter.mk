@@ -1,0 +1,38 @@
+# tests/filter/: the filter table tests, no VM and no privileges. The
+# supervisor's own filter.c is linked into filter-export, which writes the
+# filter as raw BPF; libseccomp's BPF simulator (scmp_bpf_sim, from the
+# source tree the toolchain step already unpacked) runs each row of
+# tests/filter/*.tests against it. Then each filter mutant's export must
+# fail at least one row: a table that cannot tell them apart checks nothing.
+#   make filter-table-test
+# Included from tests/tests.mk after supervisor/supervisor.mk.
+
+FILTER_DIR := $(TOP)/tests/filter
+FILTER_BUILD := $(BUILD)/filter
+FILTER_EXPORT := $(FILTER_BUILD)/filter-export
+FILTER_SIM := $(FILTER_BUILD)/scmp_bpf_sim
+FILTER_TABLES := $(wildcard $(FILTER_DIR)/*.tests)
+LIBSECCOMP_TOOLS := $(BUILD)/libseccomp/src/tools
+# The mutants that live in filter.c: each reopens a class the table covers.
+FILTER_MUTANTS := unmasked-compares socket-deny-list no-listen-mediation cross-process-open \
+	io-uring-enter-open io-uring-open
+
+# Same compiler and flags as the supervisor, so the filter is the same code.
+$(FILTER_EXPORT): $(FILTER_DIR)/filter-export.c $(SV_DIR)/filter.c $(SV_DIR)/filter.h $(LIBSECCOMP)
+	$(call musl_prog,$@,-I$(SV_DIR) $(FILTER_DIR)/filter-export.c $(SV_DIR)/filter.c $(LIBSECCOMP))
+$(FILTER_BUILD)/mutants/%/filter-export: $(FILTER_DIR)/filter-export.c $(SV_DIR)/filter.c \
+		$(SV_DIR)/filter.h $(LIBSECCOMP)
+	$(call musl_prog,$@,$(call mutant_flags,$*) -I$(SV_DIR) $(FILTER_DIR)/filter-export.c \
+		$(SV_DIR)/filter.c $(LIBSECCOMP))
+# The simulator is a plain host program (it only reads a file): host gcc.
+$(FILTER_SIM): $(LIBSECCOMP)
+	@mkdir -p $(@D)
+	gcc -O1 -o $@ $(LIBSECCOMP_TOOLS)/scmp_bpf_sim.c $(LIBSECCOMP_TOOLS)/util.c \
+		-I$(LIBSECCOMP_TOOLS)/../include -I$(LIBSECCOMP_TOOLS)/..
+
+.PHONY: filter-table-test
+filter-table-test: $(FILTER_EXPORT) $(FILTER_SIM) \
+		$(foreach m,$(FILTER_MUTANTS),$(FILTER_BUILD)/mutants/$(m)/filter-export)
+	@python3 $(FILTER_DIR)/run-filter-tests.py --export $(FILTER_EXPORT) --sim $(FILTER_SIM) \
+		$(if $(FILTER_MUTANTS),$(foreach m,$(FILTER_MUTANTS),--mutant $(m)=$(FILTER_BUILD)/mutants/$(m)/filter-export)) \
+		$(FILTER_TABLES)
