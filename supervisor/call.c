@@ -217,10 +217,15 @@ int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
 	if (flags & MSG_FASTOPEN)
 		return 0;
 	/* Quietly: when the socket cannot be looked at, the denial stands. */
-	c->pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle);
+	const char *mech = NULL;
+
+	c->pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle, &c->check_tid);
 	if (c->pidfd < 0 || sv_notify_id_valid(c->listener, c->req->id) != 0)
 		return 0;
-	c->dup = sv_act_getfd(c->pidfd, agent_fd);
+	/* The calling thread's own descriptor, as for every performed call: a
+	 * thread with its own table whose socket cannot be proven its own
+	 * keeps the denial. */
+	c->dup = sv_act_getfd_as(c->pidfd, c->check_tid, agent_fd, &mech);
 	if (c->dup < 0 || getsockopt(c->dup, SOL_SOCKET, SO_DOMAIN, &c->domain, &dl) != 0 ||
 	    getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
 	    getsockopt(c->dup, SOL_SOCKET, SO_PROTOCOL, &proto, &pl) != 0)
