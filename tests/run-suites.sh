@@ -18,6 +18,8 @@ declare -A TARGET=(
 	[initramfs-test]=initramfs-test
 	[vm-smoke]=vm-smoke
 	[mutants-repro]=mutants-repro
+	[report]=report-test
+	[report-browser]=report-browser-test
 )
 
 total_pass=0
