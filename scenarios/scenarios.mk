@@ -89,14 +89,18 @@ mutants-repro: matrix-host-deps supervisor agents initramfs-guest
 
 # Issue 15: run-to-run comparison, shards and their merge, the HTML report
 # (scenarios/tools/matrix_diff.py, shards.py, report_html.py; docs/scenarios.md).
-.PHONY: matrix-diff matrix-merge report-test report-browser-test
+.PHONY: matrix-diff matrix-merge report-test report-browser-test workflow-test
+# Through make a regression is make's own exit 2 ("Error 1" in its message):
+# matrix_diff.py itself exits 1 when something regressed, 2 for a bad run.
 matrix-diff:
+	@$(SV_DIR)/tools/host-deps.sh python3
 	@[[ -n '$(BASE)' && -n '$(NEW)' ]] || { echo "usage: make matrix-diff BASE=results/<a> NEW=results/<b>" >&2; exit 2; }
 	@python3 $(SC_TOOLS)/matrix_diff.py '$(BASE)' '$(NEW)'
 
 # Exit 2 (with the reason) for shards that are not of one run, 1 when a merged
 # cell is not ok or skipped, 0 otherwise.
 matrix-merge:
+	@$(SV_DIR)/tools/host-deps.sh python3
 	@[[ -n '$(RUNS)' && -n '$(OUT)' ]] || { echo "usage: make matrix-merge RUNS='dir...' OUT=dir [BASE=dir]" >&2; exit 2; }
 	@python3 $(SC_TOOLS)/shards.py merge --out '$(OUT)' $(if $(BASE),--base '$(BASE)') $(RUNS)
 
@@ -112,3 +116,9 @@ report-browser-test: matrix-host-deps supervisor agents initramfs-guest
 	@$(SV_DIR)/tools/host-deps.sh chromium
 	@BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/test_report_browser.py \
 		$(if $(RUN),--run '$(RUN)')
+
+# .github/workflows/matrix.yml cannot run here: yamllint, its structure, and
+# every command in it a make target that make test runs.
+workflow-test:
+	@$(SV_DIR)/tools/host-deps.sh python3 yamllint python3-yaml
+	@python3 $(SC_TOOLS)/test_workflow.py

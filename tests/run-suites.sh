@@ -20,6 +20,7 @@ declare -A TARGET=(
 	[mutants-repro]=mutants-repro
 	[report]=report-test
 	[report-browser]=report-browser-test
+	[workflow]=workflow-test
 )
 
 total_pass=0

@@ -6,7 +6,7 @@ include tests/agents/agents.mk
 include tests/integration/integration.mk
 -include tests/bench/bench.mk
 
-SUITES ?= format shellcheck unit seam-absent mutant-seam integration scenario matrix-selftest initramfs-test initramfs-repro vm-smoke mutants-repro report report-browser
+SUITES ?= format shellcheck unit seam-absent mutant-seam integration scenario matrix-selftest initramfs-test initramfs-repro vm-smoke mutants-repro report report-browser workflow
 
 .PHONY: test release-has-no-seam shellcheck
 test:

@@ -112,9 +112,21 @@ def summary(d):
         return json.load(f)
 
 
+TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
+
+
 def merge_cli(out, *dirs):
-    return subprocess.run([sys.executable, os.path.join(HERE, "shards.py"), "merge", "--out",
-                           out, *dirs], capture_output=True, text=True, check=False)
+    """make matrix-merge, as the CI workflow runs it."""
+    return subprocess.run(["make", "-C", TOP, "--no-print-directory", "matrix-merge",
+                           f"RUNS={' '.join(dirs)}", f"OUT={out}"],
+                          capture_output=True, text=True, check=False)
+
+
+def diff_cli(base, new):
+    """make matrix-diff: a regression is make's exit 2 with 'Error 1'."""
+    return subprocess.run(["make", "-C", TOP, "--no-print-directory", "matrix-diff",
+                           f"BASE={base}", f"NEW={new}"],
+                          capture_output=True, text=True, check=False)
 
 
 def cell_view(s):
@@ -319,7 +331,9 @@ class FakeRuns(unittest.TestCase):
             self.assertTrue(all(sizes), (n, sizes))
             out = os.path.join(tmpdir(), f"merged{n}")
             res = merge_cli(out, *reversed(dirs))
-            self.assertEqual(res.returncode, 1, res.stderr)   # the lying cells are not ok
+            # The lying cells are not ok: merge's exit 1 (make's 2, "Error 1").
+            self.assertEqual(res.returncode, 2, res.stderr)
+            self.assertIn("Error 1", res.stderr)
             ms = summary(out)
             self.assertEqual(cell_view(ms), cell_view(ws), n)
             self.assertEqual(ms["counts"], ws["counts"], n)
@@ -362,6 +376,7 @@ class FakeRuns(unittest.TestCase):
             out = os.path.join(tmpdir(), "refused")
             res = merge_cli(out, *dirs)
             self.assertEqual(res.returncode, 2, (want, res.stdout, res.stderr))
+            self.assertIn("Error 2", res.stderr)
             self.assertIn("matrix-merge: refused: ", res.stderr)
             self.assertIn(want, res.stderr)
             self.assertFalse(os.path.exists(out), want)
@@ -383,6 +398,12 @@ class FakeRuns(unittest.TestCase):
         res = subprocess.run(tool + [a, os.path.join(tmpdir(), "nothing")],
                              capture_output=True, text=True, check=False)
         self.assertEqual(res.returncode, 2)
+        res = diff_cli(a, b)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        res = diff_cli(a, m)
+        self.assertEqual(res.returncode, 2, res.stdout)
+        self.assertIn("Error 1", res.stderr)
+        self.assertIn("REGRESSED: ", res.stdout)
 
     def test_base_given_to_the_matrix_shows_regressions_in_text_and_report(self):
         a = fake_run("clean-a")[2]
