@@ -20,7 +20,7 @@ Writes results/<run-id>/: summary.json, junit.xml, index.html (report_html.py;
 compared with --base when given), cells/<cell-id>/ (cell
 file, cell.json, console.log, report.json from `run-vm.sh cell`),
 kernels/<name>.config. Exit status: 0 when every cell is ok or skipped, 1 when
-any is not, 2 when the run could not be set up. docs/scenarios.md has more.
+any is not, 2 when the run could not be set up or index.html not written. docs/scenarios.md has more.
 Python 3 standard library only.
 """
 
