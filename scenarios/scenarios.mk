@@ -102,7 +102,7 @@ matrix-diff:
 matrix-merge:
 	@$(SV_DIR)/tools/host-deps.sh python3
 	@[[ -n '$(RUNS)' && -n '$(OUT)' ]] || { echo "usage: make matrix-merge RUNS='dir...' OUT=dir [BASE=dir]" >&2; exit 2; }
-	@python3 $(SC_TOOLS)/shards.py merge --out '$(OUT)' $(if $(BASE),--base '$(BASE)') $(RUNS)
+	@python3 $(SC_TOOLS)/shards.py merge --out '$(OUT)' $(if $(BASE),--base '$(BASE)') $(foreach r,$(RUNS),'$(r)')
 
 # No VM boots: a fake per-cell runner (the initramfs is really built).
 report-test: matrix-host-deps supervisor agents initramfs-guest

@@ -20,7 +20,8 @@ Writes results/<run-id>/: summary.json, junit.xml, index.html (report_html.py;
 compared with --base when given), cells/<cell-id>/ (cell
 file, cell.json, console.log, report.json from `run-vm.sh cell`),
 kernels/<name>.config. Exit status: 0 when every cell is ok or skipped, 1 when
-any is not, 2 when the run could not be set up or index.html not written. docs/scenarios.md has more.
+any is not, 2 when the run could not be set up or index.html not written.
+docs/scenarios.md has more.
 Python 3 standard library only.
 """
 
@@ -507,6 +508,7 @@ def main(argv=None):
     started = datetime.datetime.now(datetime.timezone.utc).isoformat()
     try:
         opts = parse_args(argv)
+        commit = SH.source_commit(TOP)   # the tree that runs, recorded before it can change
         kernels = select_kernels(globs(opts.kernels))
         known = S.known_kernels(S.live_kernels(TOP))
         paths = [os.path.join(TOP, "scenarios")]
@@ -654,7 +656,7 @@ def main(argv=None):
         "counts": counts,
         "shard": SH.record(opts.shard_i, opts.shard_n, selection,
                            SH.scenario_set_digest([sc.path for sc in scenarios]),
-                           SH.source_commit(TOP)),
+                           commit),
         "cells": [{
             "cell": c["id"], "scenario": c["scenario"], "scenario_cell": c["scenario_cell"],
             "axes": c["axes"], "kernel": c["kernel"],

@@ -109,8 +109,10 @@ def scenario_set_digest(paths):
 
 
 def source_commit(top):
-    """{"head": sha or None, "dirty": bool or None} of the tree at `top`
-    (git; None where it is not a git checkout)."""
+    """{"head": sha or None, "dirty": bool or None, "diff_sha256": sha256 of
+    `git diff HEAD` or None when clean} of the tree at `top` (git; None where
+    it is not a git checkout). Two shards of one dirty tree merge only when
+    their uncommitted changes are the same."""
     def git(*args):
         try:
             res = subprocess.run(["git", "-C", top, *args], capture_output=True, text=True,
@@ -120,8 +122,10 @@ def source_commit(top):
         return res.stdout if res.returncode == 0 else None
     head = git("rev-parse", "HEAD")
     status = git("status", "--porcelain", "--untracked-files=no")
-    return {"head": head.strip() if head else None,
-            "dirty": bool(status.strip()) if status is not None else None}
+    dirty = bool(status.strip()) if status is not None else None
+    diff = git("diff", "HEAD") if dirty else None
+    return {"head": head.strip() if head else None, "dirty": dirty,
+            "diff_sha256": hashlib.sha256(diff.encode()).hexdigest() if diff else None}
 
 
 def record(index, count, selection, scenarios_sha256, commit):
