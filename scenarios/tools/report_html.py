@@ -75,6 +75,7 @@ button.c.sel{outline:3px solid #ff0;box-shadow:0 0 0 5px #000}
 .ch-improved{box-shadow:inset 0 0 0 3px #fff}
 .legend span{display:inline-block;padding:1px 6px;margin:2px;border-radius:3px;color:#fff;
   font-size:.85em}
+.legend .o-false-green,.legend .o-oracle-mismatch{text-shadow:0 0 3px #fff,0 0 3px #fff,0 0 3px #fff}
 #loud{border:4px solid #d50000;background:#fff3f3;padding:.4em .8em;margin:.8em 0}
 #loud h2{color:#b00;margin-top:.2em}
 #filters{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start;margin:.6em 0}
@@ -206,8 +207,9 @@ document.addEventListener("keydown",function(ev){if(ev.key==="Escape"){details.c
 document.querySelectorAll("button.jump").forEach(function(b){b.addEventListener("click",function(){
   var i=+b.getAttribute("data-i");show(i);var t=document.querySelector('button.c[data-i="'+i+'"]');if(t)t.focus();});});
 apply();
-if(location.hash.length>1){var want=decodeURIComponent(location.hash.slice(1));
-  for(var i=0;i<cells.length;i++)if(cells[i].cell===want){show(i);break;}}
+// #CELL-ID opens that cell (a link someone pasted); a malformed one is ignored.
+if(location.hash.length>1){var want=null;try{want=decodeURIComponent(location.hash.slice(1));}catch(e){}
+  for(var i=0;want!==null&&i<cells.length;i++)if(cells[i].cell===want){show(i);break;}}
 })();
 """
 
