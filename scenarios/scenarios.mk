@@ -119,6 +119,14 @@ report-browser-test: matrix-host-deps supervisor agents initramfs-guest
 
 # .github/workflows/matrix.yml cannot run here: yamllint, its structure, and
 # every command in it a make target that make test runs.
+# GitHub's workflow schema is checked by @action-validator/cli from the npm
+# registry, installed under build/ (never globally), pinned.
+SC_ACTION_VALIDATOR := $(BUILD)/npm/node_modules/.bin/action-validator
 workflow-test:
 	@$(SV_DIR)/tools/host-deps.sh python3 yamllint python3-yaml
-	@python3 $(SC_TOOLS)/test_workflow.py
+	@# Debian's npm package, unless an npm is there (a nodejs that bundles it
+	@# conflicts with Debian's npm).
+	@command -v npm >/dev/null || $(SV_DIR)/tools/host-deps.sh npm
+	@[[ -x $(SC_ACTION_VALIDATOR) ]] || npm install --prefix $(BUILD)/npm --no-audit --no-fund \
+		@action-validator/cli@0.6.0 @action-validator/core@0.6.0 >&2
+	@ACTION_VALIDATOR='$(SC_ACTION_VALIDATOR)' python3 $(SC_TOOLS)/test_workflow.py

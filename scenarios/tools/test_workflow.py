@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Checks of .github/workflows/matrix.yml, which cannot run on this machine:
-yamllint (Debian's package) for the syntax, then its structure (a matrix over
+yamllint (Debian's package) for the syntax, @action-validator/cli (npm, under
+build/) for GitHub's workflow schema, then its structure (a matrix over
 shards whose count matches SHARD_COUNT, the kernel cache keyed by the lock
 file and the variant configs, artifacts per shard, a merge job that publishes
 the report and fails on any non-ok cell, a nightly schedule), and that every
 command it runs is a make target `make test` runs, with SHARD reaching the
-matrix runner. Needs yamllint and python3-yaml (make workflow-test installs
-them: YAML has no parser in the standard library).
+matrix runner. Needs yamllint, python3-yaml and the validator (make
+workflow-test installs them: YAML has no parser in the standard library).
 Ends with `N passed, N failed`."""
 
 import os
@@ -48,6 +49,20 @@ class Workflow(unittest.TestCase):
         res = subprocess.run(["yamllint", "-f", "parsable", "-d", LINT, WF],
                              capture_output=True, text=True, check=False)
         self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def test_action_validator_accepts_the_workflow_and_rejects_a_broken_one(self):
+        tool = os.environ.get("ACTION_VALIDATOR") or "action-validator"
+        res = subprocess.run([tool, WF], capture_output=True, text=True, check=False)
+        self.assertEqual(res.returncode, 0, res.stdout[-2000:] + res.stderr[-1000:])
+        # It must be able to fail: a misspelt key is outside GitHub's schema.
+        with open(WF, encoding="utf-8") as f:
+            broken = f.read().replace("runs-on:", "runs-onn:", 1)
+        path = os.path.join(os.environ.get("BUILD") or os.path.join(TOP, "build"),
+                            "workflow-test-broken.yml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(broken)
+        res = subprocess.run([tool, path], capture_output=True, text=True, check=False)
+        self.assertNotEqual(res.returncode, 0, "action-validator accepted runs-onn")
 
     def test_nightly_schedule_and_manual_dispatch(self):
         on = load().get("on", load().get(True))
