@@ -301,6 +301,36 @@ class Report(unittest.TestCase):
         self.assertFalse("unsafe-inline" in page)
 
 
+class Setup(unittest.TestCase):
+    def run_matrix(self, *args):
+        return subprocess.run([sys.executable, os.path.join(HERE, "matrix.py"), "--results",
+                               tmpdir(), "--run-id", "never", "--accel", "tcg", *args],
+                              capture_output=True, text=True, check=False)
+
+    def test_bad_shard_stops_the_run_at_setup(self):
+        res = self.run_matrix("--shard", "3/2")
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("SHARD must be I/N with 1 <= I <= N", res.stderr)
+        self.assertFalse(os.path.exists(os.path.join(tmpdir(), "never")))
+
+    def test_base_without_summary_stops_the_run_at_setup(self):
+        res = self.run_matrix("--base", os.path.join(tmpdir(), "no-such-run"))
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("has no summary.json", res.stderr)
+
+    def test_list_shows_only_the_shards_cells(self):
+        cells = []
+        for i in (1, 2, 3):
+            res = self.run_matrix("--list", "--kernels", KERNELS, "--scenarios", SCEN,
+                                  "--shard", f"{i}/3")
+            self.assertEqual(res.returncode, 0, res.stderr)
+            cells += [x.split()[0] for x in res.stdout.splitlines() if "+" in x.split()[0]]
+        res = self.run_matrix("--list", "--kernels", KERNELS, "--scenarios", SCEN)
+        whole = [x.split()[0] for x in res.stdout.splitlines() if "+" in x.split()[0]]
+        self.assertEqual(sorted(cells), sorted(whole))
+        self.assertEqual(len(whole), 9)
+
+
 class FakeRuns(unittest.TestCase):
     def test_every_run_writes_an_index_with_every_cell_and_its_outcome(self):
         rc, out, d = fake_run("lying", mode="lying")

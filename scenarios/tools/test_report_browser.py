@@ -19,6 +19,7 @@ import os
 import shutil
 import sys
 import time
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -109,10 +110,19 @@ def fake_report(b):
     href = b.js("(function(){var a=[].filter.call(document.querySelectorAll('#details a'),"
                 "function(x){return x.textContent==='console.log';})[0];return a&&a.href;})()")
     assert href and href.startswith("file://"), href
-    path = __import__("urllib.parse").parse.unquote(href[len("file://"):])
+    path = urllib.parse.unquote(href[len("file://"):])
     assert os.path.isfile(path), path
     assert b.js("document.getElementById('regressions').textContent").endswith("regressed")
     b.screenshot(os.path.join(d, "index.png"))
+    # A link to one cell (#ID, as the page sets it on a click) opens that cell.
+    assert b.js("location.hash") == "#" + urllib.parse.quote(fg, safe="")
+    b.events.clear()   # leave the page first: a same-page #link fires no load event
+    b.call("Page.navigate", url="about:blank")
+    b.wait_event("Page.loadEventFired")
+    b.call("Page.navigate", url="file://" + os.path.join(d, "index.html") + "#" +
+           urllib.parse.quote(fg, safe=""))
+    b.wait_event("Page.loadEventFired")
+    assert b.js("document.querySelector('#details h3').textContent") == fg
 
 
 @check("filters_work_from_the_keyboard")
