@@ -55,6 +55,7 @@ th,td{padding:2px 6px;text-align:left;vertical-align:top}
 #heatmap td{padding:1px}
 button.c{width:8.5em;height:1.8em;border:1px solid #0003;border-radius:3px;cursor:pointer;
   font:600 .8em system-ui,sans-serif;color:#fff;white-space:nowrap;overflow:hidden;padding:0 2px}
+:where(button.c,.legend span){background:#616161}
 button.c span{padding:0 3px;border-radius:2px}
 button.o-false-green span,button.o-oracle-mismatch span{background:#fff;color:#b00000}
 button.c:focus{outline:3px solid #000;outline-offset:1px}
@@ -78,6 +79,7 @@ button.c.sel{outline:3px solid #ff0;box-shadow:0 0 0 5px #000}
 .legend .o-false-green,.legend .o-oracle-mismatch{text-shadow:0 0 3px #fff,0 0 3px #fff,0 0 3px #fff}
 #loud{border:4px solid #d50000;background:#fff3f3;padding:.4em .8em;margin:.8em 0}
 #loud h2{color:#b00;margin-top:.2em}
+#loud ul,#notok{max-height:16em;overflow:auto}
 #filters{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start;margin:.6em 0}
 fieldset{border:1px solid #ccc;padding:.2em .6em}
 fieldset label{margin-right:.6em;white-space:nowrap}
