@@ -9,6 +9,13 @@
 #   make scenario-test   the scenario parser's unit tests and the shipped files
 #   make scenario-list   every cell and its expected verdict, booting nothing
 #   make matrix-selftest matrix.py's judging and reports, with a fake runner
+#   make matrix SHARD=I/N           shard I of N of the selected cells
+#   make matrix BASE=results/<run>  compare with that run (text and index.html)
+#   make matrix-diff BASE=results/<a> NEW=results/<b>   exit 1 when NEW regressed
+#   make matrix-merge RUNS='results/<s1> ...' OUT=DIR [BASE=results/<run>]
+#                        N shards -> one summary.json, junit.xml, index.html
+#   make report-test     shards, diff, report and their make hooks (fake runner)
+#   make report-browser-test  index.html in headless Chromium (fake and real runs)
 
 SC_DIR := $(TOP)/scenarios
 SC_TOOLS := $(SC_DIR)/tools
@@ -38,7 +45,8 @@ SC_MATRIX_ENV = $(if $(KERNELS),KERNELS='$(KERNELS)') \
 	$(if $(filter command line environment,$(origin SUPERVISOR)),SUPERVISOR='$(SUPERVISOR)') \
 	$(if $(EXTRA_SCENARIOS),EXTRA_SCENARIOS='$(EXTRA_SCENARIOS)') \
 	$(if $(RUN_ID),RUN_ID='$(RUN_ID)') $(if $(FLOOR),FLOOR='$(FLOOR)') \
-	$(if $(ACCEL),ACCEL='$(ACCEL)') \
+	$(if $(ACCEL),ACCEL='$(ACCEL)') $(if $(SHARD),SHARD='$(SHARD)') \
+	$(if $(BASE),BASE='$(BASE)') \
 	BUILD='$(BUILD)' CACHE='$(CACHE)'
 
 # The README's main job. matrix.py fetches or builds only the kernels KERNELS
@@ -86,3 +94,47 @@ mutants: matrix-host-deps supervisor agents initramfs-guest
 		$(if $(MUTANTS),--mutants '$(MUTANTS)') $(if $(JOBS),--jobs $(JOBS))
 mutants-repro: matrix-host-deps supervisor agents initramfs-guest
 	BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/mutants.py --repro $(if $(JOBS),--jobs $(JOBS))
+
+# Issue 15: run-to-run comparison, shards and their merge, the HTML report
+# (scenarios/tools/matrix_diff.py, shards.py, report_html.py; docs/scenarios.md).
+.PHONY: matrix-diff matrix-merge report-test report-browser-test workflow-test
+# Through make a regression is make's own exit 2 ("Error 1" in its message):
+# matrix_diff.py itself exits 1 when something regressed, 2 for a bad run.
+matrix-diff:
+	@$(SV_DIR)/tools/host-deps.sh python3
+	@[[ -n '$(BASE)' && -n '$(NEW)' ]] || { echo "usage: make matrix-diff BASE=results/<a> NEW=results/<b>" >&2; exit 2; }
+	@python3 $(SC_TOOLS)/matrix_diff.py '$(BASE)' '$(NEW)'
+
+# Exit 2 (with the reason) for shards that are not of one run, 1 when a merged
+# cell is not ok or skipped, 0 otherwise.
+matrix-merge:
+	@$(SV_DIR)/tools/host-deps.sh python3
+	@[[ -n '$(RUNS)' && -n '$(OUT)' ]] || { echo "usage: make matrix-merge RUNS='dir...' OUT=dir [BASE=dir]" >&2; exit 2; }
+	@python3 $(SC_TOOLS)/shards.py merge --out '$(OUT)' $(if $(BASE),--base '$(BASE)') $(foreach r,$(RUNS),'$(r)')
+
+# No VM boots: a fake per-cell runner (the initramfs is really built).
+report-test: matrix-host-deps supervisor agents initramfs-guest
+	@BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/test_report.py
+
+# Debian's chromium, driven over the DevTools protocol (scenarios/tools/cdp.py):
+# the fake run, hostile values, 1,000 cells and the newest results/vm-smoke-*
+# run (make test runs vm-smoke first; skipped with the reason when absent).
+# Screenshots: index.png beside each index.html.
+report-browser-test: matrix-host-deps supervisor agents initramfs-guest
+	@$(SV_DIR)/tools/host-deps.sh chromium
+	@BUILD='$(BUILD)' CACHE='$(CACHE)' python3 $(SC_TOOLS)/test_report_browser.py \
+		$(if $(RUN),--run '$(RUN)')
+
+# .github/workflows/matrix.yml cannot run here: yamllint, its structure, and
+# every command in it a make target that make test runs.
+# GitHub's workflow schema is checked by @action-validator/cli from the npm
+# registry, installed under build/ (never globally), pinned.
+SC_ACTION_VALIDATOR := $(BUILD)/npm/node_modules/.bin/action-validator
+workflow-test:
+	@$(SV_DIR)/tools/host-deps.sh python3 yamllint python3-yaml
+	@# Debian's npm package, unless an npm is there (a nodejs that bundles it
+	@# conflicts with Debian's npm).
+	@command -v npm >/dev/null || $(SV_DIR)/tools/host-deps.sh npm
+	@[[ -x $(SC_ACTION_VALIDATOR) ]] || npm install --prefix $(BUILD)/npm --no-audit --no-fund \
+		@action-validator/cli@0.6.0 @action-validator/core@0.6.0 >&2
+	@ACTION_VALIDATOR='$(SC_ACTION_VALIDATOR)' python3 $(SC_TOOLS)/test_workflow.py

@@ -21,6 +21,9 @@ declare -A TARGET=(
 	[hostprofile]=hostprofile-test
 	[fuzz-smoke]=fuzz-smoke
 	[filter-table]=filter-table-test
+	[report]=report-test
+	[report-browser]=report-browser-test
+	[workflow]=workflow-test
 )
 
 total_pass=0

@@ -4,20 +4,24 @@ cell (several VMs at once), assert each cell's expected verdict, report.
 
     matrix.py [--kernels GLOBS] [--scenarios GLOBS] [--jobs N]
               [--supervisor PATH] [--extra-scenarios DIR] [--run-id ID]
-              [--accel auto|kvm|tcg] [--results DIR] [--list]
+              [--accel auto|kvm|tcg] [--results DIR] [--shard I/N] [--base DIR]
+              [--list]
 
 Each option defaults to an environment variable of the same name in capitals
-(KERNELS, SCENARIOS, JOBS, SUPERVISOR, EXTRA_SCENARIOS, RUN_ID, ACCEL), which
+(KERNELS, SCENARIOS, JOBS, SUPERVISOR, EXTRA_SCENARIOS, RUN_ID, ACCEL, SHARD,
+BASE), which
 is how `make matrix KERNELS=... SCENARIOS=...` reaches it. The accelerator is
 proven once per run by booting a canary guest (initramfs/host/launcher.py)
 and handed to every cell. GLOBS are separated by
 white space; a scenario glob matches a scenario name
 (`starter-undeclared`) or a scenario cell (`starter-*.ptrace_scope=2,user=*`).
 
-Writes results/<run-id>/: summary.json, junit.xml, cells/<cell-id>/ (cell
+Writes results/<run-id>/: summary.json, junit.xml, index.html (report_html.py;
+compared with --base when given), cells/<cell-id>/ (cell
 file, cell.json, console.log, report.json from `run-vm.sh cell`),
 kernels/<name>.config. Exit status: 0 when every cell is ok or skipped, 1 when
-any is not, 2 when the run could not be set up. docs/scenarios.md has more.
+any is not, 2 when the run could not be set up or index.html not written.
+docs/scenarios.md has more.
 Python 3 standard library only.
 """
 
@@ -40,6 +44,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario as S  # noqa: E402
 import floor as F  # noqa: E402
 import hostprofile as H  # noqa: E402
+import shards as SH  # noqa: E402 - SHARD=I/N and the record matrix-merge checks
+import matrix_diff as MD  # noqa: E402 - BASE=: the comparison with another run
+import report_html as RH  # noqa: E402 - results/<run>/index.html
 L = F.L  # initramfs/host/launcher.py: the QEMU line and the accelerator
 import contract as C  # noqa: E402 - initramfs/host/contract.py, on the path floor set
 
@@ -467,12 +474,22 @@ def parse_args(argv):
     ap.add_argument("--runner", default=os.path.join(TOP, "run-vm.sh"),
                     help="the per-cell runner, called as RUNNER cell ... (default: "
                     "run-vm.sh; tests substitute a fake)")
+    ap.add_argument("--shard", default=env("SHARD", ""),
+                    help="I/N: run shard I of N of the selected cells (shards.py)")
+    ap.add_argument("--base", default=env("BASE", ""),
+                    help="a run directory to compare with (text and index.html)")
     ap.add_argument("--list", action="store_true",
                     help="print the cells and their expected verdicts, boot nothing")
     opts = ap.parse_args(argv)
     if not opts.jobs.isdigit() or int(opts.jobs) < 1:
         raise SetupError(f"JOBS must be a positive number, not {opts.jobs!r}")
     opts.jobs = int(opts.jobs)
+    try:
+        opts.shard_i, opts.shard_n = SH.parse(opts.shard)
+    except SH.ShardError as e:
+        raise SetupError(str(e)) from None
+    if opts.base and not os.path.isfile(os.path.join(opts.base, "summary.json")):
+        raise SetupError(f"BASE={opts.base} has no summary.json (a results/<run> directory)")
     try:
         L.accel_mode(opts.accel)
     except L.LaunchError as e:
@@ -500,6 +517,7 @@ def main(argv=None):
     started = datetime.datetime.now(datetime.timezone.utc).isoformat()
     try:
         opts = parse_args(argv)
+        commit = SH.source_commit(TOP)   # the tree that runs, recorded before it can change
         kernels = select_kernels(globs(opts.kernels))
         known = S.known_kernels(S.live_kernels(TOP))
         paths = [os.path.join(TOP, "scenarios")]
@@ -519,6 +537,10 @@ def main(argv=None):
         # A committed host's cells run only on the kernel that stands for it.
         selected = [(sc, c, a, k) for sc, c, a, k in selected
                     if sc.name not in host_of or host_of[sc.name][1] == k]
+        selection = [S.cell_id(c, k) for _, c, _, k in selected]
+        mine = set(SH.select([(S.cell_id(c, k), sc.get("timeout", str(S.DEFAULT_TIMEOUT)))
+                              for sc, c, _, k in selected], opts.shard_i, opts.shard_n))
+        selected = [x for x in selected if S.cell_id(x[1], x[3]) in mine]
     except (SetupError, RuntimeError, S.ScenarioError, H.ProfileError, OSError) as e:
         log(f"error: {e}")
         return 2
@@ -550,6 +572,9 @@ def main(argv=None):
                              f"runner)")
         os.makedirs(os.path.join(rdir, "cells"))
         os.makedirs(os.path.join(rdir, "kernels"))
+        if opts.shard_n > 1:
+            log(f"shard {opts.shard_i}/{opts.shard_n}: {len(selected)} of {len(selection)} "
+                f"selected cells")
         log(f"run {run_id}: {len(selected)} cells ({len(kernels)} kernels), {opts.jobs} "
             f"VMs at once, supervisor {opts.supervisor}; results in {rdir}")
         # Only the kernels the run selected are fetched or built; a build
@@ -635,7 +660,6 @@ def main(argv=None):
             progress.step(c, c)
     cells_wall = time.monotonic() - t_cells
     shutil.copytree(hosts_tmp, os.path.join(rdir, "host-scenarios"))
-    shutil.rmtree(hosts_tmp, ignore_errors=True)
     for c in cells:
         if c["host_profile"]:
             distrust_unlike_host(c, hosts[c["host_profile"]]["data"])
@@ -664,6 +688,9 @@ def main(argv=None):
         "wall_over_floor": round(ratio, 3) if ratio else None,
         "total_wall_s": round(time.monotonic() - t_start, 2),
         "counts": counts,
+        "shard": SH.record(opts.shard_i, opts.shard_n, selection,
+                           SH.scenario_set_digest([sc.path for sc in scenarios]),
+                           commit),
         "cells": [{
             "cell": c["id"], "scenario": c["scenario"], "scenario_cell": c["scenario_cell"],
             "axes": c["axes"], "kernel": c["kernel"], "host_profile": c["host_profile"],
@@ -681,10 +708,19 @@ def main(argv=None):
             "rerun": c["rerun"], "runner_rerun": c["runner_rerun"],
             "dir": os.path.relpath(c["dir"], rdir)} for c in cells],
     }
+    # Read by the shard record above; the run keeps its copy (host-scenarios/).
+    shutil.rmtree(hosts_tmp, ignore_errors=True)
     with open(os.path.join(rdir, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
         f.write("\n")
     write_junit(os.path.join(rdir, "junit.xml"), cells, cells_wall, opts.accel_choice)
+    report_note = None
+    try:
+        diff = MD.diff(MD.load(opts.base), summary) if opts.base else None
+        RH.write(rdir, summary, OUTCOMES, diff)
+    except (OSError, MD.DiffError) as e:
+        diff, report_note = None, f"index.html not written: {e}"
+        log(f"error: {report_note}")
     latest = os.path.join(os.path.dirname(rdir), "latest")
     if os.path.islink(latest) or not os.path.exists(latest):
         if os.path.islink(latest):
@@ -731,9 +767,13 @@ def main(argv=None):
               f"{ideal:.1f}s: {ratio:.2f}x (target <= 1.3x; floor per kernel: {fl})")
     else:
         print(f"wall {cells_wall:.1f}s; no wall/floor ratio: {floor_note}")
+    if diff:
+        print(MD.text(diff))
+    print(f"report: {os.path.join(rdir, 'index.html')}" if not report_note else
+          f"REPORT NOT WRITTEN: {report_note}")
     # The line tests/run-suites.sh counts (make test's vm-smoke suite).
     print(f"matrix: {counts['ok']} passed, {len(bad)} failed, {counts['skipped']} skipped")
-    return 1 if bad else 0
+    return 2 if report_note else 1 if bad else 0
 
 
 if __name__ == "__main__":
