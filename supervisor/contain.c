@@ -32,10 +32,15 @@ static int have_effective_cap(int cap)
 
 int sv_contain_choose(enum sv_contain_mode *out)
 {
-#if defined(SV_MUTANT_ROOT_AGENT_OPEN) || defined(SV_MUTANT_OLD_DESCENDANT_KILL)
-	/* MUTANT root-agent-open, old-descendant-kill: the agent is a plain
-	 * child, as before: a root agent owns /proc/sys, and nothing but our
-	 * kill loop stands between its tree and the end of the run. */
+#ifdef SV_MUTANT_ROOT_AGENT_OPEN
+	/* MUTANT root-agent-open: the agent is a plain child, as before: a
+	 * root agent owns /proc/sys and /sys. */
+	*out = SV_CONTAIN_SUBREAPER;
+	return 0;
+#endif
+#ifdef SV_MUTANT_OLD_DESCENDANT_KILL
+	/* MUTANT old-descendant-kill: no namespace either, so nothing but the
+	 * old kill loop stands between the agent's tree and the end. */
 	*out = SV_CONTAIN_SUBREAPER;
 	return 0;
 #endif

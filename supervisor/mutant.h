@@ -15,4 +15,11 @@
  *   FAILURE_AS_DENIAL     mediate.c  mechanism failures count as denials
  *   SINGLE_THREADED       notify.c   one receiver performs blocking calls inline
  *   REPORT_ON_CRASH       report.c   the provisional report says pass
+ *   NO_CLOSE_RANGE        contain.c  the caller's descriptors reach the agent
+ *   CHECKPOINT_RESTORE_KEPT spawn.c  the agent keeps CAP_CHECKPOINT_RESTORE (set_tid)
+ *   OLD_DESCENDANT_KILL   main.c, contain.c, spawn.c  the tree as before: no pid
+ *                         namespace, CAP_CHECKPOINT_RESTORE kept, and the /proc scan
+ *                         in pid order of direct children for at most 1000 rounds
+ *   ROOT_AGENT_OPEN       contain.c  no pid or mount namespace: a root agent
+ *                         owns /proc/sys and /sys
  * This header is documentation only; nothing includes it. */

@@ -28,11 +28,20 @@
  * capabilities (a root agent's file access is the user's choice of running
  * it as root: a known limit). */
 static const int risky_caps[] = {
-    12 /* NET_ADMIN */,          13 /* NET_RAW */,    16 /* SYS_MODULE */,
-    17 /* SYS_RAWIO */,          19 /* SYS_PTRACE */, 21 /* SYS_ADMIN */,
-    22 /* SYS_BOOT */,           38 /* PERFMON */,    39 /* BPF */,
-#if !defined(SV_MUTANT_CHECKPOINT_RESTORE_KEPT) && !defined(SV_MUTANT_OLD_DESCENDANT_KILL)
+    12 /* NET_ADMIN */,
+    13 /* NET_RAW */,
+    16 /* SYS_MODULE */,
+    17 /* SYS_RAWIO */,
+    19 /* SYS_PTRACE */,
+    21 /* SYS_ADMIN */,
+    22 /* SYS_BOOT */,
+    38 /* PERFMON */,
+    39 /* BPF */,
+#ifndef SV_MUTANT_CHECKPOINT_RESTORE_KEPT
+#ifndef SV_MUTANT_OLD_DESCENDANT_KILL
+    /* MUTANT checkpoint-restore-kept, old-descendant-kill: kept. */
     40 /* CHECKPOINT_RESTORE */,
+#endif
 #endif
 };
 

@@ -1236,6 +1236,103 @@ def supervisor_sigkill_leaves_no_agent(ctx):
     ctx.expect_eq(rep.get("complete"), False, "left-behind report complete")
 
 
+# ------------------------------------------- containment of the agent process
+# Issues 11 (class 6, inherited descriptors; class 5, a root agent) and 12
+# (nothing outlives the run). docs/design.md, "Threat model: the agent process".
+
+def start_launched(ctx, proto, dest, agent, args, binary=None):
+    """The supervisor started by fd-launcher, which leaves a socket of proto
+    connected to dest open across its exec (a caller that connected before
+    any filter existed)."""
+    d, report_path, log_path = ctx.paths()
+    argv = [os.path.join(AGENTS, "fd-launcher"), proto, dest, "--", binary or SV,
+            "--no-loopback", "--report", report_path, "--", os.path.join(AGENTS, agent)]
+    argv += list(args)
+    ctx.last_argv = argv
+    env = dict(os.environ, EGRESS_AGENT_LOG=log_path)
+    env.pop("EGRESS_SV_FAULT", None)
+    return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True), report_path, log_path
+
+
+@test()
+def inherited_socket_closed_before_agent_exec(ctx):
+    sink = ctx.udp(UNDECLARED)
+    proc, report_path, log_path = start_launched(ctx, "udp", sink.dest, "inherit-fd", [])
+    run = ctx.finish(proc, report_path, log_path)
+    expect_outcome(ctx, run, 0, "pass")
+    line = expect_agent(ctx, run, "inherited_fds")
+    ctx.expect_eq(line.get("sockets"), 0, "sockets the agent found open")
+    ctx.expect_eq(run.agent_lines(call="write_inherited"), [], "writes over inherited sockets")
+    time.sleep(0.2)
+    ctx.expect_eq(sink.got(), [], "datagrams at the undeclared sink")
+
+
+@test()
+def inherited_socket_reaches_agent_without_supervisor(ctx):
+    # The control: the same launcher and agent with nothing between them
+    # deliver the datagram, so the test above can fail.
+    sink = ctx.udp(UNDECLARED)
+    log_path = os.path.join(ctx.tmp, "unsupervised-inherit.log")
+    argv = [os.path.join(AGENTS, "fd-launcher"), "udp", sink.dest, "--",
+            os.path.join(AGENTS, "inherit-fd")]
+    subprocess.run(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path), timeout=20,
+                   capture_output=True, check=False)
+    ctx.expect(wait_for(lambda: sink.got(), 2), "the unsupervised agent's datagram never arrived")
+
+
+@test()
+def root_agent_cannot_write_core_pattern(ctx):
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent")
+    # --same writes core_pattern's own value back: nothing changes on this
+    # host even if the write went through.
+    run = ctx.sv("core-pattern", ["--same"])
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.report.get("containment"), "pid-namespace", "containment")
+    line = expect_agent(ctx, run, "write_core_pattern", -1)
+    ctx.expect(line.get("errno") in ("EROFS", "30"),
+               "core_pattern write: want EROFS, got %r" % line.get("errno"))
+
+
+@test()
+def root_supervisor_without_cap_sys_admin_refuses_root_agent(ctx):
+    if os.geteuid() != 0 or not shutil.which("capsh"):
+        raise Skip("needs root and capsh")
+    d, report_path, log_path = ctx.paths()
+    argv = ["capsh", "--drop=cap_sys_admin", "--", "-c",
+            "exec \"$0\" \"$@\"", SV, "--report", report_path, "--",
+            os.path.join(AGENTS, "no-network")]
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = ctx.finish(proc, report_path, log_path)
+    expect_outcome(ctx, run, 3, "capability-error")
+    ctx.expect_eq((run.report.get("probe") or {}).get("containment"), "EPERM", "probe containment")
+    ctx.expect_eq(run.log, [], "the agent ran")
+
+
+@test(timeout=120)
+def pid_chain_signalling_its_supervisor_leaves_no_survivor(ctx):
+    proc, report_path, log_path = ctx.start("pid-chain", ["1100"])
+    run = ctx.finish(proc, report_path, log_path, timeout=90)
+    pidns = in_pid_namespace(run)
+    # In a pid namespace the agent cannot name its supervisor (its parent is
+    # the reaper, which ignores the signal); otherwise the SIGTERM lands.
+    expect_outcome(ctx, run, 0 if pidns else 3, "pass" if pidns else "capability-error")
+    time.sleep(0.5)
+    ctx.expect_eq(run.agent_lines(call="survivor"), [], "survivors")
+    ctx.expect_eq(host_descendants(proc.pid), [], "processes left of the run")
+
+
+@test()
+def set_tid_refused_to_the_agent(ctx):
+    run = ctx.sv("set-tid", [])
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0,
+                  "set-tid exit code (1: the agent chose its pid)")
+
+
 # ------------------------------------------------------------------ runner
 
 
