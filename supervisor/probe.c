@@ -202,15 +202,14 @@ void sv_probe_print(const struct sv_probe_result *r)
 		 : NULL);
 	line("id_valid", r->id_valid, NULL);
 	line("send", r->send, NULL);
-	line(
-	    "containment", r->containment,
-	    r->containment == EPERM
-		? "a root agent needs CAP_SYS_ADMIN for its own pid and mount namespace "
-		  "(read-only /proc/sys and /sys); run the supervisor with it, or as a non-root "
-		  "user"
-	    : r->containment > 0
-		? "the agent's pid and mount namespace could not be set up (a container that masks "
-		  "/proc refuses a fresh proc mount; CONFIG_PID_NS)"
-		: NULL);
+	line("containment", r->containment,
+	     r->containment == EPERM
+		 ? "a root agent needs its own pid and mount namespace (read-only /proc/sys and "
+		   "/sys): run the supervisor with CAP_SYS_ADMIN, or as a non-root user; in a "
+		   "container that masks /proc, a fresh proc mount is refused too"
+	     : r->containment == EINVAL
+		 ? "this kernel has no pid namespaces (CONFIG_NAMESPACES, CONFIG_PID_NS)"
+	     : r->containment > 0 ? "the agent's pid and mount namespace could not be set up"
+				  : NULL);
 	printf("probe: %s\n", r->ok ? "ok" : "failed");
 }

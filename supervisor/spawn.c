@@ -219,6 +219,12 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 			close(st[0]);
 			close(st[1]);
 		}
+		/* EINVAL: a kernel without CONFIG_PID_NS or CONFIG_NAMESPACES. A
+		 * containment failure, not a failure to start a process. */
+		if (a.mode == SV_CONTAIN_PIDNS && err == -EINVAL) {
+			out->contain_err = err;
+			return 0;
+		}
 		return err;
 	}
 	if (pid == 0)

@@ -61,6 +61,18 @@ MUTANTS = [
     ("report-on-crash",
      "the provisional report of a supervisor killed mid-run says pass",
      ["supervisor-killed*"], ["debian-6.1-cloud"]),
+    ("no-close-range",
+     "the caller's UDP socket to the undeclared sink reaches the agent, whose write() arrives there",
+     ["inherit-fd*"], ["debian-6.1-cloud"]),
+    ("checkpoint-restore-kept",
+     "a root agent keeps CAP_CHECKPOINT_RESTORE: clone3 set_tid gives it the pid it asks for (exit 1)",
+     ["set-tid.user=root*", "set-tid.user=nocap*"], ["debian-6.1-cloud"]),
+    ("old-descendant-kill",
+     "no pid namespace, set_tid allowed and 1000 passes of the pid-order kill: the rest of the chain outlives the supervisor",
+     ["pid-chain.user=root*"], ["debian-6.1-cloud"]),
+    ("root-agent-open",
+     "a root agent owns /proc/sys: core_pattern pipes a crash into a helper that connects to the undeclared sink",
+     ["core-pattern.user=root*", "core-pattern.user=nocap*"], ["debian-6.1-cloud"]),
 ]
 
 # The original false green: both defects at once, on a Debian kernel under
