@@ -15,7 +15,8 @@ enum sv_contain_mode {
 	SV_CONTAIN_PIDNS,
 	/* The supervisor is a child subreaper and kills its children until
 	 * waitpid says ECHILD: no process of the tree is left when it returns
-	 * (orphans are re-parented to us, never past us). */
+	 * (orphans are re-parented to us, never past us). The agent is in a
+	 * Landlock domain (sv_contain_landlock), required. */
 	SV_CONTAIN_SUBREAPER,
 };
 
@@ -27,7 +28,7 @@ enum sv_contain_mode {
  * (and sets *out) or -errno. */
 int sv_contain_choose(enum sv_contain_mode *out);
 
-/* "pid-namespace" or "subreaper": the report's name of the mechanism. */
+/* "pid-namespace" or "subreaper+landlock": the report's name of the mechanism. */
 const char *sv_contain_name(enum sv_contain_mode m);
 
 /* The parent pid as seen by the /proc mounted now (before
@@ -49,6 +50,16 @@ int sv_contain_mounts(void);
  * the kernel has it (5.9+), else each entry of /proc/self/fd. Returns 0 or
  * -errno (a descriptor that could not be closed: the agent must not run). */
 int sv_contain_close_fds(int keep);
+
+/* Puts the calling process (and all it will start) in a Landlock domain
+ * (5.13+, and "landlock" in the kernel's LSM list): from inside it no
+ * process outside the domain can be ptraced, read or written through
+ * /proc/PID/mem, process_vm_*, pidfd_getfd or kcmp. Needed for an agent
+ * that is not in its own pid namespace (subreaper mode: a uid-1000 agent
+ * could otherwise open /proc/PID/mem of any dumpable process of its uid
+ * under Yama scope 0). Returns 0, or -errno (ENOSYS: no Landlock in the
+ * kernel; EOPNOTSUPP: built but not enabled at boot). */
+int sv_contain_landlock(void);
 
 /* The reaper, init of the agent's pid namespace: reaps every process of the
  * namespace until none is left (ECHILD), then writes the agent's wait

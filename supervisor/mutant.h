@@ -22,4 +22,6 @@
  *                         in pid order of direct children for at most 1000 rounds
  *   ROOT_AGENT_OPEN       contain.c  no pid or mount namespace: a root agent
  *                         owns /proc/sys and /sys
+ *   NO_LANDLOCK           contain.c  no Landlock domain: a uid-1000 agent reaches
+ *                         other processes of its uid (/proc/PID/mem)
  * This header is documentation only; nothing includes it. */

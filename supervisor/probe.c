@@ -209,6 +209,11 @@ void sv_probe_print(const struct sv_probe_result *r)
 		   "container that masks /proc, a fresh proc mount is refused too"
 	     : r->containment == EINVAL
 		 ? "this kernel has no pid namespaces (CONFIG_NAMESPACES, CONFIG_PID_NS)"
+	     : r->containment == ENOSYS || r->containment == EOPNOTSUPP
+		 ? "a non-root agent needs a Landlock domain (Linux >= 5.13, "
+		   "CONFIG_SECURITY_LANDLOCK, "
+		   "landlock in the lsm= list) to be kept from other processes of its uid; or run "
+		   "the supervisor as root (its own pid namespace)"
 	     : r->containment > 0 ? "the agent's pid and mount namespace could not be set up"
 				  : NULL);
 	printf("probe: %s\n", r->ok ? "ok" : "failed");

@@ -122,6 +122,11 @@ static void child(const struct child_args *a)
 	drop_risky_caps();
 
 	msg[0] = msg[2] == 0 ? sv_filter_install() : -ECANCELED;
+	/* Without a pid namespace, the Landlock domain is what keeps the agent
+	 * away from other processes of its uid: required. In a pid namespace
+	 * outsiders cannot be named; the domain is not needed there. */
+	if (msg[0] >= 0 && a->mode == SV_CONTAIN_SUBREAPER)
+		msg[2] = sv_contain_landlock();
 	msg[1] = 0;
 	/* From here on the parent may close and open descriptors: take a private
 	 * copy of the table before telling it where the listener is. */
@@ -242,6 +247,8 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 		return 0;
 	}
 	if (msg[2] < 0) {
+		if (msg[0] >= 0)
+			close(msg[0]);
 		out->contain_err = msg[2];
 		return 0;
 	}

@@ -73,6 +73,9 @@ MUTANTS = [
     ("root-agent-open",
      "a root agent owns /proc/sys: core_pattern pipes a crash into a helper that connects to the undeclared sink",
      ["core-pattern.user=root*", "core-pattern.user=nocap*"], ["debian-6.1-cloud"]),
+    ("no-landlock",
+     "a uid-1000 agent opens /proc/PID/mem of another uid-1000 process outside its tree (exit 1)",
+     ["outsider-mem*"], ["debian-6.1-cloud"]),
 ]
 
 # The original false green: both defects at once, on a Debian kernel under
