@@ -1333,6 +1333,37 @@ def set_tid_refused_to_the_agent(ctx):
                   "set-tid exit code (1: the agent chose its pid)")
 
 
+@test()
+def outsider_mem_refused_to_unprivileged_agent(ctx):
+    # A uid-1000 supervisor has no pid namespace: the agent's Landlock domain
+    # is what keeps it from /proc/PID/mem of another uid-1000 process.
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        raise Skip("needs root (to be uid 1000 and start the victim) and setpriv")
+    victim = subprocess.Popen([os.path.join(AGENTS, "idle-as"), "1000"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ctx.closers.append(victim.kill)
+    ctx.require(wait_for(lambda: "--idle" in open("/proc/%d/cmdline" % victim.pid).read(), 5),
+                "idle-as never re-executed itself")
+    d = tempfile.mkdtemp(prefix="egress-it-uid1000-")
+    os.chmod(d, 0o777)
+    report_path, log_path = os.path.join(d, "report.json"), os.path.join(d, "agent.log")
+    argv = ["setpriv", "--reuid", "1000", "--regid", "1000", "--clear-groups", SV,
+            "--report", report_path, "--", os.path.join(AGENTS, "outsider-mem")]
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = ctx.finish(proc, report_path, log_path)
+    probe = run.report.get("probe") or {}
+    if probe.get("containment") in ("ENOSYS", "EOPNOTSUPP"):
+        expect_outcome(ctx, run, 3, "capability-error")
+        return
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.report.get("containment"), "subreaper+landlock", "containment")
+    line = expect_agent(ctx, run, "open_outsider_mem", -1, "EACCES")
+    ctx.expect_eq(line.get("dest"), "/proc/%d/mem" % victim.pid, "the victim's mem")
+    ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0, "outsider-mem exit code")
+
+
 # ------------------------------------------------------------------ runner
 
 
