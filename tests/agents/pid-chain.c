@@ -62,12 +62,12 @@ static pid_t next_link(pid_t want)
 }
 
 /* Every link: stays until the supervisor is gone (then logs and stays 5 s),
- * at most 10 minutes; 2 s when there is no supervisor to see. Polls twice a
+ * at most 20 minutes; 2 s when there is no supervisor to see. Polls twice a
  * second only: a thousand processes polling fast would starve an emulated
  * guest. */
 static void linger(void)
 {
-	for (int i = 0; i < 1200; i++) {
+	for (int i = 0; i < 2400; i++) {
 		if (sv == 1 && i >= 4)
 			_exit(0);
 		if (sv != 1 && kill(sv, 0) != 0 && errno == ESRCH) {
