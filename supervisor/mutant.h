@@ -23,4 +23,14 @@
  *   NO_LISTEN_MEDIATION   filter.c   listen() is not trapped
  *   CROSS_PROCESS_OPEN    filter.c   ptrace, process_vm_*, pidfd_getfd, kcmp untrapped
  *   IO_URING_ENTER_OPEN   filter.c   io_uring_enter and io_uring_register untrapped
+
+ *   NO_CLOSE_RANGE        contain.c  the caller's descriptors reach the agent
+ *   CHECKPOINT_RESTORE_KEPT spawn.c  the agent keeps CAP_CHECKPOINT_RESTORE (set_tid)
+ *   OLD_DESCENDANT_KILL   main.c, contain.c, spawn.c  the tree as before: no pid
+ *                         namespace, CAP_CHECKPOINT_RESTORE kept, and the /proc scan
+ *                         in pid order of direct children for at most 1000 rounds
+ *   ROOT_AGENT_OPEN       contain.c  no pid or mount namespace: a root agent
+ *                         owns /proc/sys and /sys
+ *   NO_LANDLOCK           contain.c  no Landlock domain: a uid-1000 agent reaches
+ *                         other processes of its uid (/proc/PID/mem)
  * This header is documentation only; nothing includes it. */

@@ -124,20 +124,30 @@ int sv_probe_run(struct sv_probe_result *r)
 	struct sv_child ch;
 	int rc, status;
 
-	*r = (struct sv_probe_result){-1, -1, -1, -1, -1, -1, -1, 0, -1};
+	*r = (struct sv_probe_result){-1, -1, -1, -1, -1, -1, -1, 0, -1, -1};
 	sv_fault_set_probe_phase(1);
-	rc = sv_spawn(&ch, canary, NULL);
+	/* The canary is contained exactly as the agent will be (same mode,
+	 * same namespaces): setting them up is the containment's proof. */
+	rc = sv_spawn(&ch, canary, NULL, -1);
 	if (rc < 0) {
 		r->listener = -rc;
 		goto out;
 	}
-	if (ch.listener < 0)
+	r->containment = -ch.contain_err;
+	if (ch.contain_err)
+		;
+	else if (ch.listener < 0)
 		r->listener = -ch.install_err;
 	else
 		probe_with_notification(ch.listener, r);
-	kill(ch.pid, SIGKILL);
-	while (waitpid(ch.pid, &status, 0) < 0 && errno == EINTR)
-		;
+	if (ch.pid > 0) {
+		/* pid-namespace: killing the reaper kills the canary with it. */
+		kill(ch.pid, SIGKILL);
+		while (waitpid(ch.pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (ch.status_fd >= 0)
+		close(ch.status_fd);
 	if (ch.listener >= 0)
 		close(ch.listener);
 out:
@@ -150,8 +160,8 @@ out:
 	r->ok = r->pidfd_getfd != ENOSYS;
 	return r->ok ? 0 : -EPERM;
 #endif
-	r->ok = r->listener == 0 && r->read == 0 && r->pidfd_open == 0 && r->pidfd_getfd == 0 &&
-		r->id_valid == 0 && r->send == 0;
+	r->ok = r->containment == 0 && r->listener == 0 && r->read == 0 && r->pidfd_open == 0 &&
+		r->pidfd_getfd == 0 && r->id_valid == 0 && r->send == 0;
 	return r->ok ? 0 : -EPERM;
 }
 
@@ -192,5 +202,19 @@ void sv_probe_print(const struct sv_probe_result *r)
 		 : NULL);
 	line("id_valid", r->id_valid, NULL);
 	line("send", r->send, NULL);
+	line("containment", r->containment,
+	     r->containment == EPERM
+		 ? "a root agent needs its own pid and mount namespace (read-only /proc/sys and "
+		   "/sys): run the supervisor with CAP_SYS_ADMIN, or as a non-root user; in a "
+		   "container that masks /proc, a fresh proc mount is refused too"
+	     : r->containment == EINVAL
+		 ? "this kernel has no pid namespaces (CONFIG_NAMESPACES, CONFIG_PID_NS)"
+	     : r->containment == ENOSYS || r->containment == EOPNOTSUPP
+		 ? "a non-root agent needs a Landlock domain (Linux >= 5.13, "
+		   "CONFIG_SECURITY_LANDLOCK, "
+		   "landlock in the lsm= list) to be kept from other processes of its uid; or run "
+		   "the supervisor as root (its own pid namespace)"
+	     : r->containment > 0 ? "the agent's pid and mount namespace could not be set up"
+				  : NULL);
 	printf("probe: %s\n", r->ok ? "ok" : "failed");
 }

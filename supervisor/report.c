@@ -35,6 +35,7 @@ static struct {
 	struct sv_probe_result probe;
 	int have_probe;
 	pid_t agent_pid;
+	const char *containment;
 	int agent_status; /* -1 until it exited */
 	int interrupted;
 	char internal[256];
@@ -107,6 +108,11 @@ void sv_report_set_probe(const struct sv_probe_result *p)
 void sv_report_set_agent(pid_t pid)
 {
 	R.agent_pid = pid;
+}
+
+void sv_report_set_containment(const char *tree)
+{
+	R.containment = tree;
 }
 
 void sv_report_set_agent_exit(int status)
@@ -236,10 +242,11 @@ static void write_probe(FILE *f)
 	const struct {
 		const char *name;
 		int err;
-	} caps[] = {{"listener", p->listener},     {"process_vm_readv", p->process_vm_readv},
-		    {"proc_mem", p->proc_mem},     {"read", p->read},
-		    {"pidfd_open", p->pidfd_open}, {"pidfd_getfd", p->pidfd_getfd},
-		    {"id_valid", p->id_valid},     {"send", p->send}};
+	} caps[] = {{"listener", p->listener},      {"process_vm_readv", p->process_vm_readv},
+		    {"proc_mem", p->proc_mem},      {"read", p->read},
+		    {"pidfd_open", p->pidfd_open},  {"pidfd_getfd", p->pidfd_getfd},
+		    {"id_valid", p->id_valid},      {"send", p->send},
+		    {"containment", p->containment}};
 
 	if (!R.have_probe) {
 		fputs("null", f);
@@ -354,6 +361,8 @@ static void write_body(FILE *f, int complete)
 		fputc('}', f);
 	} else
 		fputs("null, \"signal\": null}", f);
+	fputs(",\n  \"containment\": ", f);
+	json_str(f, R.containment);
 	fprintf(f,
 		",\n  \"counts\": {\"trapped\": %llu, \"notifications\": %llu, \"allowed\": %llu, "
 		"\"denied\": %llu, \"invalid\": %llu, \"mechanism_failures\": %llu, "

@@ -65,9 +65,10 @@ struct sv_probe_result {
 	int pidfd_getfd;
 	int id_valid;
 	int send;
-	int read; /* the run's read route: process_vm_readv, or /proc/PID/mem
-		   * where process_vm_readv is ENOSYS (0 or that route's errno) */
-	int ok;   /* every capability the run needs works */
+	int read;        /* the run's read route: process_vm_readv, or /proc/PID/mem
+			  * where process_vm_readv is ENOSYS (0 or that route's errno) */
+	int ok;          /* every capability the run needs works */
+	int containment; /* the agent's containment (contain.h) could be set up */
 };
 
 struct sv_run_info {
@@ -94,6 +95,9 @@ void sv_report_record(const struct sv_event *ev);
 
 void sv_report_set_probe(const struct sv_probe_result *p);
 void sv_report_set_agent(pid_t pid);
+/* The containment mechanism of the agent's tree ("pid-namespace",
+ * "subreaper"; static string) and how descriptors above 2 were closed. */
+void sv_report_set_containment(const char *tree);
 /* status as from waitpid. */
 void sv_report_set_agent_exit(int status);
 void sv_report_set_interrupted(int sig);

@@ -13,12 +13,37 @@
 
 #include "filter.h"
 
-/* Capabilities that would let the agent step around mediation: raw and
- * packet sockets, routing and netfilter, BPF hooks, and ptrace or memory
- * access to the supervisor itself. */
+/* Capabilities that would let the agent step around mediation or outlive
+ * the run (docs/design.md, "Threat model: the agent process"): raw and
+ * packet sockets, routing and netfilter, BPF hooks, ptrace or memory access
+ * to the supervisor itself, mounts and namespaces (SYS_ADMIN: also what
+ * keeps the read-only /proc/sys and /sys in place), kexec and reboot
+ * (SYS_BOOT: kexec_load starts another kernel outside every filter), and
+ * choosing pids (CHECKPOINT_RESTORE: clone3 set_tid and ns_last_pid, with
+ * which a tree of decreasing pids defeated a kill in pid order; also
+ * map_files and PR_SET_MM). Kept on purpose: SETUID/SETGID (a root agent
+ * may change ids; cross-process access is then stopped by the pid
+ * namespace and the filter, not by its uid), KILL (in the pid namespace it
+ * reaches only the agent's own tree), DAC_OVERRIDE and the other file
+ * capabilities (a root agent's file access is the user's choice of running
+ * it as root: a known limit). */
 static const int risky_caps[] = {
-    12 /* NET_ADMIN */,  13 /* NET_RAW */,   16 /* SYS_MODULE */, 17 /* SYS_RAWIO */,
-    19 /* SYS_PTRACE */, 21 /* SYS_ADMIN */, 38 /* PERFMON */,    39 /* BPF */};
+    12 /* NET_ADMIN */,
+    13 /* NET_RAW */,
+    16 /* SYS_MODULE */,
+    17 /* SYS_RAWIO */,
+    19 /* SYS_PTRACE */,
+    21 /* SYS_ADMIN */,
+    22 /* SYS_BOOT */,
+    38 /* PERFMON */,
+    39 /* BPF */,
+#ifndef SV_MUTANT_CHECKPOINT_RESTORE_KEPT
+#ifndef SV_MUTANT_OLD_DESCENDANT_KILL
+    /* MUTANT checkpoint-restore-kept, old-descendant-kill: kept. */
+    40 /* CHECKPOINT_RESTORE */,
+#endif
+#endif
+};
 
 /* Removes risky_caps from every set. For a root supervisor that is what
  * keeps a root agent mediated; an unprivileged one holds none of them and
@@ -45,37 +70,89 @@ static void drop_risky_caps(void)
 	syscall(SYS_capset, &h, d);
 }
 
-static void child(pid_t parent, int report_fd, void (*fn)(void *), void *arg)
+/* Closes the caller's descriptors and runs fn. A descriptor that cannot be
+ * closed means the agent must not run: the errno goes to keep_fd. */
+static void run_fn(int keep_fd, void (*fn)(void *), void *arg)
+{
+	int rc = sv_contain_close_fds(keep_fd);
+
+	if (rc < 0) {
+		int err = -rc;
+
+		if (keep_fd >= 0 && write(keep_fd, &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	fn(arg);
+	_exit(127);
+}
+
+struct child_args {
+	pid_t parent;
+	int report_fd;
+	int status_fd; /* pid-namespace only: write end for the agent's status */
+	int keep_fd;
+	enum sv_contain_mode mode;
+	void (*fn)(void *);
+	void *arg;
+};
+
+static void child(const struct child_args *a)
 {
 	sigset_t none;
-	int msg[2];
+	int msg[3];
+	pid_t ppid;
 
 	/* The agent never outlives the supervisor. The check after prctl closes
-	 * the window where the parent died before it took effect. */
+	 * the window where the parent died before it took effect. In a new pid
+	 * namespace getppid() says 0: /proc, still the supervisor's, says who. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
+	ppid = a->mode == SV_CONTAIN_PIDNS ? sv_contain_outer_ppid() : getppid();
+	if (ppid != a->parent)
 		_exit(127);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGUSR1, SIG_DFL);
+	/* Needs CAP_SYS_ADMIN, so before the capabilities are dropped. */
+	msg[2] = a->mode == SV_CONTAIN_PIDNS ? sv_contain_mounts() : 0;
 	/* The supervisor is not dumpable (so the agent cannot write into it);
 	 * the child must be, like an exec'd agent, or the canary would prove
 	 * access to a process unlike the agent. */
 	prctl(PR_SET_DUMPABLE, 1);
 	drop_risky_caps();
 
-	msg[0] = sv_filter_install();
+	msg[0] = msg[2] == 0 ? sv_filter_install() : -ECANCELED;
+	/* Without a pid namespace, the Landlock domain is what keeps the agent
+	 * away from other processes of its uid: required. In a pid namespace
+	 * outsiders cannot be named; the domain is not needed there. */
+	if (msg[0] >= 0 && a->mode == SV_CONTAIN_SUBREAPER)
+		msg[2] = sv_contain_landlock();
 	msg[1] = 0;
 	/* From here on the parent may close and open descriptors: take a private
 	 * copy of the table before telling it where the listener is. */
 	if (unshare(CLONE_FILES) != 0)
 		msg[1] = -errno;
-	if (write(report_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg) || msg[0] < 0 || msg[1])
+	if (write(a->report_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg) || msg[0] < 0 || msg[1] ||
+	    msg[2])
 		_exit(127);
-	close(report_fd);
+	close(a->report_fd);
 	close(msg[0]); /* our copy of the listener; close-on-exec anyway */
-	fn(arg);
-	_exit(127);
+	if (a->mode == SV_CONTAIN_PIDNS) {
+		/* We are init of the namespace: fn runs in our child, we reap. */
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			close(a->status_fd);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			run_fn(a->keep_fd, a->fn, a->arg);
+		}
+		if (pid < 0)
+			_exit(127);
+		if (a->keep_fd >= 0)
+			close(a->keep_fd);
+		sv_contain_reap(pid, a->status_fd);
+	}
+	run_fn(a->keep_fd, a->fn, a->arg);
 }
 
 /* Our own copy of the write end stays open while the table is shared, so a
@@ -106,36 +183,73 @@ static ssize_t wait_report(int fd, pid_t pid, int *msg, size_t len)
 	}
 }
 
-int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg)
+int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd)
 {
-	pid_t parent = getpid();
-	int p[2], msg[2];
+	struct child_args a = {
+	    .parent = getpid(), .status_fd = -1, .keep_fd = keep_fd, .fn = fn, .arg = arg};
+	unsigned long flags = CLONE_FILES | SIGCHLD;
+	int p[2], st[2] = {-1, -1}, msg[3], rc;
 	ssize_t n;
 	long pid;
 
+	*out = (struct sv_child){.pid = -1, .listener = -1, .status_fd = -1};
+	rc = sv_contain_choose(&a.mode);
+	out->mode = a.mode;
+	if (rc < 0) {
+		out->contain_err = rc;
+		return 0;
+	}
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return -errno;
+	if (a.mode == SV_CONTAIN_PIDNS) {
+		if (pipe2(st, O_CLOEXEC) != 0) {
+			rc = -errno;
+			close(p[0]);
+			close(p[1]);
+			return rc;
+		}
+		flags |= CLONE_NEWPID | CLONE_NEWNS;
+	}
+	a.report_fd = p[1];
+	a.status_fd = st[1];
 	/* A raw clone with CLONE_FILES and no new stack behaves like fork but
 	 * shares the fd table. The child only uses async-signal-safe calls and
 	 * libseccomp before it unshares. */
-	pid = syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, 0, 0, 0);
+	pid = syscall(SYS_clone, flags, 0, 0, 0, 0);
 	if (pid < 0) {
 		int err = -errno;
 		close(p[0]);
 		close(p[1]);
+		if (st[0] >= 0) {
+			close(st[0]);
+			close(st[1]);
+		}
+		/* EINVAL: a kernel without CONFIG_PID_NS or CONFIG_NAMESPACES. A
+		 * containment failure, not a failure to start a process. */
+		if (a.mode == SV_CONTAIN_PIDNS && err == -EINVAL) {
+			out->contain_err = err;
+			return 0;
+		}
 		return err;
 	}
 	if (pid == 0)
-		child(parent, p[1], fn, arg);
+		child(&a);
 	/* Until the child has unshared, both share one table: touch nothing. */
 	n = wait_report(p[0], (pid_t)pid, msg, sizeof(msg));
 	close(p[0]);
 	close(p[1]);
+	if (st[1] >= 0)
+		close(st[1]);
 	out->pid = (pid_t)pid;
-	out->listener = -1;
-	out->install_err = 0;
+	out->status_fd = st[0];
 	if (n != (ssize_t)sizeof(msg)) {
 		out->install_err = n < 0 ? -errno : -EPIPE;
+		return 0;
+	}
+	if (msg[2] < 0) {
+		if (msg[0] >= 0)
+			close(msg[0]);
+		out->contain_err = msg[2];
 		return 0;
 	}
 	if (msg[0] < 0) {
@@ -149,4 +263,22 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg)
 	}
 	out->listener = msg[0];
 	return 0;
+}
+
+int sv_spawn_agent_status(struct sv_child *ch, int child_status)
+{
+	int status = child_status;
+	ssize_t n;
+
+	if (ch->status_fd < 0)
+		return child_status;
+	do
+		n = read(ch->status_fd, &status, sizeof(status));
+	while (n < 0 && errno == EINTR);
+	close(ch->status_fd);
+	ch->status_fd = -1;
+	/* Nothing said (the reaper was killed), or the agent never ran (-1). */
+	if (n != (ssize_t)sizeof(status) || status < 0)
+		return child_status;
+	return status;
 }

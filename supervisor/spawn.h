@@ -4,10 +4,15 @@
 
 #include <sys/types.h>
 
+#include "contain.h"
+
 struct sv_child {
-	pid_t pid;
+	pid_t pid;       /* our child: the agent, or (pid-namespace) its reaper */
 	int listener;    /* in the supervisor's fd table; -1 when install failed */
 	int install_err; /* -errno from sv_filter_install, or 0 */
+	int contain_err; /* -errno of sv_contain_choose or the namespaces' set-up, or 0 */
+	enum sv_contain_mode mode;
+	int status_fd; /* pid-namespace: the reaper writes the agent's wait status here; else -1 */
 };
 
 /* Forks a child that shares the supervisor's fd table just long enough to
@@ -15,8 +20,21 @@ struct sv_child {
  * ptrace-level access), then unshares it and runs fn(arg) (which must not
  * return to us: exec or _exit). The child gets PR_SET_PDEATHSIG(SIGKILL) and
  * an empty signal mask. If the install fails the child exits 127 and
- * install_err says why. Returns 0 (and fills *out) or -errno when no child
- * could be started. */
-int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg);
+ * install_err says why.
+ *
+ * Containment (contain.h): in pid-namespace mode our child is init of a new
+ * pid and mount namespace and runs fn in a grandchild under it
+ * (sv_contain_reap); contain_err says when that could not be set up (then
+ * nothing ran fn). Before fn every descriptor above 2 is closed except
+ * keep_fd (the caller's close-on-exec exec-error pipe; -1 for none); when
+ * that fails the child writes the errno as an int to keep_fd (the exec-error protocol) and exits
+ * 127 without running fn. Returns 0 (and fills *out) or -errno when no child could be started. */
+int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd);
+
+/* The wait status to record for the agent, given our child's wait status:
+ * in pid-namespace mode the agent's own status from the reaper (our child's
+ * when the reaper was killed before it could say), otherwise unchanged.
+ * Closes status_fd. */
+int sv_spawn_agent_status(struct sv_child *ch, int child_status);
 
 #endif

@@ -295,6 +295,7 @@ static void parse_cell(const char *path, struct cell *c)
 	    "sink",
 	    "kill_supervisor_after",
 	    "expect_agent_exit",
+	    "launcher",
 	};
 	char *line, *next;
 	unsigned long v;

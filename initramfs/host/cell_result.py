@@ -411,6 +411,14 @@ def oracle_evaluate(cell_text, sections, report):
             if d not in denied and d not in unseen_ok:
                 problems.append(f"the agent tried undeclared {dest_text(d)} but the report "
                                 f"lists no denial for it")
+    # (d) nothing of the run outlived the supervisor (issue 12): the guest
+    # lists what was still in the cell's cgroup after the sink's grace.
+    survivors = [ln for ln in sections.get("survivors", b"").decode("utf-8", "replace")
+                 .splitlines() if ln.strip()]
+    facts["survivors"] = len(survivors)
+    if survivors:
+        problems.append(f"{len(survivors)} process(es) of the run outlived the supervisor: "
+                        f"{'; '.join(survivors[:3])}")
     # expect_agent_exit: the agent's own exit status.
     want_exit = single.get("expect_agent_exit")
     agent = report.get("agent") if isinstance(report.get("agent"), dict) else {}

@@ -84,6 +84,22 @@ MUTANTS = [
     ("cross-process-open",
      "pidfd_getfd hands the agent an outsider's connected UDP socket: its datagram reaches the undeclared sink, with no record",
      ["cross-process-getfd*"], ["debian-6.1-cloud"]),
+
+    ("no-close-range",
+     "the caller's UDP socket to the undeclared sink reaches the agent, whose write() arrives there",
+     ["inherit-fd*"], ["debian-6.1-cloud"]),
+    ("checkpoint-restore-kept",
+     "a root agent keeps CAP_CHECKPOINT_RESTORE: clone3 set_tid gives it the pid it asks for (exit 1)",
+     ["set-tid.user=root*", "set-tid.user=nocap*"], ["debian-6.1-cloud"]),
+    ("old-descendant-kill",
+     "no pid namespace, set_tid allowed and 1000 passes of the pid-order kill: the rest of the chain outlives the supervisor",
+     ["pid-chain.user=root*"], ["debian-6.1-cloud"]),
+    ("root-agent-open",
+     "a root agent owns /proc/sys: core_pattern pipes a crash into a helper that connects to the undeclared sink",
+     ["core-pattern.user=root*", "core-pattern.user=nocap*"], ["debian-6.1-cloud"]),
+    ("no-landlock",
+     "a uid-1000 agent opens /proc/PID/mem of another uid-1000 process outside its tree (exit 1)",
+     ["outsider-mem*"], ["debian-6.1-cloud"]),
 ]
 # io-uring-enter-open (supervisor/mutant.h) has no cell here: on the matrix's
 # kernels no ring can reach the agent without a syscall the real filter also

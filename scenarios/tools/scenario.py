@@ -63,7 +63,7 @@ CELL_ID_RE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
 PTRACE_SCOPE_KEY = "kernel.yama.ptrace_scope"
 
 SINGLE_KEYS = ("name", "description", "agent", "loopback", "user", "uid", "gid",
-               "timeout", "expect", "kill_supervisor_after", "expect_agent_exit")
+               "timeout", "expect", "kill_supervisor_after", "expect_agent_exit", "launcher")
 REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requires",
                  "sink")
 REQUIRED_KEYS = ("name", "description", "agent", "expect")
@@ -295,6 +295,8 @@ def parse_field(sc, path, no, key, value):
         _, err = check_argv(value, "agent")
     elif key == "service":
         _, err = check_argv(value, "service")
+    elif key == "launcher":
+        _, err = check_argv(value, "launcher")
     elif key == "loopback" and value not in ("yes", "no"):
         err = f"loopback must be yes or no, not {value!r}"
     elif key == "user" and value not in USERS:
@@ -597,6 +599,8 @@ def compile_cell(sc, axes, kernel):
     for key in ("kill_supervisor_after", "expect_agent_exit"):
         if key in sc.fields:
             out.append(f"{key}={sc.get(key)}")
+    if "launcher" in sc.fields:
+        out.append(f"launcher={' '.join(check_argv(sc.get('launcher'), 'launcher')[0])}")
     for line in out:
         if "\n" in line or "\r" in line:
             raise ScenarioError(sc.path, 0, f"newline in compiled value {line!r}")
@@ -607,6 +611,8 @@ def agents_named(sc):
     """Basenames of the agent programs a scenario runs (agent and services)."""
     names = [check_argv(sc.get("agent"), "agent")[0][0]]
     names += [check_argv(s, "service")[0][0] for s, _ in sc.lists["service"]]
+    if "launcher" in sc.fields:
+        names.append(check_argv(sc.get("launcher"), "launcher")[0][0])
     return sorted({n[len("/agents/"):] for n in names})
 
 

@@ -215,6 +215,39 @@ def process_alive(pid):
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def host_parents():
+    """{pid: ppid} of every process, as this (the host's) /proc shows it."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                out[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def host_descendants(pid):
+    """Host pids of every live descendant of pid."""
+    parents = host_parents()
+    mine, grew = {pid}, True
+    while grew:
+        grew = False
+        for p, pp in parents.items():
+            if pp in mine and p not in mine:
+                mine.add(p)
+                grew = True
+    mine.discard(pid)
+    return sorted(mine)
+
+
+def in_pid_namespace(run):
+    """The supervisor ran the agent in its own pid namespace (a root host)."""
+    return (run.report or {}).get("containment") == "pid-namespace"
+
+
 def errno_in(obj, name):
     return name in json.dumps(obj)
 
@@ -767,9 +800,14 @@ def daemonized_grandchild_connect_recorded(ctx):
     run = ctx.sv("daemonize", [bad.dest], no_loopback=True)
     expect_outcome(ctx, run, 1, "fail")
     line = expect_agent(ctx, run, "connect", -1, "EACCES")
-    ctx.expect_eq(line.get("ppid"), run.pid, "grandchild's parent after the middle exited (subreaper)")
+    # In a pid namespace the orphan goes to the namespace's reaper (pid 1
+    # there), still our descendant; the agent's pids are the namespace's.
+    pidns = in_pid_namespace(run)
+    ctx.expect_eq(line.get("ppid"), 1 if pidns else run.pid,
+                  "grandchild's parent after the middle exited (subreaper)")
     if line:
-        ev = expect_event(ctx, run, "grandchild connect", syscall="connect", pid=line.get("pid"))
+        match = {} if pidns else {"pid": line.get("pid")}
+        ev = expect_event(ctx, run, "grandchild connect", syscall="connect", **match)
         ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
     ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
 
@@ -781,8 +819,15 @@ def fork_storm_every_child_recorded(ctx):
     expect_outcome(ctx, run, 0, "pass")
     lines = run.agent_lines(call="connect")
     ctx.expect_eq(len(lines), 20, "children that logged")
-    ctx.expect_eq(sorted(line.get("pid") for line in run.events(syscall="connect")),
-                  sorted(line.get("pid") for line in lines), "event pids vs children's pids")
+    ev_pids = sorted(line.get("pid") for line in run.events(syscall="connect"))
+    log_pids = sorted(line.get("pid") for line in lines)
+    if in_pid_namespace(run):
+        # The agents log their namespace's pids, the report the host's: one
+        # event per child, each child its own process.
+        ctx.expect_eq((len(ev_pids), len(set(ev_pids))), (len(log_pids), len(set(log_pids))),
+                      "event pids vs children's pids (count, distinct)")
+    else:
+        ctx.expect_eq(ev_pids, log_pids, "event pids vs children's pids")
     ctx.expect(all(line.get("result") == 0 for line in lines), "a child's connect failed: %s" % lines)
 
 
@@ -1136,10 +1181,13 @@ def fault_probe_process_vm_readv_enosys_probe_falls_back(ctx):
 
 
 def start_long_running(ctx):
+    """The run and the host pids of every descendant of the supervisor once
+    the agent has started (in a pid namespace the agent's own log holds the
+    namespace's pids, which mean other processes here)."""
     proc, report_path, log_path = ctx.start("model-server", [DECLARED + ":0"])
     ctx.closers.append(proc.kill)
     ctx.require(wait_for(lambda: read_log(log_path), 10), "agent (model-server) never started")
-    return proc, report_path, log_path, read_log(log_path)[0].get("pid")
+    return proc, report_path, log_path, host_descendants(proc.pid)
 
 
 @test()
@@ -1187,7 +1235,8 @@ def make_signal_test(signame):
         ctx.expect_eq(run.report.get("interrupted"), signame, "interrupted")
         ctx.expect(signame in (run.report.get("reason") or ""), "reason does not name %s: %r" %
                    (signame, run.report.get("reason")))
-        ctx.expect(agent_pid and not process_alive(agent_pid), "agent %s outlived the supervisor" % agent_pid)
+        ctx.expect(agent_pid and not any(process_alive(p) for p in agent_pid),
+                   "agent %s outlived the supervisor" % agent_pid)
     fn.__name__ = "%s_kills_agent_and_gives_capability_error" % signame.lower()
     test()(fn)
 
@@ -1201,7 +1250,8 @@ def supervisor_sigkill_leaves_no_agent(ctx):
     proc, report_path, log_path, agent_pid = start_long_running(ctx)
     proc.kill()
     proc.wait()
-    ctx.expect(wait_for(lambda: not process_alive(agent_pid), 3), "agent %s outlived the SIGKILLed supervisor" % agent_pid)
+    ctx.expect(agent_pid and wait_for(lambda: not any(process_alive(p) for p in agent_pid), 3),
+               "agent %s outlived the SIGKILLed supervisor" % agent_pid)
     rep = load_report(ctx, report_path)
     ctx.require(rep is not None, "no report left behind")
     ctx.expect(rep.get("verdict") != "pass", "the left-behind report says pass")
@@ -1635,6 +1685,133 @@ def udp_sendto_undeclared_still_denied_beside_tcp_rule(ctx):
     ctx.expect(run.events(syscall="sendto", bucket="denied"), "sendto denied")
     time.sleep(0.2)
     ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener")
+
+# ------------------------------------------- containment of the agent process
+# Issues 11 (class 6, inherited descriptors; class 5, a root agent) and 12
+# (nothing outlives the run). docs/design.md, "Threat model: the agent process".
+
+def start_launched(ctx, proto, dest, agent, args, binary=None):
+    """The supervisor started by fd-launcher, which leaves a socket of proto
+    connected to dest open across its exec (a caller that connected before
+    any filter existed)."""
+    d, report_path, log_path = ctx.paths()
+    argv = [os.path.join(AGENTS, "fd-launcher"), proto, dest, "--", binary or SV,
+            "--no-loopback", "--report", report_path, "--", os.path.join(AGENTS, agent)]
+    argv += list(args)
+    ctx.last_argv = argv
+    env = dict(os.environ, EGRESS_AGENT_LOG=log_path)
+    env.pop("EGRESS_SV_FAULT", None)
+    return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True), report_path, log_path
+
+
+@test()
+def inherited_socket_closed_before_agent_exec(ctx):
+    sink = ctx.udp(UNDECLARED)
+    proc, report_path, log_path = start_launched(ctx, "udp", sink.dest, "inherit-fd", [])
+    run = ctx.finish(proc, report_path, log_path)
+    expect_outcome(ctx, run, 0, "pass")
+    line = expect_agent(ctx, run, "inherited_fds")
+    ctx.expect_eq(line.get("sockets"), 0, "sockets the agent found open")
+    ctx.expect_eq(run.agent_lines(call="write_inherited"), [], "writes over inherited sockets")
+    time.sleep(0.2)
+    ctx.expect_eq(sink.got(), [], "datagrams at the undeclared sink")
+
+
+@test()
+def inherited_socket_reaches_agent_without_supervisor(ctx):
+    # The control: the same launcher and agent with nothing between them
+    # deliver the datagram, so the test above can fail.
+    sink = ctx.udp(UNDECLARED)
+    log_path = os.path.join(ctx.tmp, "unsupervised-inherit.log")
+    argv = [os.path.join(AGENTS, "fd-launcher"), "udp", sink.dest, "--",
+            os.path.join(AGENTS, "inherit-fd")]
+    subprocess.run(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path), timeout=20,
+                   capture_output=True, check=False)
+    ctx.expect(wait_for(lambda: sink.got(), 2), "the unsupervised agent's datagram never arrived")
+
+
+@test()
+def root_agent_cannot_write_core_pattern(ctx):
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent")
+    # --same writes core_pattern's own value back: nothing changes on this
+    # host even if the write went through.
+    run = ctx.sv("core-pattern", ["--same"])
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.report.get("containment"), "pid-namespace", "containment")
+    line = expect_agent(ctx, run, "write_core_pattern", -1)
+    ctx.expect(line.get("errno") in ("EROFS", "30"),
+               "core_pattern write: want EROFS, got %r" % line.get("errno"))
+
+
+@test()
+def root_supervisor_without_cap_sys_admin_refuses_root_agent(ctx):
+    if os.geteuid() != 0 or not shutil.which("capsh"):
+        raise Skip("needs root and capsh")
+    d, report_path, log_path = ctx.paths()
+    argv = ["capsh", "--drop=cap_sys_admin", "--", "-c",
+            "exec \"$0\" \"$@\"", SV, "--report", report_path, "--",
+            os.path.join(AGENTS, "no-network")]
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = ctx.finish(proc, report_path, log_path)
+    expect_outcome(ctx, run, 3, "capability-error")
+    ctx.expect_eq((run.report.get("probe") or {}).get("containment"), "EPERM", "probe containment")
+    ctx.expect_eq(run.log, [], "the agent ran")
+
+
+@test(timeout=120)
+def pid_chain_signalling_its_supervisor_leaves_no_survivor(ctx):
+    proc, report_path, log_path = ctx.start("pid-chain", ["1100"])
+    run = ctx.finish(proc, report_path, log_path, timeout=90)
+    pidns = in_pid_namespace(run)
+    # In a pid namespace the agent cannot name its supervisor (its parent is
+    # the reaper, which ignores the signal); otherwise the SIGTERM lands.
+    expect_outcome(ctx, run, 0 if pidns else 3, "pass" if pidns else "capability-error")
+    time.sleep(0.5)
+    ctx.expect_eq(run.agent_lines(call="survivor"), [], "survivors")
+    ctx.expect_eq(host_descendants(proc.pid), [], "processes left of the run")
+
+
+@test()
+def set_tid_refused_to_the_agent(ctx):
+    run = ctx.sv("set-tid", [])
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0,
+                  "set-tid exit code (1: the agent chose its pid)")
+
+
+@test()
+def outsider_mem_refused_to_unprivileged_agent(ctx):
+    # A uid-1000 supervisor has no pid namespace: the agent's Landlock domain
+    # is what keeps it from /proc/PID/mem of another uid-1000 process.
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        raise Skip("needs root (to be uid 1000 and start the victim) and setpriv")
+    victim = subprocess.Popen([os.path.join(AGENTS, "idle-as"), "1000"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ctx.closers.append(victim.kill)
+    ctx.require(wait_for(lambda: "--idle" in open("/proc/%d/cmdline" % victim.pid).read(), 5),
+                "idle-as never re-executed itself")
+    d = tempfile.mkdtemp(prefix="egress-it-uid1000-")
+    os.chmod(d, 0o777)
+    report_path, log_path = os.path.join(d, "report.json"), os.path.join(d, "agent.log")
+    argv = ["setpriv", "--reuid", "1000", "--regid", "1000", "--clear-groups", SV,
+            "--report", report_path, "--", os.path.join(AGENTS, "outsider-mem")]
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = ctx.finish(proc, report_path, log_path)
+    probe = run.report.get("probe") or {}
+    if probe.get("containment") in ("ENOSYS", "EOPNOTSUPP"):
+        expect_outcome(ctx, run, 3, "capability-error")
+        return
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.report.get("containment"), "subreaper+landlock", "containment")
+    line = expect_agent(ctx, run, "open_outsider_mem", -1, "EACCES")
+    ctx.expect_eq(line.get("dest"), "/proc/%d/mem" % victim.pid, "the victim's mem")
+    ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0, "outsider-mem exit code")
 
 
 # ------------------------------------------------------------------ runner

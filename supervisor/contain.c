@@ -1,0 +1,276 @@
+#include "contain.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/landlock.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_restrict_self 446
+#endif
+
+#define CAP_SYS_ADMIN_BIT 21
+
+static int have_effective_cap(int cap)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) != 0)
+		return 0;
+	return (d[cap / 32].effective >> (cap % 32)) & 1;
+}
+
+int sv_contain_choose(enum sv_contain_mode *out)
+{
+#ifdef SV_MUTANT_ROOT_AGENT_OPEN
+	/* MUTANT root-agent-open: the agent is a plain child, as before: a
+	 * root agent owns /proc/sys and /sys. */
+	*out = SV_CONTAIN_SUBREAPER;
+	return 0;
+#endif
+#ifdef SV_MUTANT_OLD_DESCENDANT_KILL
+	/* MUTANT old-descendant-kill: no namespace either, so nothing but the
+	 * old kill loop stands between the agent's tree and the end. */
+	*out = SV_CONTAIN_SUBREAPER;
+	return 0;
+#endif
+	if (have_effective_cap(CAP_SYS_ADMIN_BIT)) {
+		*out = SV_CONTAIN_PIDNS;
+		return 0;
+	}
+	if (geteuid() == 0)
+		return -EPERM;
+	*out = SV_CONTAIN_SUBREAPER;
+	return 0;
+}
+
+const char *sv_contain_name(enum sv_contain_mode m)
+{
+	return m == SV_CONTAIN_PIDNS ? "pid-namespace" : "subreaper+landlock";
+}
+
+pid_t sv_contain_outer_ppid(void)
+{
+	char buf[512], *p;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), ppid = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = 0;
+	/* The command name may hold spaces and parentheses: skip past the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return -EIO;
+	return (pid_t)ppid;
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else
+			*w++ = *s;
+	}
+	*w = 0;
+}
+
+/* A bind remount keeps the mount's other flags only if we pass them again. */
+static int remount_ro(const char *path)
+{
+	struct statvfs sv;
+	unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
+
+	if (statvfs(path, &sv) != 0)
+		return -errno;
+	if (sv.f_flag & ST_NOSUID)
+		flags |= MS_NOSUID;
+	if (sv.f_flag & ST_NODEV)
+		flags |= MS_NODEV;
+	if (sv.f_flag & ST_NOEXEC)
+		flags |= MS_NOEXEC;
+	if (sv.f_flag & ST_NOATIME)
+		flags |= MS_NOATIME;
+	if (sv.f_flag & ST_NODIRATIME)
+		flags |= MS_NODIRATIME;
+	if (sv.f_flag & ST_RELATIME)
+		flags |= MS_RELATIME;
+	return mount(NULL, path, NULL, flags, NULL) == 0 ? 0 : -errno;
+}
+
+/* path is not a mount point of its own (a directory or file of /proc):
+ * bind it onto itself first, then make that bind read-only. */
+static int bind_ro(const char *path)
+{
+	if (mount(path, path, NULL, MS_BIND, NULL) != 0)
+		return -errno;
+	return remount_ro(path);
+}
+
+/* Every mount point at or under /sys, read-only: uevent_helper
+ * (/sys/kernel/uevent_helper), the cgroup file systems and the rest. A
+ * remount is per mount, so each submount is its own step. */
+static int sys_read_only(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		char mp[4096];
+
+		/* id parent major:minor root mount-point ... */
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+			continue;
+		unescape(mp);
+		if (strcmp(mp, "/sys") != 0 && strncmp(mp, "/sys/", 5) != 0)
+			continue;
+		rc = remount_ro(mp);
+		/* A mount hidden under a later one cannot be reached by path;
+		 * the one on top is remounted on its own line. */
+		if (rc == -ENOENT)
+			rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
+int sv_contain_mounts(void)
+{
+	int rc;
+
+	/* Private first: the remounts below must not propagate to the host's
+	 * namespace (a shared root would carry them). */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return -errno;
+	/* A proc of the new pid namespace over the old one: only the
+	 * namespace's own processes are visible. The old mount and whatever
+	 * was mounted under it are hidden, and unmounting needs CAP_SYS_ADMIN. */
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+		return -errno;
+	/* kernel.core_pattern, kernel.modprobe, kernel.hotplug and every other
+	 * sysctl: writable by uid 0 through its file mode alone. */
+	if ((rc = bind_ro("/proc/sys")) < 0)
+		return rc;
+	if (access("/proc/sysrq-trigger", F_OK) == 0 && (rc = bind_ro("/proc/sysrq-trigger")) < 0)
+		return rc;
+	return sys_read_only();
+}
+
+int sv_contain_close_fds(int keep)
+{
+	DIR *d;
+	struct dirent *e;
+	int rc = 0;
+
+#ifdef SV_MUTANT_NO_CLOSE_RANGE
+	/* MUTANT no-close-range: the caller's descriptors reach the agent. */
+	(void)keep;
+	return 0;
+#endif
+	if (keep < 3) {
+		if (syscall(SYS_close_range, 3u, ~0u, 0u) == 0)
+			return 0;
+	} else if ((keep == 3 || syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u) == 0) &&
+		   syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -errno;
+	/* Before 5.9: every entry of our own table, then check the directory
+	 * descriptor itself is the last one left. */
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		int fd;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		fd = atoi(e->d_name);
+		if (fd < 3 || fd == keep || fd == dirfd(d))
+			continue;
+		if (close(fd) != 0 && errno != EBADF && rc == 0)
+			rc = -errno;
+	}
+	closedir(d);
+	return rc;
+}
+
+int sv_contain_landlock(void)
+{
+	/* Larger than ABI 1's struct on newer headers: the kernel accepts the
+	 * extra fields when they are zero. Only MAKE_BLOCK is handled, with no
+	 * rule: mknod of a block device, which the agent cannot do anyway
+	 * without CAP_MKNOD. What is wanted is the domain itself: Landlock
+	 * refuses every ptrace-mode access (ptrace, /proc/PID/mem,
+	 * process_vm_*, pidfd_getfd, kcmp) from inside a domain to a process
+	 * outside it (security/landlock/ptrace.c), while the supervisor, in no
+	 * domain, keeps its access to the agent. */
+	struct landlock_ruleset_attr attr;
+	int fd, rc = 0;
+
+#ifdef SV_MUTANT_NO_LANDLOCK
+	/* MUTANT no-landlock: a uid-1000 agent can reach other processes of its uid. */
+	return 0;
+#endif
+	memset(&attr, 0, sizeof(attr));
+	attr.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
+	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0u);
+	if (fd < 0)
+		return -errno;
+	/* restrict_self needs no_new_privs (or CAP_SYS_ADMIN); the filter sets
+	 * it too, in the same child. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    syscall(SYS_landlock_restrict_self, fd, 0u) != 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+void sv_contain_reap(pid_t agent, int status_fd)
+{
+	int agent_status = -1;
+
+	/* The agent (same uid, possibly root) must not be able to ptrace its
+	 * namespace's init. */
+	prctl(PR_SET_DUMPABLE, 0);
+	for (;;) {
+		int status;
+		pid_t w = waitpid(-1, &status, __WALL);
+
+		if (w == agent)
+			agent_status = status;
+		if (w < 0 && errno == ECHILD)
+			break;
+	}
+	if (write(status_fd, &agent_status, sizeof(agent_status)) < 0)
+		_exit(1);
+	_exit(0);
+}

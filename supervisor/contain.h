@@ -1,0 +1,72 @@
+/* Containment of the agent process itself: what keeps its tree from
+ * outliving the run, a root agent from reaching the kernel's usermode
+ * helpers, and the caller's descriptors from reaching the agent. The threat
+ * model is in docs/design.md ("Threat model: the agent process"). */
+#ifndef SV_CONTAIN_H
+#define SV_CONTAIN_H
+
+#include <sys/types.h>
+
+enum sv_contain_mode {
+	/* The agent runs under a reaper that is init of a new pid namespace, in
+	 * a new mount namespace with its own /proc and read-only /proc/sys and
+	 * /sys. Killing the reaper kills the namespace (kernel-guaranteed:
+	 * zap_pid_ns_processes), and the reaper dies with the supervisor. */
+	SV_CONTAIN_PIDNS,
+	/* The supervisor is a child subreaper and kills its children until
+	 * waitpid says ECHILD: no process of the tree is left when it returns
+	 * (orphans are re-parented to us, never past us). The agent is in a
+	 * Landlock domain (sv_contain_landlock), required. */
+	SV_CONTAIN_SUBREAPER,
+};
+
+/* Chooses the mechanism for this supervisor's credentials: a pid namespace
+ * when CAP_SYS_ADMIN is effective (a root supervisor), otherwise the
+ * subreaper. A supervisor with effective uid 0 but without CAP_SYS_ADMIN
+ * would run a root agent that owns /proc/sys (core_pattern, modprobe) with
+ * nothing to make it read-only: -EPERM, the run must be refused. Returns 0
+ * (and sets *out) or -errno. */
+int sv_contain_choose(enum sv_contain_mode *out);
+
+/* "pid-namespace" or "subreaper+landlock": the report's name of the mechanism. */
+const char *sv_contain_name(enum sv_contain_mode m);
+
+/* The parent pid as seen by the /proc mounted now (before
+ * sv_contain_mounts: the supervisor's namespace, where getppid() of a new
+ * pid namespace's init says 0). Returns the pid or -errno. */
+pid_t sv_contain_outer_ppid(void);
+
+/* Run by init of the new pid and mount namespaces, with CAP_SYS_ADMIN,
+ * before the capabilities are dropped: makes every mount private (nothing
+ * propagates back to the host), mounts a fresh /proc of the new pid
+ * namespace over /proc (outsiders' /proc/PID, /proc/1/root and
+ * /proc/PID/mem become unreachable), and makes /proc/sys,
+ * /proc/sysrq-trigger and every mount at or under /sys read-only. Once
+ * CAP_SYS_ADMIN is dropped nothing in the namespace can remount or unmount
+ * them. Returns 0 or the -errno of the first step that failed. */
+int sv_contain_mounts(void);
+
+/* Closes every descriptor >= 3 except keep (-1: none): close_range(2) where
+ * the kernel has it (5.9+), else each entry of /proc/self/fd. Returns 0 or
+ * -errno (a descriptor that could not be closed: the agent must not run). */
+int sv_contain_close_fds(int keep);
+
+/* Puts the calling process (and all it will start) in a Landlock domain
+ * (5.13+, and "landlock" in the kernel's LSM list): from inside it no
+ * process outside the domain can be ptraced, read or written through
+ * /proc/PID/mem, process_vm_*, pidfd_getfd or kcmp. Needed for an agent
+ * that is not in its own pid namespace (subreaper mode: a uid-1000 agent
+ * could otherwise open /proc/PID/mem of any dumpable process of its uid
+ * under Yama scope 0). Returns 0, or -errno (ENOSYS: no Landlock in the
+ * kernel; EOPNOTSUPP: built but not enabled at boot). */
+int sv_contain_landlock(void);
+
+/* The reaper, init of the agent's pid namespace: reaps every process of the
+ * namespace until none is left (ECHILD), then writes the agent's wait
+ * status (an int) to status_fd and exits 0. It makes itself non-dumpable;
+ * as a namespace init it receives no signal from inside the namespace that
+ * it has no handler for (it installs none), so the agent can neither kill
+ * it nor stop it. Never returns. */
+__attribute__((noreturn)) void sv_contain_reap(pid_t agent, int status_fd);
+
+#endif

