@@ -315,12 +315,13 @@ class Ctx:
         return d, os.path.join(d, "report.json"), os.path.join(self.tmp, "agent%d.log" % self.runs)
 
     def start(self, agent, args, allow=(), no_loopback=False, fault=None, binary=None, sv_args=None,
-              report=True):
-        """Starts the supervisor; returns (Popen, report path, agent log path)."""
+              report=True, uid1000=False):
+        """Starts the supervisor (as uid 1000 with uid1000=True); returns
+        (Popen, report path, agent log path)."""
         binary = binary or (SV_FAULTS if fault is not None else SV)
         self.require(os.access(binary, os.X_OK), "%s missing: build it first (make supervisor supervisor-faults)" % binary)
         d, report_path, log_path = self.paths()
-        argv = [binary]
+        argv = as_uid1000(self, d, uid1000) + [binary]
         for spec in allow:
             argv += ["--allow", spec]
         if no_loopback:
@@ -363,6 +364,22 @@ class Ctx:
         subprocess.run([os.path.join(AGENTS, agent)] + list(args), env=env, timeout=timeout, check=False,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return read_log(log_path)
+
+
+SETPRIV_UID1000 = ["setpriv", "--reuid", "1000", "--regid", "1000", "--clear-groups"]
+
+
+def as_uid1000(ctx, run_dir, wanted=True):
+    """The argv prefix that runs the supervisor as uid 1000 (no capabilities:
+    the subreaper+landlock containment), with the run's files writable to
+    it; [] when not wanted. Skips where this host cannot."""
+    if not wanted:
+        return []
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        raise Skip("needs root (to become uid 1000) and setpriv")
+    for d in (ctx.tmp, run_dir):
+        os.chmod(d, 0o777)
+    return list(SETPRIV_UID1000)
 
 
 def load_report(ctx, path):
@@ -1282,18 +1299,20 @@ def read_records(path):
     return out, data[pos:]
 
 
-def sv_with_channel(ctx, agent, args, path=False, binary=None, fault=None, timeout=30, check=True, **kw):
+def sv_with_channel(ctx, agent, args, path=False, binary=None, fault=None, timeout=30, check=True,
+                    uid1000=False, **kw):
     """Runs the supervisor with --report-fd 9 on a file only this test opened
-    (and, with path=True, --report PATH as well). Returns (Run, records,
-    trailing bytes, path or None)."""
+    (and, with path=True, --report PATH as well), as uid 1000 with
+    uid1000=True. Returns (Run, records, trailing bytes, path or None)."""
     d, report_path, log_path = ctx.paths()
+    prefix = as_uid1000(ctx, d, uid1000)
     chan = os.path.join(d, "channel")
     fd = os.open(chan, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
     sv_args = ["--report-fd", "9"]
     if path:
         sv_args += ["--report", report_path]
     binary = binary or (SV_FAULTS if fault is not None else SV)
-    argv = [binary] + sv_args
+    argv = prefix + [binary] + sv_args
     for spec in kw.get("allow", ()):
         argv += ["--allow", spec]
     if kw.get("no_loopback"):
@@ -1305,8 +1324,12 @@ def sv_with_channel(ctx, agent, args, path=False, binary=None, fault=None, timeo
         env["EGRESS_SV_FAULT"] = fault
     ctx.last_argv = argv
     try:
+        # dup2 in the child: pass_fds would need descriptor 9 open here
+        # already (CPython marks them inheritable before preexec_fn), and
+        # every descriptor of ours is non-inheritable (PEP 446), so no
+        # close_fds pass is needed to keep them from the supervisor.
         proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout,
-                              pass_fds=(9,), preexec_fn=lambda: os.dup2(fd, 9))
+                              close_fds=False, preexec_fn=lambda: os.dup2(fd, 9))
     finally:
         os.close(fd)
     recs, rest = read_records(chan)
@@ -1336,8 +1359,13 @@ def report_fd_holds_provisional_then_final_record(ctx):
 
 @test()
 def report_fd_forgery_by_agent_finds_no_route_and_killed_supervisor_vouches_for_nothing(ctx):
+    # As uid 1000 (no pid namespace) the agent can SIGKILL its supervisor;
+    # as root it cannot even reach it (the next test).
     bad = ctx.tcp(UNDECLARED)
-    run, recs, rest, path = sv_with_channel(ctx, "forge-report", [bad.dest], path=True, no_loopback=True)
+    run, recs, rest, path = sv_with_channel(ctx, "forge-report", [bad.dest], path=True, no_loopback=True,
+                                            uid1000=True, check=False)
+    if run.report and (run.report.get("probe") or {}).get("containment") in ("ENOSYS", "EOPNOTSUPP"):
+        raise Skip("no Landlock on this kernel: a uid-1000 agent is refused (capability-error)")
     ctx.expect_eq(run.rc, -signal.SIGKILL, "supervisor killed by its agent")
     expect_agent(ctx, run, "connect", -1, "EACCES")
     expect_agent(ctx, run, "kill_supervisor", 0)
@@ -1361,6 +1389,22 @@ def report_fd_forgery_by_agent_finds_no_route_and_killed_supervisor_vouches_for_
 
 
 @test()
+def report_fd_forging_root_agent_cannot_reach_its_supervisor(ctx):
+    # A root supervisor runs the agent under the reaper of its own pid
+    # namespace: the agent's parent is that reaper, which no signal from
+    # inside reaches, so the supervisor finishes with its own final record.
+    bad = ctx.tcp(UNDECLARED)
+    run, recs, rest, _ = sv_with_channel(ctx, "forge-report", [bad.dest], no_loopback=True)
+    ctx.expect_eq(run.report.get("containment"), "pid-namespace", "containment")
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "kill_supervisor", 0)
+    expect_agent(ctx, run, "forge_fd", -1, "EBADF")
+    ctx.expect_eq([k for k, _ in recs][-1:], ["final"], "the last record is the supervisor's final one")
+    ctx.expect_eq(rest, b"", "bytes after the last record")
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+@test()
 def report_fd_leak_mutant_lets_agent_append_forged_final_record(ctx):
     """The check above must be able to fail: with the report-fd-leak mutant
     the agent's own descriptor 9 is the channel."""
@@ -1369,7 +1413,7 @@ def report_fd_leak_mutant_lets_agent_append_forged_final_record(ctx):
         raise Skip("build/mutants/report-fd-leak missing (make mutant-bin MUTANT=report-fd-leak)")
     bad = ctx.tcp(UNDECLARED)
     run, recs, _, _ = sv_with_channel(ctx, "forge-report", [bad.dest], binary=binary, no_loopback=True,
-                                      check=False)
+                                      check=False, uid1000=True)
     ctx.expect_eq(run.rc, -signal.SIGKILL, "supervisor killed by its agent")
     expect_agent(ctx, run, "forge_fd", 0)
     ctx.expect(recs and recs[-1][0] == "final" and recs[-1][1].get("verdict") == "pass",
@@ -1627,12 +1671,21 @@ def cross_process_calls_denied_and_outsider_socket_untouched(ctx):
                               stderr=subprocess.DEVNULL)
     ctx.closers.append(lambda: (holder.kill(), holder.wait()))
     ctx.require(wait_for(lambda: os.path.exists(pidfile), 5), "fd-holder never connected")
-    run = ctx.sv("cross-process", [pidfile, "escaped"])
+    os.chmod(ctx.tmp, 0o777)
+    # As uid 1000 (no pid namespace) the outsider can be named and the
+    # filter must refuse every call on it; as root the agent's own pid
+    # namespace hides it, and nothing may reach its peer either way.
+    run = ctx.sv("cross-process", [pidfile, "escaped"], uid1000=True)
+    if (run.report.get("probe") or {}).get("containment") in ("ENOSYS", "EOPNOTSUPP"):
+        raise Skip("no Landlock on this kernel: a uid-1000 agent is refused (capability-error)")
     expect_outcome(ctx, run, 1, "fail")
     ctx.expect_eq(run.rc, 1, "exit status")
     for call in ("pidfd_getfd", "process_vm_readv", "process_vm_writev", "ptrace", "kcmp"):
         ev = expect_event(ctx, run, call, syscall=call)
         ctx.expect_eq((ev.get("bucket"), ev.get("reason")), ("denied", "cross-process"), call)
+    root = ctx.sv("cross-process", [pidfile, "escaped"])
+    ctx.expect_eq(root.report.get("containment"), "pid-namespace", "root's containment")
+    ctx.expect(root.rc in (0, 1), "root run exit status %s" % root.rc)
     time.sleep(0.2)
     ctx.expect_eq(lis.received(), b"", "data at the outsider's undeclared peer")
 
