@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the modules archive of one kernel: a deterministic newc cpio holding
-# lib/modules/<release>/ with the kernel's networking modules (kernel/net/)
-# and every module they depend on, decompressed, with busybox depmod's
+# lib/modules/<release>/ with the kernel's networking and crypto modules
+# (SUBTREES) and every module they depend on, decompressed, with busybox depmod's
 # modules.dep, modules.alias and modules.symbols (docs/guest.md, "Modules").
 # The launcher concatenates it after the run's initramfs.
 #
@@ -19,7 +19,11 @@ readonly HERE
 # Same fixed value as build.sh: both archives end up in one guest.
 readonly DEFAULT_EPOCH=1704067200
 # The subtrees whose modules a guest carries; their dependencies come along.
-readonly SUBTREES=(kernel/net)
+# The crypto algorithms too: modules load them at run time by alias, not by
+# depends= (libcrc32c, which sctp needs, asks for "crypto-crc32c" in its init,
+# and fails where CRYPTO_CRC32C=m and crc32c_generic is missing: seen on the
+# 5.10 and 6.1 generic kernels), and AF_ALG autoloads them on a host as well.
+readonly SUBTREES=(kernel/net kernel/crypto kernel/arch/x86/crypto)
 
 die() {
 	echo "initramfs/modules.sh: $*" >&2

@@ -92,19 +92,24 @@ unpack_kernel() {
 		K_MODDIR=$dir/x/usr/lib/modules/$K_RELEASE
 		;;
 	esac
+	# trixie's 6.12 keeps /boot but ships its modules under /usr (merged /usr).
+	if [[ ! -d "$K_MODDIR/kernel" && -d "$dir/x/usr/lib/modules/$K_RELEASE/kernel" ]]; then
+		K_MODDIR=$dir/x/usr/lib/modules/$K_RELEASE
+	fi
 	[[ -f "$K_CONFIG" ]] || kc_die "$name: $pkg=$ver has no config for $K_RELEASE"
 	[[ -d "$K_MODDIR/kernel" ]] || kc_die "$name: $pkg=$ver has no modules in ${K_MODDIR#"$dir/x"}"
 }
 
-# modules_build NAME DIR: the modules archive of the kernel unpack_kernel left
-# in DIR, written to DIR/k/$(kc_modules_file).
+# modules_build NAME DIR FILE: the modules archive of the kernel unpack_kernel
+# left in DIR, written to DIR/k/FILE (FILE is kc_modules_file's name, taken
+# once by the caller so the name it moves is the name written).
 modules_build() {
-	local name=$1 dir=$2 t0 t1
+	local name=$1 dir=$2 file=$3 t0 t1
 	t0=$(date +%s.%N)
 	mkdir -p "$dir/k"
-	"$TOP/initramfs/modules.sh" --tree "$K_MODDIR" --release "$K_RELEASE" --out "$dir/k/$(kc_modules_file)"
+	"$TOP/initramfs/modules.sh" --tree "$K_MODDIR" --release "$K_RELEASE" --out "$dir/k/$file"
 	t1=$(date +%s.%N)
-	kc_log "$name: modules archive $(($(stat -c %s "$dir/k/$(kc_modules_file)") / 1024)) KiB in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+	kc_log "$name: modules archive $(($(stat -c %s "$dir/k/$file") / 1024)) KiB in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 }
 
 # cached_sha NAME PACKAGE VERSION: the sha256 of a cached kernel fetched from
@@ -167,7 +172,7 @@ fetch_one() {
 	if [[ "$want" != - && "$sha" != "$want" ]]; then
 		kc_die "$name: $pkg $ver vmlinuz sha256 is $sha but the lock says $want; the mirror's package changed under the same version. Refresh deliberately: $REFRESH_HINT"
 	fi
-	modules_build "$name" "$tmp"
+	modules_build "$name" "$tmp" "$modules"
 	dest=$KC_CACHE/$sha
 	if [[ -f "$dest/vmlinuz" && -f "$dest/meta" ]]; then
 		# Only the modules archive was missing: add it, keep the rest.

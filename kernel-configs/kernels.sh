@@ -7,8 +7,8 @@
 #                              built first when missing
 #   kernels.sh config NAME     the kernel's .config next to that image (same)
 #   kernels.sh modules NAME    the kernel's modules archive (newc cpio of
-#                              lib/modules/<release>/: net/ and its
-#                              dependencies; empty for a kernel built without
+#                              lib/modules/<release>/: net/, crypto/ and
+#                              their dependencies; empty for a kernel built without
 #                              modules), made first when missing; the launcher
 #                              appends it to the run's initramfs
 #   kernels.sh machine NAME    the QEMU -machine type that boots and powers it off
