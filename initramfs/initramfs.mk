@@ -4,9 +4,13 @@
 #       INITRAMFS_CELLS=DIR   cell files to include (repeat with spaces)
 #       INITRAMFS_AGENTS=DIR  static agents to include (default build/agents if present)
 #       SUPERVISOR=PATH       another supervisor binary (default build/egress-supervisor)
-#   make initramfs-repro-test -> two builds, byte-identical, or fail
+#   make initramfs-repro-test -> two builds, byte-identical, or fail (and the
+#                                modules archive's host tests)
 #   make initramfs-test       -> outcome decisions from synthetic guest output, and the
 #                                launcher's accelerator choice against fake QEMUs (no VM)
+#   make initramfs-modules-test [MODULES_KERNELS='debian-6.1-cloud debian-5.10']
+#                             -> boots each kernel with and without its modules
+#                                archive; sctp must autoload with it (VM)
 
 IRFS_DIR := $(TOP)/initramfs
 IRFS_OUT := $(BUILD)/initramfs
@@ -25,7 +29,7 @@ IRFS_SV_DEP := $(filter $(SV_RELEASE),$(SUPERVISOR))
 IRFS_ARGS = --out $(INITRAMFS) --guest-bin $(IRFS_GUEST_BIN) --supervisor $(SUPERVISOR) \
 	$(foreach d,$(INITRAMFS_CELLS),--cells $(d)) $(foreach d,$(INITRAMFS_AGENTS),--agents $(d))
 
-.PHONY: initramfs initramfs-guest initramfs-repro-test initramfs-test
+.PHONY: initramfs initramfs-guest initramfs-repro-test initramfs-test initramfs-modules-test
 
 # envexec links libseccomp only for syscall name -> number resolution.
 $(IRFS_GUEST_BIN)/egress-envexec: $(IRFS_DIR)/guest/envexec.c | sv-toolchain
@@ -45,8 +49,22 @@ initramfs: $(IRFS_GUEST_PROGS) $(IRFS_SV_DEP)
 
 # Two builds from the same inputs, the second with every input's mtime moved
 # and another umask: the bytes must not differ.
+# The modules archive (initramfs/modules.sh) first, on a synthetic tree: a
+# failure there stops before the image test and its count line is the last.
 initramfs-repro-test: $(IRFS_GUEST_PROGS) $(IRFS_SV_DEP)
+	$(IRFS_DIR)/tests/modules-test.sh
 	$(IRFS_DIR)/tests/repro-test.sh $(IRFS_ARGS)
 
 initramfs-test:
 	python3 $(IRFS_DIR)/tests/run.py
+
+# The modules archive in a guest (docs/guest.md, "Modules"). The probe is
+# test-only: it is never part of the matrix's initramfs.
+MODULES_KERNELS ?= debian-6.1-cloud debian-5.10
+IRFS_PROBE := $(IRFS_OUT)/test/modules-probe
+$(IRFS_PROBE): $(IRFS_DIR)/tests/modules-probe.c | sv-toolchain
+	$(call musl_prog,$@,$<)
+
+initramfs-modules-test: $(IRFS_GUEST_PROGS) $(IRFS_SV_DEP) $(IRFS_PROBE) agents
+	$(IRFS_DIR)/tests/modules-boot.sh --probe $(IRFS_PROBE) --guest-bin $(IRFS_GUEST_BIN) \
+		--agents $(BUILD)/agents --out $(IRFS_OUT)/modules-test $(MODULES_KERNELS)

@@ -12,8 +12,10 @@ kernels-debian:
 	BUILD=$(BUILD) CACHE=$(CACHE) $(KC)/fetch-kernels.sh
 
 # Pick the newest version of each Debian kernel and rewrite the lock (commit it).
+# LOCK_NAMES='debian-7.3 ...' refreshes only those lines.
+LOCK_NAMES ?=
 kernels-lock-refresh:
-	BUILD=$(BUILD) CACHE=$(CACHE) $(KC)/fetch-kernels.sh --refresh-lock
+	BUILD=$(BUILD) CACHE=$(CACHE) $(KC)/fetch-kernels.sh --refresh-lock $(LOCK_NAMES)
 
 # Build (or reuse from the cache) every custom variant, one build at a time.
 kernels-custom:

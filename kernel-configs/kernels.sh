@@ -6,6 +6,11 @@
 #   kernels.sh path NAME       the kernel image (vmlinuz/bzImage), fetched or
 #                              built first when missing
 #   kernels.sh config NAME     the kernel's .config next to that image (same)
+#   kernels.sh modules NAME    the kernel's modules archive (newc cpio of
+#                              lib/modules/<release>/: net/, crypto/ and
+#                              their dependencies; empty for a kernel built without
+#                              modules), made first when missing; the launcher
+#                              appends it to the run's initramfs
 #   kernels.sh machine NAME    the QEMU -machine type that boots and powers it off
 #   kernels.sh describe NAME   the one-line description
 #   kernels.sh plan NAME       what `path` would do: "cached", "fetch", or
@@ -105,6 +110,27 @@ plan() {
 	esac
 }
 
+# modules NAME: the path of NAME's modules archive, next to its image.
+# fetch-kernels.sh makes it for a Debian kernel along with the image; a custom
+# kernel is built without modules (CONFIG_MODULES off), so its archive is
+# empty, and one whose config says otherwise is a stop, not a guest that
+# silently lacks its modules.
+modules() {
+	local name=$1 path dir file k
+	k=$(kind "$name")
+	path=$(image "$name")
+	dir=${path%/*}
+	file=$dir/$(kc_modules_file)
+	if [[ "$k" == custom && ! -f "$file" ]]; then
+		if grep -q '^CONFIG_MODULES=y' "$dir/config"; then
+			kc_die "$name: built with CONFIG_MODULES=y, but build-kernel.sh installs no modules; turn CONFIG_MODULES off in variants/$name.config or install them"
+		fi
+		"$TOP/initramfs/modules.sh" --empty --out "$file"
+	fi
+	[[ -f "$file" ]] || kc_die "$name: no modules archive at $file"
+	printf '%s\n' "$file"
+}
+
 main() {
 	local cmd=${1:-} name path
 	case "$cmd" in
@@ -116,7 +142,7 @@ main() {
 	names)
 		all_names
 		;;
-	path | config | machine | describe | plan)
+	path | config | modules | machine | describe | plan)
 		(($# == 2)) || kc_die "usage: kernels.sh $cmd NAME"
 		name=$2
 		case "$cmd" in
@@ -127,6 +153,7 @@ main() {
 			[[ -f "$path" ]] || kc_die "$name: no config at $path"
 			printf '%s\n' "$path"
 			;;
+		modules) modules "$name" ;;
 		machine) machine "$name" ;;
 		describe) describe "$name" ;;
 		plan) plan "$name" ;;

@@ -81,7 +81,10 @@ kc_debian_table() {
 debian-5.10 ^linux-image-5\.10\.0-[0-9]+-amd64-unsigned$ q35 Debian 11 bullseye 5.10 generic amd64 kernel (CONFIG_X86_X32=y; oldest in the matrix, no WAIT_KILLABLE_RECV)
 debian-6.1 ^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$ q35 Debian 12 bookworm 6.1 generic amd64 kernel (CONFIG_X86_X32_ABI=y)
 debian-6.1-cloud ^linux-image-6\.1\.0-[0-9]+-cloud-amd64-unsigned$ q35 Debian 12 bookworm 6.1 cloud-amd64 kernel (no x32 ABI)
-debian-6.12 ^linux-image-6\.12\.[0-9]+\+deb13-amd64-unsigned$ q35 Debian 13 trixie 6.12 generic amd64 kernel (newest)
+debian-6.12 ^linux-image-6\.12\.[0-9]+\+deb13-amd64-unsigned$ q35 Debian 13 trixie 6.12 generic amd64 kernel
+debian-7.2 ^linux-image-7\.2\.[0-9]+\+deb14-amd64$ q35 Debian sid 7.2 generic amd64 kernel (CONFIG_X86_X32_ABI=y)
+debian-7.3 ^linux-image-7\.3\.[0-9]+\+deb13-amd64$ q35 Debian 13 trixie-backports 7.3 generic amd64 kernel (CONFIG_X86_X32_ABI=y; newest)
+debian-7.3-cloud ^linux-image-7\.3\.[0-9]+\+deb13-cloud-amd64$ q35 Debian 13 trixie-backports 7.3 cloud-amd64 kernel (no x32 ABI)
 TABLE
 }
 
@@ -93,6 +96,16 @@ kc_debian_field() {
 
 kc_debian_names() {
 	kc_debian_table | awk '{ print $1 }'
+}
+
+# kc_modules_file: the name of a kernel's modules archive in its cache
+# directory. It is keyed by what makes its bytes (the builder, the cpio writer
+# and the busybox whose depmod writes the indexes), so a change to any of them
+# builds a new archive instead of reusing a stale one.
+kc_modules_file() {
+	local key
+	key=$(cat "$TOP/initramfs/modules.sh" "$TOP/initramfs/host/mkcpio.py" /bin/busybox | sha256sum)
+	printf 'modules-%s.cpio\n' "${key:0:12}"
 }
 
 # Source packages the custom kernels are built from (their versions and
