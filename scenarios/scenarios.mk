@@ -26,8 +26,8 @@ SC_TOOLS := $(SC_DIR)/tools
 #   undeclared, scope 2, root without CAP_SYS_PTRACE -> capability-error
 #   undeclared, scope 1, uid 1000                    -> fail (descendant rule)
 #   declared,   scope 2, root                        -> pass (CAP_SYS_PTRACE)
-# 4 kernels x 3 cells = 12 boots, about 1-2 minutes on 2 cores under TCG.
-VM_SMOKE_KERNELS := debian-5.10 debian-6.1 debian-6.1-cloud debian-6.12
+# 5 kernels x 3 cells = 15 boots, about 2-3 minutes on 2 cores under TCG.
+VM_SMOKE_KERNELS := debian-5.10 debian-6.1 debian-6.1-cloud debian-6.12 debian-7.3
 VM_SMOKE_SCENARIOS := starter-undeclared.ptrace_scope=2,user=nocap \
 	starter-undeclared.ptrace_scope=1,user=uid1000 \
 	starter-declared.ptrace_scope=2,user=root

@@ -114,6 +114,7 @@ def kernel_info(name):
     info = {"name": name, "path": path, "sha256": C.sha256_file(path),
             "machine": run_tool([ks, "machine", name], f"kernel {name}").strip(),
             "description": run_tool([ks, "describe", name], f"kernel {name}").strip(),
+            "modules": run_tool([ks, "modules", name], f"kernel {name}").strip().splitlines()[-1],
             "version": None, "release": None, "config": None}
     meta = os.path.join(os.path.dirname(path), "meta")
     if os.path.exists(meta):
@@ -144,6 +145,19 @@ def distrust_unlike_host(cell, profile):
         ["the guest's supervisor left no probe to compare with the host's"]
     if diffs:
         cell["outcome"], cell["reason"] = "precondition-error", "; ".join(diffs)
+
+
+def kernel_initrd(initrd, kinfo, rdir):
+    """The run's initramfs with the kernel's modules archive appended (the
+    kernel unpacks concatenated newc archives in order), so protocol
+    autoloading in the guest behaves as on the Debian host (docs/guest.md,
+    "Modules"). One file per kernel of the run, in the run directory."""
+    out = os.path.join(rdir, f"initramfs+{kinfo['name']}.cpio")
+    with open(out, "wb") as dst:
+        for part in (initrd, kinfo["modules"]):
+            with open(part, "rb") as src:
+                shutil.copyfileobj(src, dst, 1 << 20)
+    return out
 
 
 def kernel_plan(name):
@@ -628,6 +642,9 @@ def main(argv=None):
         log("building the initramfs")
         initrd_s = build_initramfs(rdir, cells_dir, opts.supervisor, agents, initrd)
         log(f"initramfs {initrd} built in {initrd_s:.1f}s")
+        for k in kernels:
+            if kinfo[k]["path"]:
+                kinfo[k]["initrd"] = kernel_initrd(initrd, kinfo[k], rdir)
     except (SetupError, L.LaunchError, RuntimeError, S.ScenarioError, OSError) as e:
         log(f"error: {e}")
         return 2
@@ -652,7 +669,8 @@ def main(argv=None):
     progress = Progress(len(cells), opts.jobs)
     t_cells = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        futs = {pool.submit(run_cell, c, kinfo[c["kernel"]], initrd, opts): c for c in cells}
+        futs = {pool.submit(run_cell, c, kinfo[c["kernel"]], kinfo[c["kernel"]].get("initrd"),
+                            opts): c for c in cells}
         for fut in concurrent.futures.as_completed(futs):
             c = futs[fut]
             c.update(fut.result())
