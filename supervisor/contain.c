@@ -132,10 +132,27 @@ static int bind_ro(const char *path)
 	return remount_ro(path);
 }
 
-/* Every mount point at or under /sys, read-only: uevent_helper
- * (/sys/kernel/uevent_helper), the cgroup file systems and the rest. A
- * remount is per mount, so each submount is its own step. */
-static int sys_read_only(void)
+/* File systems through which uid 0 reaches the kernel's own knobs:
+ * sysctls (kernel.core_pattern, kernel.modprobe), uevent_helper, cgroup
+ * release agents, binfmt handlers, debug and trace controls, EFI variables.
+ * Judged by type, not by where they are mounted: a second proc under a
+ * chroot builder's tree, or the working directory the agent inherits inside
+ * the old /proc, reach them as well as /proc/sys does. */
+static const char *const kernel_fs[] = {"proc",       "sysfs",    "binfmt_misc", "cgroup",
+					"cgroup2",    "configfs", "debugfs",     "tracefs",
+					"securityfs", "efivarfs", "bpf",         "pstore"};
+
+static int is_kernel_fs(const char *type)
+{
+	for (size_t i = 0; i < sizeof(kernel_fs) / sizeof(kernel_fs[0]); i++)
+		if (strcmp(type, kernel_fs[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Every mount of a kernel_fs type, read-only. A remount is per mount, so
+ * each is its own step; mountinfo lists them parents first. */
+static int kernel_fs_read_only(void)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096];
@@ -144,18 +161,25 @@ static int sys_read_only(void)
 	if (!f)
 		return -errno;
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		char mp[4096];
+		char mp[4096], type[64];
+		const char *sep = strstr(line, " - ");
 
-		/* id parent major:minor root mount-point ... */
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+		/* id parent major:minor root mount-point options ... - type source opts */
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
+		    sscanf(sep + 3, "%63s", type) != 1 || !is_kernel_fs(type))
 			continue;
 		unescape(mp);
+#ifdef SV_MUTANT_PROC_BY_PATH
+		/* MUTANT proc-by-path: only the mounts at or under /sys, as
+		 * before: the old /proc and any other proc or sysfs stay
+		 * writable. */
 		if (strcmp(mp, "/sys") != 0 && strncmp(mp, "/sys/", 5) != 0)
 			continue;
+#endif
 		rc = remount_ro(mp);
 		/* A mount hidden under a later one cannot be reached by path;
 		 * the one on top is remounted on its own line. */
-		if (rc == -ENOENT)
+		if (rc == -ENOENT || rc == -EACCES)
 			rc = 0;
 	}
 	fclose(f);
@@ -164,24 +188,32 @@ static int sys_read_only(void)
 
 int sv_contain_mounts(void)
 {
-	int rc;
+	char cwd[4096];
+	int rc, have_cwd = getcwd(cwd, sizeof(cwd)) != NULL;
 
 	/* Private first: the remounts below must not propagate to the host's
 	 * namespace (a shared root would carry them). */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 		return -errno;
+	/* Before the new proc covers the old one, so the old /proc (which a
+	 * working directory inside it still reaches) is read-only too. */
+	if ((rc = kernel_fs_read_only()) < 0)
+		return rc;
 	/* A proc of the new pid namespace over the old one: only the
 	 * namespace's own processes are visible. The old mount and whatever
 	 * was mounted under it are hidden, and unmounting needs CAP_SYS_ADMIN. */
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
 		return -errno;
-	/* kernel.core_pattern, kernel.modprobe, kernel.hotplug and every other
-	 * sysctl: writable by uid 0 through its file mode alone. */
+	/* The new proc's sysctls: writable by uid 0 through its file mode. */
 	if ((rc = bind_ro("/proc/sys")) < 0)
 		return rc;
 	if (access("/proc/sysrq-trigger", F_OK) == 0 && (rc = bind_ro("/proc/sysrq-trigger")) < 0)
 		return rc;
-	return sys_read_only();
+	/* The working directory by path again: it lands on the new mounts
+	 * where it was under the old /proc. */
+	if (have_cwd && chdir(cwd) != 0)
+		return -errno;
+	return 0;
 }
 
 int sv_contain_close_fds(int keep)

@@ -33,4 +33,10 @@
  *                         owns /proc/sys and /sys
  *   NO_LANDLOCK           contain.c  no Landlock domain: a uid-1000 agent reaches
  *                         other processes of its uid (/proc/PID/mem)
+ *   SHARED_SESSION        spawn.c    the agent keeps the caller's session and
+ *                         controlling terminal (TIOCSTI, kill(0))
+ *   STDIO_SOCKET_OPEN     main.c     a socket on descriptor 0-2 reaches the agent
+ *                         whatever its peer
+ *   PROC_BY_PATH          contain.c  only /sys mounts read-only: the old /proc (the
+ *                         working directory) and other proc mounts writable
  * This header is documentation only; nothing includes it. */

@@ -76,6 +76,15 @@ static void run_fn(int keep_fd, void (*fn)(void *), void *arg)
 {
 	int rc = sv_contain_close_fds(keep_fd);
 
+	/* Its own session, without a controlling terminal: TIOCSTI into the
+	 * caller's terminal (input its shell runs after the run, outside every
+	 * filter) then needs CAP_SYS_ADMIN, which is dropped, and kill(0, ...)
+	 * reaches only the agent's own process group, never the caller's. */
+#ifndef SV_MUTANT_SHARED_SESSION
+	if (rc == 0 && setsid() < 0)
+		rc = -errno;
+#endif
+
 	if (rc < 0) {
 		int err = -rc;
 

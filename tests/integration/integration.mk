@@ -15,7 +15,8 @@ integration-test: $(SV_RELEASE) $(SV_FAULTS_BIN) agents
 	@$(SV_DIR)/tools/host-deps.sh python3
 	TOP=$(TOP) BUILD=$(BUILD) python3 $(IT_RUNNER) $(IT)
 
-# Issue 12: three tests prove that their checks can fail, on these mutants
+# Tests that prove their checks can fail, on these mutants
 # (the tests skip, naming the binary, when one is missing).
-IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned
+IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session stdio-socket-open \
+	proc-by-path
 integration-test: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)

@@ -1867,6 +1867,128 @@ def outsider_mem_refused_to_unprivileged_agent(ctx):
     ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0, "outsider-mem exit code")
 
 
+# ------------------------------------------------ the agent's session, stdio and kernel knobs
+# Found by the hostile review of the merged supervisor: each fix is checked
+# against the real supervisor and against the mutant that reopens it.
+
+def mutant_binary(name):
+    binary = os.path.join(BUILD, "mutants", name, "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("build/mutants/%s missing (make mutant-bin MUTANT=%s)" % (name, name))
+    return binary
+
+
+def tty_run(ctx, binary):
+    """The supervisor as the session leader of a fresh pty (its controlling
+    terminal on 0-2), tty-inject as the agent typing a command. Returns
+    (Run, what the terminal's input queue holds afterwards)."""
+    import fcntl
+    import termios
+    master, slave = os.openpty()
+    ctx.closers.append(lambda: (os.close(master), os.close(slave)))
+    d, report_path, log_path = ctx.paths()
+
+    def ctty():
+        os.setsid()
+        fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+
+    argv = [binary, "--report", report_path, "--", os.path.join(AGENTS, "tty-inject"),
+            "touch /tmp/egress-it-injected\n"]
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path), stdin=slave,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ctty)
+    run = ctx.finish(proc, report_path, log_path)
+    os.set_blocking(slave, False)
+    try:
+        queued = os.read(slave, 4096)
+    except BlockingIOError:
+        queued = b""
+    return run, queued
+
+
+@test()
+def agent_in_its_own_session_cannot_type_into_the_callers_terminal(ctx):
+    run, queued = tty_run(ctx, SV)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "session", 1)
+    line = expect_agent(ctx, run, "tiocsti", -1)
+    ctx.expect(line.get("errno") in ("EPERM", "EIO"), "TIOCSTI: %s" % line)
+    ctx.expect_eq(queued, b"", "input typed into the caller's terminal")
+    # The check can fail: in the caller's session the same agent types.
+    mrun, mqueued = tty_run(ctx, mutant_binary("shared-session"))
+    if open("/proc/sys/dev/tty/legacy_tiocsti").read().strip() == "1" \
+            if os.path.exists("/proc/sys/dev/tty/legacy_tiocsti") else True:
+        ctx.expect(mqueued != b"", "shared-session mutant: nothing typed (%s)" % mrun.log)
+
+
+def stdout_socket_run(ctx, binary, no_loopback):
+    lis = ctx.tcp()
+    s = socket.create_connection(lis.sock.getsockname()[:2])
+    ctx.closers.append(s.close)
+    d, report_path, log_path = ctx.paths()
+    argv = [binary, "--report", report_path] + (["--no-loopback"] if no_loopback else []) + \
+        ["--", os.path.join(AGENTS, "no-network")]
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
+                            stdout=s.fileno(), stderr=subprocess.PIPE, text=True)
+    return ctx.finish(proc, report_path, log_path)
+
+
+@test()
+def socket_on_stdout_outside_the_allow_list_refuses_the_run(ctx):
+    run = stdout_socket_run(ctx, SV, no_loopback=True)
+    expect_outcome(ctx, run, 3, "capability-error")
+    ctx.expect("descriptor 1 is a socket connected to 127.0.0.1" in (run.report.get("reason") or ""),
+               "reason: %r" % run.report.get("reason"))
+    ctx.expect(not run.agent_lines(), "the agent ran: %s" % run.log)
+    # Loopback allowed: the same socket leads to a declared destination.
+    ok = stdout_socket_run(ctx, SV, no_loopback=False)
+    expect_outcome(ctx, ok, 0, "pass")
+    # The check can fail.
+    m = stdout_socket_run(ctx, mutant_binary("stdio-socket-open"), no_loopback=True)
+    ctx.expect_eq(m.rc, 0, "stdio-socket-open mutant exit status (the agent ran with the socket)")
+
+
+def rewrite_run(ctx, binary, cwd, paths, wrap=None):
+    d, report_path, log_path = ctx.paths()
+    argv = [binary, "--report", report_path, "--", os.path.join(AGENTS, "rewrite-file")] + paths
+    argv = (wrap(argv) if wrap else argv)
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path), cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return ctx.finish(proc, report_path, log_path)
+
+
+@test()
+def root_agent_cannot_write_sysctls_through_its_working_directory_or_another_proc(ctx):
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        raise Skip("needs root (a root agent's pid and mount namespace) and unshare")
+    extra = os.path.join(ctx.tmp, "proc2")
+    os.mkdir(extra)
+
+    def second_proc(argv):
+        return ["unshare", "-m", "--propagation", "private", "sh", "-c",
+                'mount -t proc proc "$0" && exec "$@"', extra] + argv
+
+    for binary, must_fail in ((SV, True), (mutant_binary("proc-by-path"), False)):
+        run = rewrite_run(ctx, binary, "/proc/sys/kernel", ["core_pattern"])
+        run2 = rewrite_run(ctx, binary, "/", [extra + "/sys/kernel/core_pattern"], wrap=second_proc)
+        for r, what in ((run, "kernel/core_pattern from cwd /proc/sys/kernel"),
+                        (run2, "core_pattern of a second proc mount")):
+            line = expect_agent(ctx, r, "rewrite") or {}
+            if must_fail:
+                ctx.expect_eq(r.report.get("containment"), "pid-namespace", "containment")
+                ctx.expect_eq((line.get("result"), line.get("errno")), (-1, "30"),
+                              "%s: want EROFS (logged as 30)" % what)
+            elif r is run2:
+                # The working directory is re-entered by path in both
+                # builds; the second proc mount is what only the type
+                # rule reaches.
+                ctx.expect(line.get("result", -1) >= 0,
+                           "proc-by-path mutant: %s should be writable: %s" % (what, line))
+
+
 # ------------------------------------------------------------------ runner
 
 

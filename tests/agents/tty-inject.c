@@ -1,0 +1,28 @@
+/*
+ * tty-inject: tries to type TEXT into the terminal on descriptor 0 with
+ * TIOCSTI (input the caller's shell would run after the run, outside every
+ * filter), logging call "tiocsti" with its errno, and "session" with result
+ * 1 when the agent leads its own session (getsid(0) == getpid()).
+ */
+#include "agentlib.h"
+
+#include <errno.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	long r = 0;
+	int err = 0;
+
+	agent_init("tty-inject");
+	if (argc != 2)
+		return agent_usage("TEXT");
+	agent_log("session", NULL, getsid(0) == getpid(), 0, NULL);
+	for (const char *p = argv[1]; *p && r == 0; p++) {
+		r = ioctl(0, TIOCSTI, p);
+		err = r < 0 ? errno : 0;
+	}
+	agent_log("tiocsti", NULL, r, err, NULL);
+	return 0;
+}
