@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* abort() is what libFuzzer reports as a crash and saves the input for:
@@ -36,22 +38,6 @@ static inline uint8_t *fuzz_dup(const uint8_t *p, size_t n)
 	if (n)
 		memcpy(b, p, n);
 	return b;
-}
-
-static inline uint64_t fuzz_load64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint32_t fuzz_load32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
 }
 
 #endif

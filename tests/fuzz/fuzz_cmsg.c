@@ -72,9 +72,9 @@ static int model(const uint8_t *b, size_t len, unsigned fail_at, struct walk *w)
 	if (len < HDR)
 		return 0;
 	for (size_t off = 0;;) {
-		uint64_t clen = fuzz_load64(b + off);
-		int32_t level = (int32_t)fuzz_load32(b + off + 8);
-		int32_t type = (int32_t)fuzz_load32(b + off + 12);
+		uint64_t clen = sv_load64(b + off);
+		int32_t level = (int32_t)sv_load32(b + off + 8);
+		int32_t type = (int32_t)sv_load32(b + off + 12);
 
 		/* CMSG_OK, in the kernel's form (off <= len - HDR here). */
 		if (clen < HDR || clen > len - off)
@@ -108,8 +108,8 @@ static int on_fds(void *ctx, int *fds, size_t nfds)
 	FUZZ_CHECK(nfds > 0 && nfds <= SV_SCM_MAX_FD);
 	off = (size_t)(p - w->buf) - HDR;
 	FUZZ_CHECK(nfds * sizeof(int) <= w->len - off - HDR);
-	FUZZ_CHECK(fuzz_load32(w->buf + off + 8) == SOL_SOCKET);
-	FUZZ_CHECK(fuzz_load32(w->buf + off + 12) == SCM_RIGHTS);
+	FUZZ_CHECK(sv_load32(w->buf + off + 8) == SOL_SOCKET);
+	FUZZ_CHECK(sv_load32(w->buf + off + 12) == SCM_RIGHTS);
 	FUZZ_CHECK(w->ncalls < MAX_CALLS);
 	/* The callback may rewrite the descriptors in place (act.c translates
 	 * them): write every one, so ASan checks each. */

@@ -35,13 +35,13 @@ static void check_msghdr(const uint8_t *b, size_t len)
 		return;
 	}
 	/* The x86_64 layout, offsets written out independently of the module. */
-	name = fuzz_load64(b);
-	namelen = (int32_t)fuzz_load32(b + 8);
-	iov = fuzz_load64(b + 16);
-	iovlen = fuzz_load64(b + 24);
-	control = fuzz_load64(b + 32);
-	controllen = fuzz_load64(b + 40);
-	flags = fuzz_load32(b + 48);
+	name = sv_load64(b);
+	namelen = (int32_t)sv_load32(b + 8);
+	iov = sv_load64(b + 16);
+	iovlen = sv_load64(b + 24);
+	control = sv_load64(b + 32);
+	controllen = sv_load64(b + 40);
+	flags = sv_load32(b + 48);
 
 	/* A NULL name has no length, whatever the length field says. */
 	name_ok = name == 0 || namelen >= 0;
@@ -89,7 +89,7 @@ static void check_iov(const uint8_t *b, size_t n)
 
 	FUZZ_CHECK(out != NULL);
 	for (size_t i = 0; i < n; i++)
-		negative |= fuzz_load64(b + i * IOVEC_SIZE + 8) > (uint64_t)INT64_MAX;
+		negative |= sv_load64(b + i * IOVEC_SIZE + 8) > (uint64_t)INT64_MAX;
 	rc = sv_msghdr_decode_iov(b, n, out, &total);
 	/* Any length above SSIZE_MAX anywhere is -EINVAL, before any capping. */
 	FUZZ_CHECK(rc == (negative ? -EINVAL : 0));
@@ -98,10 +98,10 @@ static void check_iov(const uint8_t *b, size_t n)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint64_t raw = fuzz_load64(b + i * IOVEC_SIZE + 8);
+		uint64_t raw = sv_load64(b + i * IOVEC_SIZE + 8);
 		uint64_t room = SV_MAX_RW_COUNT - sum;
 
-		FUZZ_CHECK(out[i].base == fuzz_load64(b + i * IOVEC_SIZE));
+		FUZZ_CHECK(out[i].base == sv_load64(b + i * IOVEC_SIZE));
 		/* Whole while the total fits, shortened where it crosses the
 		 * cap, empty after. */
 		FUZZ_CHECK(out[i].len == (raw < room ? raw : room));

@@ -192,7 +192,7 @@ static void check_text(const struct sv_dest *d, const uint8_t *b, size_t len, co
 		check_unix_text(b, len, text);
 		break;
 	case SV_DEST_NETLINK:
-		snprintf(want, sizeof(want), "netlink:pid=%u", fuzz_load32(b + 4));
+		snprintf(want, sizeof(want), "netlink:pid=%u", sv_load32(b + 4));
 		FUZZ_CHECK(strcmp(text, want) == 0);
 		break;
 	case SV_DEST_UNSUPPORTED:
