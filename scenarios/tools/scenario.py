@@ -46,8 +46,9 @@ USERS = {
 # (kernel-configs/kernels.sh names), so a scenario stays valid while a planned
 # kernel is still being built, and a misspelt name is still an error.
 PLANNED_KERNELS = ("debian-5.10", "debian-6.1", "debian-6.1-cloud", "debian-6.12",
+                   "debian-7.2", "debian-7.3", "debian-7.3-cloud",
                    "min-6.1", "no-cross-memory-attach", "no-yama",
-                   "no-seccomp-filter", "no-pidfd-getfd")
+                   "no-seccomp-filter", "min-5.10", "no-pidfd-getfd")
 
 # Addresses a scenario may add to the guest's lo: documentation ranges only,
 # so nothing a scenario names could ever be a real host.
