@@ -178,8 +178,9 @@ static int kernel_fs_read_only(void)
 #endif
 		rc = remount_ro(mp);
 		/* A mount hidden under a later one cannot be reached by path;
-		 * the one on top is remounted on its own line. */
-		if (rc == -ENOENT || rc == -EACCES)
+		 * the one on top is remounted on its own line. Any other
+		 * failure leaves a kernel knob writable: the agent must not run. */
+		if (rc == -ENOENT)
 			rc = 0;
 	}
 	fclose(f);
