@@ -527,6 +527,16 @@ def parse_args(argv):
 
 
 def main(argv=None):
+    """The run, with the committed host scenarios in a temporary directory
+    that every way out removes (the run directory keeps its own copy)."""
+    hosts_tmp = tempfile.mkdtemp(prefix="egress-hosts-")
+    try:
+        return run_matrix(argv, hosts_tmp)
+    finally:
+        shutil.rmtree(hosts_tmp, ignore_errors=True)
+
+
+def run_matrix(argv, hosts_tmp):
     t_start = time.monotonic()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat()
     try:
@@ -538,7 +548,6 @@ def main(argv=None):
         if opts.extra_scenarios:
             paths.append(opts.extra_scenarios)
         scenarios = S.load(paths, known)
-        hosts_tmp = tempfile.mkdtemp(prefix="egress-hosts-")
         project = [sc for sc in scenarios if os.path.dirname(os.path.abspath(sc.path)) == paths[0]]
         host_files, hosts = H.committed_hosts(HOSTS_DIR, project, H.debian_kernels(LOCK),
                                               hosts_tmp)
@@ -726,8 +735,6 @@ def main(argv=None):
             "rerun": c["rerun"], "runner_rerun": c["runner_rerun"],
             "dir": os.path.relpath(c["dir"], rdir)} for c in cells],
     }
-    # Read by the shard record above; the run keeps its copy (host-scenarios/).
-    shutil.rmtree(hosts_tmp, ignore_errors=True)
     with open(os.path.join(rdir, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
         f.write("\n")
