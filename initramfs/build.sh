@@ -111,8 +111,10 @@ main() {
 	done
 	[[ -n $out && -n $guest_bin ]] || usage
 	[[ -x $supervisor ]] || die "supervisor $supervisor: missing or not executable (make supervisor, or SUPERVISOR=PATH)"
-	[[ -x $guest_bin/egress-envexec && -x $guest_bin/egress-features && -x $guest_bin/egress-sink ]] ||
-		die "$guest_bin: egress-envexec/egress-features/egress-sink missing (make initramfs-guest)"
+	local prog
+	for prog in egress-envexec egress-features egress-sink egress-hostprofile; do
+		[[ -x $guest_bin/$prog ]] || die "$guest_bin/$prog missing (make initramfs-guest)"
+	done
 	ensure_busybox
 
 	stage=$(mktemp -d)
@@ -128,6 +130,7 @@ main() {
 	install -m 0755 "$guest_bin/egress-envexec" "$stage/sbin/egress-envexec"
 	install -m 0755 "$guest_bin/egress-features" "$stage/sbin/egress-features"
 	install -m 0755 "$guest_bin/egress-sink" "$stage/sbin/egress-sink"
+	install -m 0755 "$guest_bin/egress-hostprofile" "$stage/sbin/egress-hostprofile"
 	printf 'root:x:0:0:root:/:/bin/sh\nagent:x:1000:1000:agent:/tmp:/bin/sh\n' >"$stage/etc/passwd"
 	printf 'root:x:0:\nagent:x:1000:\n' >"$stage/etc/group"
 	chmod 0644 "$stage/etc/passwd" "$stage/etc/group"

@@ -16,7 +16,7 @@ IRFS_DIR := $(TOP)/initramfs
 IRFS_OUT := $(BUILD)/initramfs
 IRFS_GUEST_BIN := $(IRFS_OUT)/bin
 IRFS_GUEST_PROGS := $(IRFS_GUEST_BIN)/egress-envexec $(IRFS_GUEST_BIN)/egress-features \
-	$(IRFS_GUEST_BIN)/egress-sink
+	$(IRFS_GUEST_BIN)/egress-sink $(IRFS_GUEST_BIN)/egress-hostprofile
 INITRAMFS := $(IRFS_OUT)/initramfs.cpio
 SUPERVISOR ?= $(SV_RELEASE)
 INITRAMFS_CELLS ?=
@@ -36,6 +36,10 @@ $(IRFS_GUEST_BIN)/egress-envexec: $(IRFS_DIR)/guest/envexec.c | sv-toolchain
 	$(call musl_prog,$@,$< $(LIBSECCOMP))
 $(IRFS_GUEST_BIN)/egress-features: $(IRFS_DIR)/guest/features.c | sv-toolchain
 	$(call musl_prog,$@,$<)
+# The host profile writer, as shipped (make repro compares the guest's
+# profile with the host's: docs/hostprofile.md).
+$(IRFS_GUEST_BIN)/egress-hostprofile: $(HP_BIN)
+	install -D -m 0755 $< $@
 # The sink: the ground truth of what arrived (issue 4's oracle reads its log).
 $(IRFS_GUEST_BIN)/egress-sink: $(IRFS_DIR)/guest/sink.c | sv-toolchain
 	$(call musl_prog,$@,$<)

@@ -19,6 +19,7 @@ declare -A TARGET=(
 	[vm-smoke]=vm-smoke
 	[mutants-repro]=mutants-repro
 	[hostprofile]=hostprofile-test
+	[hostprofile-replay]=hostprofile-replay-test
 	[fuzz-smoke]=fuzz-smoke
 	[filter-table]=filter-table-test
 	[report]=report-test

@@ -296,6 +296,7 @@ static void parse_cell(const char *path, struct cell *c)
 	    "kill_supervisor_after",
 	    "expect_agent_exit",
 	    "launcher",
+	    "guest_profile",
 	};
 	char *line, *next;
 	unsigned long v;

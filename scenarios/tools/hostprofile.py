@@ -41,8 +41,15 @@ COMPARED_OPTIONS = ("CONFIG_SECCOMP_FILTER", "CONFIG_SECURITY_YAMA",
 # The axes a host replaces; a scenario without one of them was derived for
 # its own fixed environment only, and is not replayed on another.
 HOST_AXES = ("ptrace_scope", "user")
-# Masks of a mechanism the supervisor's probe proves against its canary.
-PROBE_FAILING_MASKS = ("process_vm_readv", "pidfd_getfd", "pidfd_open")
+# Masks of a mechanism the supervisor's probe proves against its canary
+# (unshare: the canary, like the agent, takes a private descriptor table
+# with unshare(CLONE_FILES) before the listener is handed over).
+PROBE_FAILING_MASKS = ("process_vm_readv", "pidfd_getfd", "pidfd_open", "unshare")
+# Answers of the profile that are not per target, compared as they are.
+GLOBAL_PROBES = ("io_uring_setup", "userns")
+# The caller the guest runs in a host replay: it writes the guest's own
+# profile to the profile channel before the supervisor starts.
+PROFILE_LAUNCHER = "/agents/profile-launcher"
 
 
 class ProfileError(Exception):
@@ -229,6 +236,23 @@ def environment(p):
         got = child.get(call)
         if got in ("EPERM", "ENOSYS") and rule_answer(p, "child", call) == "ok":
             masks.append(f"{call}:{got}")
+    probes = p["probes"]
+    # io_uring refused on the host (a container profile: Docker's default
+    # since 25.0; or kernel.io_uring_disabled): the same answer by a mask.
+    if probes.get("io_uring_setup") in ("EPERM", "ENOSYS"):
+        masks.append(f"io_uring_setup:{probes['io_uring_setup']}")
+    sysctls = []
+    userns = probes.get("userns")
+    if userns == "EPERM" and uid == 0:
+        # root needs no privilege for a user namespace: the refusal is a
+        # seccomp profile's (Docker's default refuses unshare without
+        # CAP_SYS_ADMIN), which refuses every unshare, as the mask does.
+        masks.append("unshare:EPERM")
+    elif userns == "EPERM" and (p.get("sysctls") or {}).get("kernel.unprivileged_userns_clone") == 0:
+        sysctls.append("kernel.unprivileged_userns_clone=0")
+    elif userns not in ("ok", None):
+        notes.append(f"the host refuses a user namespace ({userns}) for a reason the guest "
+                     f"does not reproduce: the guest profile's answer will differ")
     listener = child.get("listener")
     if listener == "EBUSY":
         unrepro.append("the host already had a notification listener in the filter chain "
@@ -237,8 +261,8 @@ def environment(p):
     if (ns.get("user") or {}).get("init") is False:
         unrepro.append("the host ran in a user namespace other than init's: the guest runs "
                        "the supervisor in init's")
-    return {"ptrace_scope": scope, "user": user, "masks": masks, "notes": notes,
-            "unreproducible": unrepro}
+    return {"ptrace_scope": scope, "user": user, "masks": masks, "sysctls": sysctls,
+            "notes": notes, "unreproducible": unrepro}
 
 
 def probe_differences(p, report_probe):
@@ -254,10 +278,63 @@ def probe_differences(p, report_probe):
     return out
 
 
+def guest_profile_differences(p, data):
+    """[text] for every answer of the guest's own egress-hostprofile (the
+    `guest_profile` section a replay cell emits, as bytes, or None) that
+    differs from the host's: per target and per call, and the global
+    probes ("host: pidfd_getfd EPERM on the child_nodump; guest: ok").
+    A guest without a profile, or with one that is not a profile, is one
+    difference: nothing was compared."""
+    if not data:
+        return ["the guest wrote no profile of its own to compare with the host's "
+                "(guest_profile section missing)"]
+    try:
+        g = json.loads(data)
+    except ValueError as e:
+        return [f"the guest's profile is not JSON: {e}"]
+    gp = g.get("probes") if isinstance(g, dict) else None
+    if not isinstance(gp, dict):
+        return ["the guest's profile has no probes"]
+    out = []
+    hp = p["probes"]
+    for t in TARGETS:
+        ht = hp.get(t) or {}
+        gt = gp.get(t) if isinstance(gp.get(t), dict) else {}
+        for call in ("start", "reparented") + PROBE_CALLS:
+            if call not in ht:
+                continue
+            h, gv = ht.get(call), gt.get(call, "missing")
+            if h != gv:
+                out.append(f"host: {call} {h} on the {t}; guest: {gv}")
+    for call in GLOBAL_PROBES:
+        if call in hp and hp.get(call) != gp.get(call, "missing"):
+            out.append(f"host: {call} {hp.get(call)}; guest: {gp.get(call, 'missing')}")
+    return out
+
+
+def replay_differences(p, guest_profile, report_probe):
+    """Why a replay cell is not believed: the guest profile's differences
+    from the host's, then the supervisor's own probe's (when its report
+    has one: a supervisor without our report is judged by the profile
+    alone). Empty when the guest stood for the host."""
+    out = guest_profile_differences(p, guest_profile)
+    if report_probe:
+        out += [d for d in probe_differences(p, report_probe) if d not in out]
+    return out
+
+
 def enforce_summary(p):
     """One paragraph: can a supervisor enforce on this host, and if not,
     what is missing and what the host would have to change."""
     child = p["probes"]["child"]
+    if child.get("start") not in ("ok", None):
+        return (f"a supervisor cannot enforce on this host: the probe's child could not be "
+                f"started ({child.get('start')}); "
+                + ("a seccomp profile refuses unshare (Docker's default does without "
+                   "CAP_SYS_ADMIN), which the supervisor's spawn needs to give the agent a "
+                   "private descriptor table: run the job under a profile that allows "
+                   "unshare(CLONE_FILES)" if child.get("start") == "EPERM"
+                   else "see the probe answers"))
     bad = [(c, child.get(c)) for c in PROBE_CALLS if child.get(c) not in ("ok", None)]
     if child.get("process_vm_readv") == "ENOSYS" and child.get("proc_mem") == "ok":
         bad = [b for b in bad if b[0] != "process_vm_readv"]
@@ -326,8 +403,16 @@ def host_scenario_text(sc, env, profile=None):
         for raw in f.read().splitlines():
             m = re.match(r"^\s*name\s*=", raw)
             a = re.match(r"^\s*axis\s+(\S+)\s*=", raw)
+            ln = re.match(r"^\s*launcher\s*=\s*(.*)$", raw)
             if m:
                 raw = f"name = {host_name(sc.name, profile)}"
+                if "launcher" not in sc.fields:
+                    raw += f"\nlauncher = {PROFILE_LAUNCHER}"
+                raw += "\nguest_profile = yes"
+            elif ln:
+                # The profile is written first, then the scenario's own
+                # caller runs as before.
+                raw = f"launcher = {PROFILE_LAUNCHER} {ln.group(1)}"
             elif a and a.group(1) in HOST_AXES:
                 raw = f"axis {a.group(1)} = {env[a.group(1)]}"
             elif re.match(r"^\s*when\b", raw):
@@ -339,6 +424,7 @@ def host_scenario_text(sc, env, profile=None):
                     continue
             if not inserted and re.match(r"^\s*(when|expect)\b", raw):
                 lines += [f"mask = {m}" for m in env["masks"]]
+                lines += [f"sysctl = {x}" for x in env.get("sysctls", [])]
                 if breaking:
                     lines.append(
                         f"when kernel=* -> capability-error: the host's container profile "

@@ -130,21 +130,33 @@ def kernel_info(name):
 
 
 def distrust_unlike_host(cell, profile):
-    """A committed host's cell is believed only when the supervisor's own
-    probe in the guest answered as the host's probe of a child did;
+    """A committed host's cell is believed only when the guest stood for
+    the host: the guest's own profile (written by profile-launcher before
+    the supervisor started) answered as the host's did, target by target,
+    and so did the supervisor's own probe when its report has one;
     otherwise it is a precondition-error naming the difference."""
     if cell["outcome"] in ("skipped", "infra-error", "boot-fail", "panic", "timeout"):
         return
-    probe = None
-    try:
-        with open(os.path.join(cell["dir"], "report.json"), encoding="utf-8") as f:
-            probe = json.load(f).get("probe")
-    except (OSError, ValueError):
-        pass
-    diffs = H.probe_differences(profile, probe) if probe else \
-        ["the guest's supervisor left no probe to compare with the host's"]
+    diffs = H.replay_differences(profile, *replay_evidence(cell["dir"]))
     if diffs:
         cell["outcome"], cell["reason"] = "precondition-error", "; ".join(diffs)
+
+
+def replay_evidence(cell_dir):
+    """(guest profile bytes or None, the report's probe or None) of a
+    host replay cell's directory."""
+    guest = probe = None
+    try:
+        with open(os.path.join(cell_dir, "guest", "guest_profile"), "rb") as f:
+            guest = f.read()
+    except OSError:
+        pass
+    try:
+        with open(os.path.join(cell_dir, "report.json"), encoding="utf-8") as f:
+            probe = json.load(f).get("probe")
+    except (OSError, ValueError, AttributeError):
+        pass
+    return guest, probe
 
 
 def kernel_initrd(initrd, kinfo, rdir):

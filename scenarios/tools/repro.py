@@ -33,6 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostprofile as H  # noqa: E402
+import matrix  # noqa: E402
 import scenario as S  # noqa: E402
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -108,23 +109,14 @@ def judge(pl, rdir):
     out = []
     for c in summ["cells"]:
         outcome, reason = c["outcome"], c["reason"]
-        report = os.path.join(rdir, c["dir"], "report.json")
-        probe = None
-        if os.path.exists(report):
-            try:
-                with open(report, encoding="utf-8") as f:
-                    probe = json.load(f).get("probe")
-            except ValueError:
-                probe = None
-        diffs = H.probe_differences(pl["profile"], probe)
+        guest, probe = matrix.replay_evidence(os.path.join(rdir, c["dir"]))
+        diffs = H.replay_differences(pl["profile"], guest, probe)
         if pl["env"]["unreproducible"]:
             outcome, reason = "precondition-error", "; ".join(pl["env"]["unreproducible"])
+        elif outcome in ("skipped",):
+            pass
         elif diffs:
             outcome, reason = "precondition-error", "; ".join(diffs)
-        elif probe is None and outcome not in ("skipped",):
-            outcome, reason = "precondition-error", (
-                f"no probe in the guest to compare with the host's ({c['outcome']}: "
-                f"{c['reason']})")
         out.append({"cell": c["cell"], "expected": c["expected"], "got": c["got"],
                     "matrix_outcome": c["outcome"], "outcome": outcome, "reason": reason})
     return out
@@ -164,7 +156,8 @@ def main(argv=None):
                   encoding="utf-8") as f:
             f.write(text)
     argv = [sys.executable, os.path.join(TOP, "scenarios", "tools", "matrix.py"),
-            "--kernels", pl["kernel"], "--scenarios", "host-*", "--extra-scenarios", sdir,
+            "--kernels", pl["kernel"], "--scenarios",
+            " ".join(H.host_name(sc.name) for sc, _ in pl["chosen"]), "--extra-scenarios", sdir,
             "--run-id", run_id, "--results", opts.results]
     if opts.supervisor:
         argv += ["--supervisor", opts.supervisor]

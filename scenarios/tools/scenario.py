@@ -64,7 +64,8 @@ CELL_ID_RE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
 PTRACE_SCOPE_KEY = "kernel.yama.ptrace_scope"
 
 SINGLE_KEYS = ("name", "description", "agent", "loopback", "user", "uid", "gid",
-               "timeout", "expect", "kill_supervisor_after", "expect_agent_exit", "launcher")
+               "timeout", "expect", "kill_supervisor_after", "expect_agent_exit", "launcher",
+               "guest_profile")
 REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requires",
                  "sink")
 REQUIRED_KEYS = ("name", "description", "agent", "expect")
@@ -298,8 +299,8 @@ def parse_field(sc, path, no, key, value):
         _, err = check_argv(value, "service")
     elif key == "launcher":
         _, err = check_argv(value, "launcher")
-    elif key == "loopback" and value not in ("yes", "no"):
-        err = f"loopback must be yes or no, not {value!r}"
+    elif key in ("loopback", "guest_profile") and value not in ("yes", "no"):
+        err = f"{key} must be yes or no, not {value!r}"
     elif key == "user" and value not in USERS:
         err = f"user must be one of {' '.join(USERS)}, not {value!r}"
     elif key in ("uid", "gid") and not (value.isdigit() and int(value) < 2**31):
@@ -602,6 +603,8 @@ def compile_cell(sc, axes, kernel):
             out.append(f"{key}={sc.get(key)}")
     if "launcher" in sc.fields:
         out.append(f"launcher={' '.join(check_argv(sc.get('launcher'), 'launcher')[0])}")
+    if sc.get("guest_profile") == "yes":
+        out.append("guest_profile=yes")
     for line in out:
         if "\n" in line or "\r" in line:
             raise ScenarioError(sc.path, 0, f"newline in compiled value {line!r}")

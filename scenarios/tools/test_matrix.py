@@ -193,27 +193,46 @@ def forced_kvm_that_cannot_boot_stops_the_run_at_setup():
 
 
 @test
-def host_cell_whose_guest_probe_differs_from_the_profile_is_a_precondition_error():
+def host_cell_whose_guest_differs_from_the_profile_is_a_precondition_error():
     sys.path.insert(0, HERE)
     import matrix  # noqa: E402 - the module under test, only for this function
     import hostprofile  # noqa: E402
-    prof = hostprofile.load(os.path.join(matrix.HOSTS_DIR, "docker-default.profile"))
+    prof = hostprofile.load(os.path.join(matrix.HOSTS_DIR, "yama2-hardened.profile"))
     tmp = tempfile.mkdtemp(prefix="matrix-selftest-host-")
-    try:
-        probe = {"listener": "ok", "process_vm_readv": "ok", "proc_mem": "ok",
-                 "pidfd_open": "ok", "pidfd_getfd": "EPERM", "id_valid": "ok"}
-        with open(os.path.join(tmp, "report.json"), "w", encoding="utf-8") as f:
-            json.dump({"probe": probe}, f)
+    os.makedirs(os.path.join(tmp, "guest"))
+
+    def judged(guest, probe):
+        report = {"probe": probe} if probe is not None else None
+        for name, data in (("guest/guest_profile", guest), ("report.json", report)):
+            path = os.path.join(tmp, name)
+            if data is None:
+                if os.path.exists(path):
+                    os.unlink(path)
+                continue
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(data, f)
         cell = {"dir": tmp, "outcome": "ok", "reason": "verdict capability-error as expected"}
         matrix.distrust_unlike_host(cell, prof)
-        assert cell["outcome"] == "precondition-error", cell
+        return cell
+
+    try:
+        same = json.loads(json.dumps(prof))
+        probe = dict(prof["probes"]["child"])
+        assert judged(same, probe)["outcome"] == "ok"
+        # No guest profile: nothing was compared, never believed.
+        cell = judged(None, probe)
+        assert cell["outcome"] == "precondition-error" and "no profile of its own" in \
+            cell["reason"], cell
+        # A non-dumpable child the guest could read: named by target.
+        other = json.loads(json.dumps(prof))
+        other["probes"]["child_nodump"]["proc_mem"] = "ok"
+        cell = judged(other, probe)
+        assert "host: proc_mem EACCES on the child_nodump; guest: ok" in cell["reason"], cell
+        # The supervisor's own probe differing from the host's child.
+        cell = judged(same, dict(probe, process_vm_readv="ok"))
         assert "host: process_vm_readv EPERM on the child; guest: ok" in cell["reason"], cell
-        probe["process_vm_readv"] = "EPERM"
-        with open(os.path.join(tmp, "report.json"), "w", encoding="utf-8") as f:
-            json.dump({"probe": probe}, f)
-        cell = {"dir": tmp, "outcome": "ok", "reason": ""}
-        matrix.distrust_unlike_host(cell, prof)
-        assert cell["outcome"] == "ok", cell
+        # A supervisor that writes no report of ours: the profile alone decides.
+        assert judged(same, None)["outcome"] == "ok"
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

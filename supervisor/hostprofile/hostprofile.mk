@@ -18,3 +18,9 @@ $(HP_BIN): $(HP_SRCS) $(wildcard $(HP_DIR)/*.h) $(SV_DIR)/errnames.h | sv-toolch
 .PHONY: hostprofile-test
 hostprofile-test: $(HP_BIN)
 	@HP_BIN=$(HP_BIN) python3 $(TOP)/tests/hostprofile/test_hostprofile.py
+
+# Part of make test: the profiles captured here (root, uid 1000, container
+# mask) replayed in the appliance, every probe answer compared per target.
+.PHONY: hostprofile-replay-test
+hostprofile-replay-test: $(HP_BIN) matrix-host-deps supervisor agents initramfs-guest
+	@HP_BIN=$(HP_BIN) python3 $(TOP)/tests/hostprofile/replay_captured.py

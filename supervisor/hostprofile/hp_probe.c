@@ -41,6 +41,7 @@ struct target_msg {
 	int sock;     /* its socket's fd number, or -errno */
 	pid_t pid;    /* its pid in our namespace */
 	int reparented;
+	int unshared;  /* 0, or the errno of unshare(CLONE_FILES) */
 	uint64_t addr; /* where `known` is in its memory */
 };
 
@@ -101,9 +102,16 @@ static void target(enum hp_target kind, int report_fd, pid_t parent)
 	if (m.sock < 0)
 		m.sock = -errno;
 	/* From here our parent may open and close descriptors: take a copy of
-	 * the table first. Its listener is the parent's now. */
-	if (unshare(CLONE_FILES) != 0)
-		_exit(126);
+	 * the table first. Its listener is the parent's now. A refusal (a
+	 * container profile refuses unshare: Docker's default does without
+	 * CAP_SYS_ADMIN) is the start's answer, as it fails the supervisor's
+	 * own spawn; the parent is still only waiting, so the report is safe. */
+	if (unshare(CLONE_FILES) != 0) {
+		m.unshared = errno;
+		if (write(report_fd, &m, sizeof(m)) != (ssize_t)sizeof(m))
+			_exit(126);
+		_exit(125);
+	}
 	if (write(report_fd, &m, sizeof(m)) != (ssize_t)sizeof(m))
 		_exit(126);
 	if (m.listener >= 0) {
@@ -244,7 +252,15 @@ int hp_probe_target(enum hp_target kind, struct hp_target_result *r)
 	rc = wait_msg(p[0], &m);
 	close(p[0]);
 	close(p[1]);
-	if (rc == 0) {
+	if (rc == 0 && m.unshared) {
+		if (m.listener >= 0)
+			close(m.listener);
+		if (m.sock >= 0)
+			close(m.sock);
+		rc = -m.unshared;
+		if (kind == HP_GRANDCHILD)
+			kill(m.pid, SIGKILL);
+	} else if (rc == 0) {
 		r->listener = m.listener < 0 ? -m.listener : 0;
 		if (kind == HP_GRANDCHILD)
 			r->reparented = m.reparented;

@@ -25,26 +25,26 @@ PROBES = ("listener", "process_vm_readv", "proc_mem", "pidfd_open", "pidfd_getfd
 ACCESS_CHECKED = ("process_vm_readv", "proc_mem", "pidfd_getfd")
 
 # x86_64 numbers and the seccomp constants the mask needs.
-NR_PROCESS_VM_READV, NR_PIDFD_GETFD = 310, 438
+NR_PROCESS_VM_READV, NR_PIDFD_GETFD, NR_UNSHARE = 310, 438, 272
 AUDIT_ARCH_X86_64 = 0xC000003E
 SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 EPERM = 1
 
 
-def container_mask():
-    """preexec_fn: a filter answering pidfd_getfd and process_vm_readv with
-    EPERM, as Docker's default profile does for a container without
-    CAP_SYS_PTRACE."""
+def container_mask(nrs=(NR_PIDFD_GETFD, NR_PROCESS_VM_READV)):
+    """preexec_fn: a filter answering the syscalls NRS with EPERM (by
+    default pidfd_getfd and process_vm_readv, as Docker's default profile
+    does for a container without CAP_SYS_PTRACE)."""
     def bpf(code, jt, jf, k):
         return struct.pack("=HBBI", code, jt, jf, k)
     ld, jeq, ret = 0x20, 0x15, 0x06
+    n = len(nrs)
     prog = b"".join([
         bpf(ld, 0, 0, 4),                        # arch
-        bpf(jeq, 0, 4, AUDIT_ARCH_X86_64),
+        bpf(jeq, 0, n + 2, AUDIT_ARCH_X86_64),
         bpf(ld, 0, 0, 0),                        # nr
-        bpf(jeq, 2, 0, NR_PIDFD_GETFD),
-        bpf(jeq, 1, 0, NR_PROCESS_VM_READV),
+    ] + [bpf(jeq, n - i, 0, nr) for i, nr in enumerate(nrs)] + [
         bpf(ret, 0, 0, SECCOMP_RET_ALLOW),
         bpf(ret, 0, 0, SECCOMP_RET_ERRNO | EPERM),
     ])
@@ -131,6 +131,16 @@ class Profile(unittest.TestCase):
             self.assertGreaterEqual(p["seccomp"]["filters"], 1)
         self.assertEqual(p["no_new_privs"], 1)
         self.check_probes(p, masked=("process_vm_readv", "pidfd_getfd"))
+
+    def test_refused_unshare_is_the_starts_answer_and_nothing_after_it_is_tried(self):
+        # Docker's default profile refuses unshare without CAP_SYS_ADMIN:
+        # the targets' private descriptor table (and the supervisor's
+        # spawn) cannot be had, which is said, not timed out.
+        p = profile(preexec=lambda: container_mask((NR_UNSHARE,)))
+        for t in H.TARGETS:
+            self.assertEqual(p["probes"][t]["start"], "EPERM", t)
+            self.assertIsNone(p["probes"][t]["listener"], t)
+        self.assertEqual(p["probes"]["userns"], "EPERM")
 
     def test_bad_invocation_exits_2(self):
         res = subprocess.run([HP_BIN, "--bogus"], capture_output=True, text=True, check=False)
@@ -262,6 +272,48 @@ class Replay(unittest.TestCase):
         p["probes"]["child"]["proc_mem"] = "EACCES"
         diffs = H.probe_differences(p, {"proc_mem": "ok", "pidfd_getfd": "ok"})
         self.assertEqual(diffs, ["host: proc_mem EACCES on the child; guest: ok"])
+
+    def test_a_guest_profile_unlike_the_hosts_is_named_per_target(self):
+        p = self.edited()
+        g = json.loads(json.dumps(p))
+        g["probes"]["child_nodump"]["pidfd_getfd"] = "EPERM"
+        g["probes"]["reparented_grandchild"]["reparented"] = "ETIMEDOUT"
+        g["probes"]["userns"] = "EPERM" if p["probes"]["userns"] != "EPERM" else "ok"
+        diffs = H.guest_profile_differences(p, json.dumps(g).encode())
+        self.assertEqual(len(diffs), 3, diffs)
+        self.assertIn(f"host: pidfd_getfd {p['probes']['child_nodump']['pidfd_getfd']} on the "
+                      f"child_nodump; guest: EPERM", diffs)
+        self.assertTrue(any(d.startswith("host: reparented ") and "reparented_grandchild" in d
+                            for d in diffs), diffs)
+        self.assertEqual(H.guest_profile_differences(p, json.dumps(p).encode()), [])
+
+    def test_a_replay_without_a_guest_profile_is_never_believed(self):
+        p = self.edited()
+        self.assertIn("no profile of its own", H.replay_differences(p, None, None)[0])
+        self.assertIn("not JSON", H.guest_profile_differences(p, b"{")[0])
+
+    def test_a_root_host_refusing_user_namespaces_maps_onto_an_unshare_mask(self):
+        p = self.edited(yama_ptrace_scope=0)
+        p["probes"]["userns"] = "EPERM"
+        p["probes"]["io_uring_setup"] = "EPERM"
+        env = H.environment(p)
+        self.assertIn("unshare:EPERM", env["masks"])
+        self.assertIn("io_uring_setup:EPERM", env["masks"])
+        text, _ = H.host_scenario_text(self.scenario("starter-undeclared"), env)
+        self.assertIn("when kernel=* -> capability-error", text)
+
+    def test_a_replay_scenario_writes_the_guest_profile_before_the_supervisor(self):
+        env = {"ptrace_scope": 0, "user": "root", "masks": [], "sysctls": []}
+        text, _ = H.host_scenario_text(self.scenario("starter-declared"), env)
+        self.assertIn(f"launcher = {H.PROFILE_LAUNCHER}\n", text)
+        self.assertIn("guest_profile = yes\n", text)
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "host-starter-declared.scenario"), "w") as f:
+                f.write(text)
+            sc = S.load([d], S.known_kernels(S.live_kernels(TOP)))[0]
+            _, cell = S.compile_cell(sc, sc.cells()[0][1], "debian-6.1")
+            self.assertIn("guest_profile=yes\n", cell)
+            self.assertIn(f"launcher={H.PROFILE_LAUNCHER}\n", cell)
 
     def test_the_hosts_config_is_read_from_config_gz(self):
         if self.real["kernel"]["config"]["source"] != "/proc/config.gz":
