@@ -124,7 +124,7 @@ int sv_probe_run(struct sv_probe_result *r)
 	struct sv_child ch;
 	int rc, status;
 
-	*r = (struct sv_probe_result){-1, -1, -1, -1, -1, -1, -1, 0, -1, -1};
+	*r = (struct sv_probe_result){-1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1};
 	sv_fault_set_probe_phase(1);
 	/* The canary is contained exactly as the agent will be (same mode,
 	 * same namespaces): setting them up is the containment's proof. */
@@ -134,9 +134,16 @@ int sv_probe_run(struct sv_probe_result *r)
 		goto out;
 	}
 	r->containment = -ch.contain_err;
+	if (!ch.contain_err && !ch.unshare_err)
+		r->private_table = ch.listener >= 0 ? 0 : -1;
 	if (ch.contain_err)
 		;
-	else if (ch.listener < 0)
+	else if (ch.unshare_err) {
+		/* The listener was installed; the table it is in could not be
+		 * made the child's own, so nothing can be handed over. */
+		r->listener = 0;
+		r->private_table = -ch.unshare_err;
+	} else if (ch.listener < 0)
 		r->listener = -ch.install_err;
 	else
 		probe_with_notification(ch.listener, r);
@@ -160,8 +167,8 @@ out:
 	r->ok = r->pidfd_getfd != ENOSYS;
 	return r->ok ? 0 : -EPERM;
 #endif
-	r->ok = r->containment == 0 && r->listener == 0 && r->read == 0 && r->pidfd_open == 0 &&
-		r->pidfd_getfd == 0 && r->id_valid == 0 && r->send == 0;
+	r->ok = r->containment == 0 && r->private_table == 0 && r->listener == 0 && r->read == 0 &&
+		r->pidfd_open == 0 && r->pidfd_getfd == 0 && r->id_valid == 0 && r->send == 0;
 	return r->ok ? 0 : -EPERM;
 }
 
@@ -182,6 +189,11 @@ void sv_probe_print(const struct sv_probe_result *r)
 	line("listener", r->listener,
 	     r->listener == EINVAL || r->listener == ENOSYS || r->listener == EOPNOTSUPP
 		 ? "needs CONFIG_SECCOMP_FILTER and Linux >= 5.0 (seccomp user notification)"
+		 : NULL);
+	line("private_table", r->private_table,
+	     r->private_table == EPERM
+		 ? "unshare(CLONE_FILES) refused: a seccomp profile that refuses unshare (Docker's "
+		   "default does without CAP_SYS_ADMIN); run under a profile that allows it"
 		 : NULL);
 	line("process_vm_readv", r->process_vm_readv,
 	     r->process_vm_readv == ENOSYS ? "CONFIG_CROSS_MEMORY_ATTACH=n; /proc/PID/mem is used"

@@ -242,11 +242,11 @@ static void write_probe(FILE *f)
 	const struct {
 		const char *name;
 		int err;
-	} caps[] = {{"listener", p->listener},      {"process_vm_readv", p->process_vm_readv},
-		    {"proc_mem", p->proc_mem},      {"read", p->read},
-		    {"pidfd_open", p->pidfd_open},  {"pidfd_getfd", p->pidfd_getfd},
-		    {"id_valid", p->id_valid},      {"send", p->send},
-		    {"containment", p->containment}};
+	} caps[] = {{"listener", p->listener},       {"process_vm_readv", p->process_vm_readv},
+		    {"proc_mem", p->proc_mem},       {"read", p->read},
+		    {"pidfd_open", p->pidfd_open},   {"pidfd_getfd", p->pidfd_getfd},
+		    {"id_valid", p->id_valid},       {"send", p->send},
+		    {"containment", p->containment}, {"private_table", p->private_table}};
 
 	if (!R.have_probe) {
 		fputs("null", f);

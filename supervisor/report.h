@@ -65,10 +65,11 @@ struct sv_probe_result {
 	int pidfd_getfd;
 	int id_valid;
 	int send;
-	int read;        /* the run's read route: process_vm_readv, or /proc/PID/mem
-			  * where process_vm_readv is ENOSYS (0 or that route's errno) */
-	int ok;          /* every capability the run needs works */
-	int containment; /* the agent's containment (contain.h) could be set up */
+	int read;          /* the run's read route: process_vm_readv, or /proc/PID/mem
+			    * where process_vm_readv is ENOSYS (0 or that route's errno) */
+	int ok;            /* every capability the run needs works */
+	int containment;   /* the agent's containment (contain.h) could be set up */
+	int private_table; /* the child's own descriptor table (unshare(CLONE_FILES)) */
 };
 
 struct sv_run_info {

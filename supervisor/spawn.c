@@ -268,6 +268,7 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 	if (msg[1]) {
 		close(msg[0]);
 		out->install_err = msg[1];
+		out->unshare_err = msg[1];
 		return 0;
 	}
 	out->listener = msg[0];

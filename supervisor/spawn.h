@@ -10,6 +10,7 @@ struct sv_child {
 	pid_t pid;       /* our child: the agent, or (pid-namespace) its reaper */
 	int listener;    /* in the supervisor's fd table; -1 when install failed */
 	int install_err; /* -errno from sv_filter_install, or 0 */
+	int unshare_err; /* -errno of the child's unshare(CLONE_FILES), or 0 */
 	int contain_err; /* -errno of sv_contain_choose or the namespaces' set-up, or 0 */
 	enum sv_contain_mode mode;
 	int status_fd; /* pid-namespace: the reaper writes the agent's wait status here; else -1 */
@@ -20,7 +21,9 @@ struct sv_child {
  * ptrace-level access), then unshares it and runs fn(arg) (which must not
  * return to us: exec or _exit). The child gets PR_SET_PDEATHSIG(SIGKILL) and
  * an empty signal mask. If the install fails the child exits 127 and
- * install_err says why.
+ * install_err says why; if the unshare fails (a seccomp profile refusing
+ * unshare: Docker's default without CAP_SYS_ADMIN) it exits 127 and
+ * unshare_err says why (install_err is then that errno too).
  *
  * Containment (contain.h): in pid-namespace mode our child is init of a new
  * pid and mount namespace and runs fn in a grandchild under it

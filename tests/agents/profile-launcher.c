@@ -61,10 +61,14 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--") == 0)
 		first = 2;
 	if (fd < 3) {
-		agent_log("hostprofile", HOSTPROFILE, -1, EBADF, ",\"why\":\"no EGRESS_PROFILE_FD\"");
+		agent_log("hostprofile", HOSTPROFILE, -1, EBADF,
+			  ",\"why\":\"no EGRESS_PROFILE_FD\"");
 	} else {
 		r = write_profile((int)fd);
-		agent_log("hostprofile", HOSTPROFILE, r < 0 ? r : WIFEXITED(r) ? WEXITSTATUS(r) : -1,
+		agent_log("hostprofile", HOSTPROFILE,
+			  r < 0          ? r
+			  : WIFEXITED(r) ? WEXITSTATUS(r)
+					 : -1,
 			  r < 0 ? -r : 0, NULL);
 		close((int)fd);
 	}
