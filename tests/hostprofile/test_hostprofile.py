@@ -9,10 +9,8 @@ process_vm_readv with EPERM).
 
     HP_BIN=build/egress-hostprofile python3 tests/hostprofile/test_hostprofile.py
 """
-import ctypes
 import json
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -24,41 +22,8 @@ CAP_SYS_PTRACE = 19
 PROBES = ("listener", "process_vm_readv", "proc_mem", "pidfd_open", "pidfd_getfd", "id_valid")
 ACCESS_CHECKED = ("process_vm_readv", "proc_mem", "pidfd_getfd")
 
-# x86_64 numbers and the seccomp constants the mask needs.
-NR_PROCESS_VM_READV, NR_PIDFD_GETFD, NR_UNSHARE = 310, 438, 272
-AUDIT_ARCH_X86_64 = 0xC000003E
-SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
-PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-EPERM = 1
-
-
-def container_mask(nrs=(NR_PIDFD_GETFD, NR_PROCESS_VM_READV)):
-    """preexec_fn: a filter answering the syscalls NRS with EPERM (by
-    default pidfd_getfd and process_vm_readv, as Docker's default profile
-    does for a container without CAP_SYS_PTRACE)."""
-    def bpf(code, jt, jf, k):
-        return struct.pack("=HBBI", code, jt, jf, k)
-    ld, jeq, ret = 0x20, 0x15, 0x06
-    n = len(nrs)
-    prog = b"".join([
-        bpf(ld, 0, 0, 4),                        # arch
-        bpf(jeq, 0, n + 2, AUDIT_ARCH_X86_64),
-        bpf(ld, 0, 0, 0),                        # nr
-    ] + [bpf(jeq, n - i, 0, nr) for i, nr in enumerate(nrs)] + [
-        bpf(ret, 0, 0, SECCOMP_RET_ALLOW),
-        bpf(ret, 0, 0, SECCOMP_RET_ERRNO | EPERM),
-    ])
-    buf = ctypes.create_string_buffer(prog)
-
-    class Fprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-    fp = Fprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
-                           ctypes.c_ulong]
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0 or \
-            libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fp), 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "installing the mask")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from seccomp_mask import NR_UNSHARE, container_mask  # noqa: E402
 
 
 def profile(argv_prefix=(), preexec=None):

@@ -16,7 +16,6 @@ Only 127.0.0.1 (declared by default) and, under --no-loopback, 127.0.0.2 and
 """
 
 import argparse
-import errno
 import json
 import os
 import shutil
@@ -1991,26 +1990,11 @@ def root_agent_cannot_write_sysctls_through_its_working_directory_or_another_pro
 
 
 def refuse_unshare():
-    """preexec_fn: a filter answering unshare with EPERM, as Docker's default
-    seccomp profile does for a container without CAP_SYS_ADMIN."""
-    import ctypes
-    import struct
-
-    def bpf(code, jt, jf, k):
-        return struct.pack("=HBBI", code, jt, jf, k)
-    prog = b"".join([bpf(0x20, 0, 0, 4), bpf(0x15, 0, 3, 0xC000003E),  # x86_64 only
-                     bpf(0x20, 0, 0, 0), bpf(0x15, 0, 1, 272),          # unshare
-                     bpf(0x06, 0, 0, 0x00050000 | errno.EPERM), bpf(0x06, 0, 0, 0x7FFF0000)])
-    buf = ctypes.create_string_buffer(prog)
-
-    class Fprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-    fp = Fprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
-                           ctypes.c_ulong]
-    if libc.prctl(38, 1, None, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fp), 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "installing the unshare mask")
+    """preexec_fn: unshare answered EPERM, as Docker's default seccomp profile
+    does for a container without CAP_SYS_ADMIN."""
+    sys.path.insert(0, os.path.join(TOP, "tests", "hostprofile"))
+    import seccomp_mask
+    seccomp_mask.container_mask((seccomp_mask.NR_UNSHARE,))
 
 
 @test()

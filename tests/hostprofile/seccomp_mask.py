@@ -1,0 +1,44 @@
+"""A container-style seccomp mask for tests: a preexec_fn that answers
+chosen x86_64 syscalls with EPERM, as a container runtime's profile does
+(Docker's default without CAP_SYS_PTRACE: pidfd_getfd, process_vm_readv;
+without CAP_SYS_ADMIN: unshare). Shared by the host profile tests and the
+integration tests. Python 3 standard library only."""
+
+import ctypes
+import struct
+
+# x86_64 numbers and the seccomp constants the mask needs.
+NR_PROCESS_VM_READV, NR_PIDFD_GETFD, NR_UNSHARE = 310, 438, 272
+AUDIT_ARCH_X86_64 = 0xC000003E
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+EPERM = 1
+
+
+def container_mask(nrs=(NR_PIDFD_GETFD, NR_PROCESS_VM_READV)):
+    """preexec_fn: a filter answering the syscalls NRS with EPERM (by
+    default pidfd_getfd and process_vm_readv, as Docker's default profile
+    does for a container without CAP_SYS_PTRACE)."""
+    def bpf(code, jt, jf, k):
+        return struct.pack("=HBBI", code, jt, jf, k)
+    ld, jeq, ret = 0x20, 0x15, 0x06
+    n = len(nrs)
+    prog = b"".join([
+        bpf(ld, 0, 0, 4),                        # arch
+        bpf(jeq, 0, n + 2, AUDIT_ARCH_X86_64),
+        bpf(ld, 0, 0, 0),                        # nr
+    ] + [bpf(jeq, n - i, 0, nr) for i, nr in enumerate(nrs)] + [
+        bpf(ret, 0, 0, SECCOMP_RET_ALLOW),
+        bpf(ret, 0, 0, SECCOMP_RET_ERRNO | EPERM),
+    ])
+    buf = ctypes.create_string_buffer(prog)
+
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    fp = Fprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
+                           ctypes.c_ulong]
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0 or \
+            libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fp), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "installing the mask")
