@@ -64,7 +64,8 @@ CELL_ID_RE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
 PTRACE_SCOPE_KEY = "kernel.yama.ptrace_scope"
 
 SINGLE_KEYS = ("name", "description", "agent", "loopback", "user", "uid", "gid",
-               "timeout", "expect", "kill_supervisor_after", "expect_agent_exit", "launcher")
+               "timeout", "expect", "kill_supervisor_after", "expect_agent_exit", "launcher",
+               "isolation")
 REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requires",
                  "sink")
 REQUIRED_KEYS = ("name", "description", "agent", "expect")
@@ -298,6 +299,10 @@ def parse_field(sc, path, no, key, value):
         _, err = check_argv(value, "service")
     elif key == "launcher":
         _, err = check_argv(value, "launcher")
+    elif key == "isolation" and value not in ("boot", "batch"):
+        # boot: the scenario's cells change what a reset cannot put back
+        # (docs/guest.md "Batches"), so each runs in a boot of its own.
+        err = f"isolation must be boot or batch, not {value!r}"
     elif key == "loopback" and value not in ("yes", "no"):
         err = f"loopback must be yes or no, not {value!r}"
     elif key == "user" and value not in USERS:
