@@ -29,6 +29,17 @@ user_procs() {
 	done
 }
 
+# A file's lines with builtins only (under TCG every process is tens of
+# milliseconds; the reset runs between every two cells).
+lines_of() {
+	out=
+	while IFS= read -r l || [ -n "$l" ]; do
+		out="$out$l
+"
+	done <"$1"
+	printf '%s' "$out"
+}
+
 # Writable sysctls as "path:value" lines (read-only ones cannot be changed by
 # any cell). Left out: values the kernel changes by itself (ns_last_pid,
 # tainted, hung_task_warnings, perf_event_max_sample_rate); kernel.tainted is
@@ -44,7 +55,8 @@ sysctl_snapshot() {
 # the agents, the cells, the modules) with size, mode, owner and change time
 # (ctime: no one can set it back, unlike the mtime).
 rootfs_snapshot() {
-	find / -xdev -print0 2>/dev/null | xargs -0 stat -c '%n %s %a %u:%g %z' 2>/dev/null | LC_ALL=C sort
+	find / -xdev ! -path /tmp ! -path /run ! -path /proc ! -path /sys ! -path /dev -print0 \
+		2>/dev/null | xargs -0 stat -c '%n %s %a %u:%g %z' 2>/dev/null | LC_ALL=C sort
 }
 
 net_snapshot() {
@@ -59,14 +71,30 @@ lo_addrs() {
 	ip -o addr show dev lo 2>/dev/null | awk '{ print $4 }'
 }
 
+# cgroups below the root, three levels deep (globs: no process).
 cgroup_dirs() {
 	[ -n "$CELL_CG" ] || return 0
-	find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null | LC_ALL=C sort
+	for d in /sys/fs/cgroup/*/ /sys/fs/cgroup/*/*/ /sys/fs/cgroup/*/*/*/; do
+		[ -d "$d" ] && echo "$d"
+	done
+}
+
+# Module names, one a line (builtins).
+module_names() {
+	[ -r /proc/modules ] || return 0
+	while read -r m _; do
+		echo "$m"
+	done </proc/modules
 }
 
 ipc_snapshot() {
 	for f in /proc/sysvipc/shm /proc/sysvipc/msg /proc/sysvipc/sem; do
-		[ -r "$f" ] && tail -n +2 "$f"
+		[ -r "$f" ] || continue
+		n=0
+		while IFS= read -r l; do
+			n=$((n + 1))
+			[ $n -eq 1 ] || echo "$l"
+		done <"$f"
 	done
 }
 
@@ -75,19 +103,24 @@ ipc_snapshot() {
 baseline_take() {
 	ip link set lo up
 	BASE_SYSCTL=$(sysctl_snapshot)
-	BASE_TAINT=$(cat /proc/sys/kernel/tainted 2>/dev/null || echo '?')
+	BASE_TAINT='?'
+	read -r BASE_TAINT </proc/sys/kernel/tainted 2>/dev/null || true
 	BASE_ROOTFS=$(rootfs_snapshot)
 	BASE_NET=$(net_snapshot)
 	BASE_LO=$(lo_addrs)
-	BASE_MOUNTS=$(cat /proc/self/mounts)
-	BASE_DEV=$(find /dev 2>/dev/null | LC_ALL=C sort)
-	BASE_MODULES=$(cut -d' ' -f1 /proc/modules 2>/dev/null | LC_ALL=C sort)
+	BASE_MOUNTS=$(lines_of /proc/self/mounts)
+	BASE_DEV=$(find /dev 2>/dev/null)
+	BASE_MODULES=$(module_names)
 	BASE_CGROUPS=$(cgroup_dirs)
 	BASE_IPC=$(ipc_snapshot)
 }
 
+# One line of the proof; the uptime at its end says where the reset's time
+# goes.
 reset_line() {
-	printf '%s reset:%s %s\n' "$1" "$2" "$3" >>"$RESET_LOG"
+	up=
+	read -r up _ </proc/uptime
+	printf '%s reset:%s %s (uptime %s)\n' "$1" "$2" "$3" "$up" >>"$RESET_LOG"
 	[ "$1" != fail ] || RESET_FAILED=1
 }
 
@@ -102,7 +135,7 @@ only_in() {
 reset_processes() {
 	# user_procs runs in init itself (a $(...) would list its own subshell).
 	user_procs >/run/egress-procs
-	procs=$(cat /run/egress-procs)
+	procs=$(lines_of /run/egress-procs)
 	tries=0
 	# Processes killed at the end of the cell may still be dying, and
 	# zombies re-parented to init are reaped when init next waits for a
@@ -111,7 +144,7 @@ reset_processes() {
 		sleep 0.02
 		tries=$((tries + 1))
 		user_procs >/run/egress-procs
-		procs=$(cat /run/egress-procs)
+		procs=$(lines_of /run/egress-procs)
 	done
 	if [ -n "$procs" ]; then
 		reset_line fail processes "left from the previous cell: $(printf '%s\n' "$procs" | tr '\n' ';')"
@@ -122,14 +155,17 @@ reset_processes() {
 	fi
 	reset_line pass processes "none but init and kernel threads"
 	if [ -n "$CELL_CG" ]; then
-		left=$(cat "$CELL_CG/cgroup.procs" 2>/dev/null || echo '<unreadable>')
+		left=$(lines_of "$CELL_CG/cgroup.procs" 2>/dev/null || echo '<unreadable>')
 		if [ -n "$left" ]; then
 			reset_line fail cgroup "$CELL_CG/cgroup.procs not empty: $(echo "$left" | tr '\n' ' ')"
 		fi
-		for d in $(only_in "$(cgroup_dirs)" "$BASE_CGROUPS" | LC_ALL=C sort -r); do
-			rmdir "$d" 2>/dev/null || true
-		done
-		extra=$(only_in "$(cgroup_dirs)" "$BASE_CGROUPS")
+		extra=
+		if [ "$(cgroup_dirs)" != "$BASE_CGROUPS" ]; then
+			for d in $(only_in "$(cgroup_dirs)" "$BASE_CGROUPS" | LC_ALL=C sort -r); do
+				rmdir "$d" 2>/dev/null || true
+			done
+			extra=$(only_in "$(cgroup_dirs)" "$BASE_CGROUPS")
+		fi
 		if [ -n "$extra" ]; then
 			reset_line fail cgroups "cannot remove: $(echo "$extra" | tr '\n' ' ')"
 		else
@@ -139,15 +175,15 @@ reset_processes() {
 }
 
 reset_mounts() {
-	now=$(cat /proc/self/mounts)
+	now=$(lines_of /proc/self/mounts)
 	if [ "$now" != "$BASE_MOUNTS" ]; then
 		for m in $(only_in "$now" "$BASE_MOUNTS" | awk '{ print $2 }' | LC_ALL=C sort -r); do
 			umount -l "$m" 2>/dev/null || true
 		done
-		now=$(cat /proc/self/mounts)
+		now=$(lines_of /proc/self/mounts)
 	fi
 	if [ "$now" = "$BASE_MOUNTS" ]; then
-		reset_line pass mounts "as at boot ($(echo "$now" | wc -l))"
+		reset_line pass mounts "as at boot"
 	else
 		reset_line fail mounts "differ from boot: $(only_in "$now" "$BASE_MOUNTS" | tr '\n' ';')"
 	fi
@@ -155,18 +191,34 @@ reset_mounts() {
 
 # /tmp holds every place a cell writes ($W, $SV, the sink's and services'
 # files); /dev is devtmpfs, where a root agent may make nodes.
+tmp_names() {
+	for f in /tmp/* /tmp/.[!.]* /tmp/..?*; do
+		[ -e "$f" ] || [ -L "$f" ] && echo "$f"
+	done
+}
+
+# $PREV_UID is the previous cell's uid: only uid 0 can write the root
+# filesystem and /dev (root-owned, 0755), so their inventories are compared
+# only after a cell that ran as root.
 reset_files() {
 	rm -rf /tmp/* /tmp/.[!.]* /tmp/..?* 2>/dev/null || true
-	left=$(ls -A /tmp 2>&1)
+	left=$(tmp_names)
 	if [ -n "$left" ]; then
 		reset_line fail tmp "not empty: $(echo "$left" | tr '\n' ' ')"
 	else
 		reset_line pass tmp "empty"
 	fi
-	for f in $(only_in "$(find /dev 2>/dev/null)" "$BASE_DEV" | LC_ALL=C sort -r); do
-		rm -rf "$f" 2>/dev/null || true
-	done
-	now=$(find /dev 2>/dev/null | LC_ALL=C sort)
+	if [ "$PREV_UID" != 0 ]; then
+		reset_line pass rootfs "not compared: the previous cell ran as uid $PREV_UID, which cannot write / or /dev"
+		return 0
+	fi
+	now=$(find /dev 2>/dev/null)
+	if [ "$now" != "$BASE_DEV" ]; then
+		for f in $(only_in "$now" "$BASE_DEV" | LC_ALL=C sort -r); do
+			rm -rf "$f" 2>/dev/null || true
+		done
+		now=$(find /dev 2>/dev/null)
+	fi
 	if [ "$now" = "$BASE_DEV" ]; then
 		reset_line pass dev "as at boot"
 	else
@@ -174,17 +226,20 @@ reset_files() {
 	fi
 	now=$(rootfs_snapshot)
 	if [ "$now" = "$BASE_ROOTFS" ]; then
-		reset_line pass rootfs "every name, size, mode, owner and ctime as at boot ($(echo "$now" | wc -l))"
+		reset_line pass rootfs "every name, size, mode, owner and ctime as at boot"
 	else
 		reset_line fail rootfs "changed since boot: $(only_in "$now" "$BASE_ROOTFS" | head -n 3 | tr '\n' ';') gone: $(only_in "$BASE_ROOTFS" "$now" | head -n 3 | tr '\n' ';')"
 	fi
 }
 
 reset_network() {
-	for a in $(only_in "$(lo_addrs)" "$BASE_LO"); do
-		ip addr del "$a" dev lo 2>/dev/null || true
-	done
 	now=$(net_snapshot)
+	if [ "$now" != "$BASE_NET" ]; then
+		for a in $(only_in "$(lo_addrs)" "$BASE_LO"); do
+			ip addr del "$a" dev lo 2>/dev/null || true
+		done
+		now=$(net_snapshot)
+	fi
 	if [ "$now" != "$BASE_NET" ]; then
 		# Links a cell made (a root agent may), then routes left over.
 		for l in $(only_in "$(ip -o link show | awk -F': ' '{ print $2 }')" \
@@ -208,7 +263,8 @@ reset_modules() {
 		reset_line pass modules "no module support"
 		return 0
 	}
-	extra=$(only_in "$(cut -d' ' -f1 /proc/modules | LC_ALL=C sort)" "$BASE_MODULES")
+	extra=
+	[ "$(module_names)" = "$BASE_MODULES" ] || extra=$(only_in "$(module_names)" "$BASE_MODULES")
 	[ -n "$extra" ] || {
 		reset_line pass modules "none loaded since boot"
 		return 0
@@ -221,7 +277,7 @@ reset_modules() {
 			esac
 		done
 	done
-	left=$(only_in "$(cut -d' ' -f1 /proc/modules | LC_ALL=C sort)" "$BASE_MODULES")
+	left=$(only_in "$(module_names)" "$BASE_MODULES")
 	if [ -n "$left" ]; then
 		reset_line fail modules "loaded by the previous cell and not removable: $(echo "$left" | tr '\n' ' ')"
 	else
@@ -243,20 +299,27 @@ reset_sysctls() {
 		now=$(sysctl_snapshot)
 	fi
 	if [ "$now" = "$BASE_SYSCTL" ]; then
-		reset_line pass sysctl "$(echo "$now" | wc -l) writable values as at boot, read back; restored:${fixed:- none}"
+		reset_line pass sysctl "every writable value as at boot, read back; restored:${fixed:- none}"
 	else
 		reset_line fail sysctl "not restorable to the boot value: $(only_in "$now" "$BASE_SYSCTL" | head -n 3 | tr '\n' ';') (boot: $(only_in "$BASE_SYSCTL" "$now" | head -n 3 | tr '\n' ';'))"
 	fi
-	taint=$(cat /proc/sys/kernel/tainted 2>/dev/null || echo '?')
+	taint='?'
+	read -r taint </proc/sys/kernel/tainted 2>/dev/null || true
 	[ "$taint" = "$BASE_TAINT" ] || reset_line info taint "kernel.tainted $BASE_TAINT at boot, $taint now"
 }
 
 reset_init() {
-	sc=$(grep '^Seccomp:' /proc/1/status | tr -s ' \t' ' ')
-	nnp=$(grep '^NoNewPrivs:' /proc/1/status | tr -s ' \t' ' ')
+	sc='?'
+	nnp='?'
+	while read -r k v _; do
+		case $k in
+		Seccomp:) sc=$v ;;
+		NoNewPrivs:) nnp=$v ;;
+		esac
+	done </proc/1/status
 	case "$sc" in
-	'Seccomp: 0') reset_line pass init-seccomp "pid 1 $sc, $nnp" ;;
-	*) reset_line fail init-seccomp "pid 1 has a filter: $sc, $nnp" ;;
+	0) reset_line pass init-seccomp "pid 1 Seccomp: $sc, NoNewPrivs: $nnp" ;;
+	*) reset_line fail init-seccomp "pid 1 has a filter: Seccomp: $sc, NoNewPrivs: $nnp" ;;
 	esac
 	ipc=$(ipc_snapshot)
 	if [ "$ipc" = "$BASE_IPC" ]; then

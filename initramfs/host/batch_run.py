@@ -23,6 +23,7 @@ import binascii
 import json
 import os
 import re
+import resource
 import shlex
 import subprocess
 import sys
@@ -184,6 +185,14 @@ def force_outcome(out, outcome, reason):
     os.replace(path + ".tmp", path)
 
 
+def write_host_cpu(out):
+    """DIR/host-cpu: this process's own CPU seconds (user + system; QEMU,
+    a child, is not in it): the host's work for the boot's cells."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    with open(os.path.join(out, "host-cpu"), "w", encoding="utf-8") as f:
+        f.write(f"{ru.ru_utime + ru.ru_stime:.3f}\n")
+
+
 def batch_rerun_line(a):
     parts = [cell_run.RUN_VM, "batch", "--kernel", a.kernel, "--initrd", a.initrd,
              "--plan", os.path.abspath(a.plan), "--out", a.out, "--machine", a.machine]
@@ -295,6 +304,7 @@ def run(a):
         json.dump(record, f, indent=2)
         f.write("\n")
     os.replace(os.path.join(a.out, "batch.json.tmp"), os.path.join(a.out, "batch.json"))
+    write_host_cpu(a.out)
     reruns = sum(e["state"] == "rerun" for e in record["cells"])
     print(f"batch of {len(a.cells)} cells in one boot: {len(a.cells) - reruns} decided, "
           f"{reruns} to run again in fresh boots [{took:.1f} s]")
