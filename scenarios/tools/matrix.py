@@ -276,8 +276,8 @@ def plan_batches(cells, jobs):
     finish together (greedy by cost onto the least-loaded batch), at most
     MAX_BATCH_CELLS each; a scenario with isolation = boot gets a boot per
     cell; a ptrace_scope=3 cell ends its batch (one per batch; any more run
-    alone). Within a batch the cells keep the run's order."""
-    order = {id(c): i for i, c in enumerate(cells)}
+    alone). Within a batch the cells run in the order of their ids (the
+    same neighbours whatever order the scenarios were loaded in)."""
     alone, by_kernel = [], {}
     for c in cells:
         if c["isolation"] == "boot":
@@ -313,7 +313,7 @@ def plan_batches(cells, jobs):
                 out.append([c])
         for b in bins:
             if b:
-                b.sort(key=lambda c: (c["ptrace3"], order[id(c)]))
+                b.sort(key=lambda c: (c["ptrace3"], c["id"]))
                 out.append(b)
     out.sort(key=lambda b: -sum(cost(c) for c in b))
     return out
@@ -409,10 +409,10 @@ def run_batch(batch, bid, kinfo, initrd, opts):
         try:
             with open(os.path.join(c["dir"], "cell.json"), encoding="utf-8") as f:
                 cdata = json.load(f)
+            r = judge(c, cdata, None, cdata.get("run_s") or 0.0)
         except (OSError, ValueError) as err:
-            decided.append((c, judge(c, None, f"cell.json unreadable: {err}", 0.0)))
-            continue
-        r = judge(c, cdata, None, cdata.get("run_s") or 0.0)
+            r = judge(c, None, f"run-vm.sh batch decided the cell but its cell.json is "
+                      f"unreadable: {err}", 0.0)
         r.update({"batch": bid, "position": pos, "boot_cells": len(batch),
                   "batch_rerun": data.get("rerun"),
                   "host_cpu_s": rec["host_cpu_s"] / len(batch) if rec["host_cpu_s"] else None})
