@@ -171,6 +171,55 @@ def watch(argv, cells, out, accel):
     return rc, took, stderr, ended
 
 
+def assign(frames, n, nonce, end):
+    """Which frames belong to which of the n planned cells, in order: a
+    list of {"state": "framed" | "ended" | "rerun", "frames": [bytes],
+    "reason", "out_of_order"}. framed: the cell has a complete frame with
+    the boot's nonce and its seq (a duplicate is handed over too, so the
+    decoder sees two frames: infra-error). ended: the boot ended in this
+    cell (no complete frame: a panic, a hang, a boot failure), with any
+    foreign frame after the last good one. rerun: the batch ended before
+    the cell (the boot ended in an earlier one, or a reset failed)."""
+    out, last_pos, broken = [], -1, None
+    for i in range(n):
+        seq = i + 1
+        if broken:
+            out.append({"state": "rerun", "frames": [], "reason": broken})
+            continue
+        mine = [(k, fr) for k, (h, fr) in enumerate(frames)
+                if h.get("seq") == str(seq) and h.get("nonce") == nonce]
+        if not mine and end and end["status"] == "reset-failed" and end["seq"] == i:
+            broken = f"the reset after cell {i} of the boot failed: {end['detail'].strip()}"
+            out.append({"state": "rerun", "frames": [], "reason": broken})
+            continue
+        # A frame the guest did not finish (the boot ended while it wrote
+        # it) leaves its cell in progress, as does none.
+        complete = any(END_RE.search(fr) for _, fr in mine)
+        if not mine:
+            mine = [(k, fr) for k, (h, fr) in enumerate(frames)
+                    if k > last_pos and not (h.get("seq", "").isdigit() and
+                                             h.get("nonce") == nonce and int(h["seq"]) < seq)]
+        order_ok = all(k > last_pos for k, _ in mine)
+        if complete:
+            # Whatever else came between the previous cell's frame and this
+            # one's (a foreign frame, another nonce) was written while this
+            # cell ran, and after the last cell's frame by the last cell:
+            # the cell gets it too, so its decoder sees more than one frame
+            # (infra-error), as in a boot of its own.
+            top = len(frames) - 1 if seq == n else max(k for k, _ in mine)
+            own = {k for k, _ in mine}
+            mine += [(k, frames[k][1]) for k in range(last_pos + 1, top + 1) if k not in own]
+            mine.sort(key=lambda x: x[0])
+        if mine:
+            last_pos = max(k for k, _ in mine)
+        out.append({"state": "framed" if complete else "ended",
+                    "frames": [fr for _, fr in mine], "reason": None,
+                    "out_of_order": complete and not order_ok})
+        if not complete:
+            broken = f"the boot ended in cell {seq} before this cell ran"
+    return out
+
+
 def force_outcome(out, outcome, reason):
     """Overrides a cell's decided outcome when the batch's framing alone
     condemns it (a frame out of its planned order): never to a better one."""
@@ -239,41 +288,24 @@ def run(a):
     record = {"nonce": nonce, "qemu_cmdline": shlex.join(argv), "qemu_exit": rc,
               "timed_out": rc is None, "wall_s": round(took, 3), "end": end,
               "boot_s": None, "rerun": batch_rerun_line(a), "cells": []}
-    last_pos = -1
-    broken = None      # why the cells from here on run again in fresh boots
     t_prev = 0.0
-    for i, c in enumerate(a.cells):
+    for i, (c, plan) in enumerate(zip(a.cells, assign(frames, len(a.cells), nonce, end))):
         seq = i + 1
         entry = {"cell": c["id"], "seq": seq, "out": c["out"]}
         record["cells"].append(entry)
-        if broken:
-            entry.update(state="rerun", reason=broken)
+        if plan["state"] == "rerun":
+            entry.update(state="rerun", reason=plan["reason"])
             continue
-        mine = [(k, fr) for k, (h, fr) in enumerate(frames)
-                if h.get("seq") == str(seq) and h.get("nonce") == nonce]
-        if not mine and end and end["status"] == "reset-failed" and end["seq"] == i:
-            broken = f"the reset after cell {i} of the boot failed: {end['detail'].strip()}"
-            entry.update(state="rerun", reason=broken)
-            continue
-        # A frame the guest did not finish (the boot ended while it wrote
-        # it) leaves its cell in progress, as does none.
-        in_progress = not any(END_RE.search(fr) for _, fr in mine)
-        if not mine:
-            # The cell the boot ended in (a panic, a hang, a boot failure),
-            # with whatever foreign frames came after the last good one.
-            mine = [(k, fr) for k, (h, fr) in enumerate(frames)
-                    if k > last_pos and not (h.get("seq", "").isdigit() and
-                                             h.get("nonce") == nonce and int(h["seq"]) < seq)]
         os.makedirs(c["out"], exist_ok=True)
         for name in cell_run.OUTPUTS:
             if os.path.exists(os.path.join(c["out"], name)):
                 os.unlink(os.path.join(c["out"], name))
         with open(os.path.join(c["out"], "result.raw"), "wb") as f:
-            f.write(b"".join(fr for _, fr in mine))
+            f.write(b"".join(plan["frames"]))
         with open(os.path.join(c["out"], "console.log"), "w", encoding="utf-8") as f:
             f.write(head + parts.get(seq, ""))
         t_end = ended[i] if i < len(ended) else took
-        done_here = not in_progress
+        done_here = plan["state"] == "framed"
         ev = argparse.Namespace(
             out=c["out"], cell_file=c["cell_file"], nonce=nonce, kernel=a.kernel,
             initrd=a.initrd, qemu_version=version, accel=accel, accel_reason=reason,
@@ -286,16 +318,11 @@ def run(a):
             run_s=max(0.0, t_end - t_prev))
         cell_result.cmd_evaluate(ev)
         t_prev = t_end
-        order_ok = all(k > last_pos for k, _ in mine)
-        if mine:
-            last_pos = max(k for k, _ in mine)
-        if done_here and not order_ok:
+        if plan.get("out_of_order"):
             force_outcome(c["out"], "infra-error", f"cell {seq}'s frame came after a later "
                           "cell's on the result port (out of order)")
         entry.update(state="decided", position=seq)
-        if in_progress:
-            broken = f"the boot ended in cell {seq} ({c['id']}) before this cell ran"
-        elif i + 1 == len(a.cells) and not (end and end["status"] == "done"):
+        if i + 1 == len(a.cells) and not (end and end["status"] == "done"):
             entry["note"] = "the guest wrote no batch end after the last cell"
     if a.cells and os.path.exists(os.path.join(a.cells[0]["out"], "cell.json")):
         with open(os.path.join(a.cells[0]["out"], "cell.json"), encoding="utf-8") as f:
