@@ -76,6 +76,9 @@ def parse(argv):
         c["cell_file"] = os.path.realpath(c["cell_file"])
         c["out"] = os.path.abspath(c["out"])
     a.cells = cells
+    a.boot_ptrace_scope = plan.get("boot_ptrace_scope")
+    if a.boot_ptrace_scope not in (None, 3):
+        raise BadInvocation(f"batch: {a.plan}: boot_ptrace_scope must be 3 when given")
     return a
 
 
@@ -269,7 +272,9 @@ def run(a):
     nonce = os.urandom(16).hex()
     append = (f"egress.cells={','.join(str(c['index']) for c in a.cells)} "
               f"egress.deadlines={','.join(str(launcher.guest_deadline(c['scaled'])) for c in a.cells)} "
-              f"egress.nonce={nonce}" + (f" {a.append}" if a.append else ""))
+              f"egress.nonce={nonce}" +
+              (" egress.boot_ptrace_scope=3" if a.boot_ptrace_scope else "") +
+              (f" {a.append}" if a.append else ""))
     console_path = os.path.join(a.out, "console.log")
     argv = launcher.qemu_argv(a.kernel, a.initrd, console_path, os.path.join(a.out, "result.raw"),
                               machine=a.machine, accel=accel, append=append)

@@ -258,8 +258,8 @@ MAX_BATCH_CELLS = 48
 
 def boot_scoped_last(cell):
     """True for a cell that raises kernel.yama.ptrace_scope to 3, which only
-    a reboot lowers: it goes last in its batch (the reset after it would
-    fail)."""
+    a reboot lowers (the reset after it would fail): such cells share
+    batches of their own (plan_batches)."""
     with open(cell["cell_file"], encoding="utf-8") as f:
         return any(ln.strip() == "sysctl=kernel.yama.ptrace_scope=3" for ln in f)
 
@@ -275,26 +275,26 @@ def plan_batches(cells, jobs):
     first. Per kernel, the cells are spread over batches so that JOBS VMs
     finish together (greedy by cost onto the least-loaded batch), at most
     MAX_BATCH_CELLS each; a scenario with isolation = boot gets a boot per
-    cell; a ptrace_scope=3 cell ends its batch (one per batch; any more run
-    alone). Within a batch the cells run in the order of their ids (the
+    cell. Cells that raise kernel.yama.ptrace_scope to 3, which only a
+    reboot lowers, share batches of their own, booted with scope 3 set
+    before the baseline (batch_run's boot_ptrace_scope), so no reset has to
+    lower it. Within a batch the cells run in the order of their ids (the
     same neighbours whatever order the scenarios were loaded in)."""
-    alone, by_kernel = [], {}
+    alone, groups = [], {}
     for c in cells:
         if c["isolation"] == "boot":
             alone.append([c])
         else:
-            by_kernel.setdefault(c["kernel"], []).append(c)
-    total = sum(cost(c) for cs in by_kernel.values() for c in cs) or 1
+            groups.setdefault((c["kernel"], c["ptrace3"]), []).append(c)
+    total = sum(cost(c) for cs in groups.values() for c in cs) or 1
     out = list(alone)
-    for cs in by_kernel.values():
-        last = [c for c in cs if c["ptrace3"]]
-        rest = [c for c in cs if not c["ptrace3"]]
-        kcost = sum(cost(c) for c in cs)
-        n = max(1, -(-len(cs) // MAX_BATCH_CELLS), round(jobs * kcost / total))
+    for cs in groups.values():
+        gcost = sum(cost(c) for c in cs)
+        n = max(1, -(-len(cs) // MAX_BATCH_CELLS), round(jobs * gcost / total))
         n = min(n, len(cs))
         bins = [[] for _ in range(n)]
         load = [0] * n
-        for c in sorted(rest, key=lambda c: -cost(c)):
+        for c in sorted(cs, key=lambda c: (-cost(c), c["id"])):
             i = min(range(n), key=lambda j: (load[j], len(bins[j])))
             if len(bins[i]) >= MAX_BATCH_CELLS:
                 bins.append([])
@@ -302,31 +302,12 @@ def plan_batches(cells, jobs):
                 i = len(bins) - 1
             bins[i].append(c)
             load[i] += cost(c)
-        for c in sorted(last, key=lambda c: -cost(c)):
-            free = [j for j in range(len(bins)) if not any(x["ptrace3"] for x in bins[j])
-                    and len(bins[j]) < MAX_BATCH_CELLS]
-            if free:
-                i = min(free, key=lambda j: load[j])
-                bins[i].append(c)
-                load[i] += cost(c)
-            else:
-                out.append([c])
         for b in bins:
             if b:
-                b.sort(key=lambda c: (c["ptrace3"], c["id"]))
+                b.sort(key=lambda c: c["id"])
                 out.append(b)
     out.sort(key=lambda b: -sum(cost(c) for c in b))
     return out
-
-
-def rerun_command(cell, opts):
-    parts = ["make", "matrix", f"KERNELS={cell['kernel']}",
-             f"SCENARIOS={cell['scenario_cell']}", "ISOLATION=boot"]
-    if opts.supervisor_given:
-        parts.append(f"SUPERVISOR={opts.supervisor}")
-    if opts.extra_scenarios:
-        parts.append(f"EXTRA_SCENARIOS={opts.extra_scenarios}")
-    return shlex.join(parts)
 
 
 def guest_seconds(d):
@@ -368,6 +349,9 @@ def run_batch(batch, bid, kinfo, initrd, opts):
         return [(c, judge(c, None, why, 0.0)) for c in batch], [], rec
     plan = {"cells": [{"cell_file": c["cell_file"], "out": c["dir"], "index": c["index"],
                        "timeout": int(c["timeout"])} for c in batch]}
+    if all(c["ptrace3"] for c in batch) and not any(c["isolation"] == "boot" for c in batch):
+        plan["boot_ptrace_scope"] = 3
+        rec["boot_ptrace_scope"] = 3
     with open(os.path.join(bdir, "plan.json"), "w", encoding="utf-8") as f:
         json.dump(plan, f, indent=1)
     argv = [opts.runner, "batch", "--kernel", kinfo["path"], "--initrd", initrd,

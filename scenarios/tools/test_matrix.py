@@ -154,7 +154,7 @@ def fake_cell(cid, kernel="k", timeout="60", isolation="batch", ptrace3=False):
 
 
 @test
-def plan_puts_ptrace_scope_3_last_and_boot_scoped_cells_alone():
+def plan_gives_ptrace_scope_3_cells_batches_of_their_own_and_boot_scoped_cells_a_boot():
     sys.path.insert(0, HERE)
     import matrix  # noqa: E402 - the module under test, only for this pure function
     cells = ([fake_cell(f"c{i}") for i in range(10)] +
@@ -164,9 +164,9 @@ def plan_puts_ptrace_scope_3_last_and_boot_scoped_cells_alone():
     assert sorted(c["id"] for b in plan for c in b) == sorted(c["id"] for c in cells)
     assert [b for b in plan if [c["id"] for c in b] == ["alone"]], plan
     for b in plan:
-        p3 = [i for i, c in enumerate(b) if c["ptrace3"]]
-        assert p3 in ([], [len(b) - 1]), [c["id"] for c in b]
-    big = [b for b in plan if len(b) > 1]
+        assert len({c["ptrace3"] for c in b}) == 1, [c["id"] for c in b]
+        assert [c["id"] for c in b] == sorted(c["id"] for c in b), [c["id"] for c in b]
+    big = [b for b in plan if len(b) > 1 and not b[0]["ptrace3"]]
     assert len(big) == 2 and abs(len(big[0]) - len(big[1])) <= 1, [len(b) for b in plan]
 
 
