@@ -44,19 +44,30 @@ lines_of() {
 # any cell). Left out: values the kernel changes by itself (ns_last_pid,
 # tainted, hung_task_warnings, perf_event_max_sample_rate); kernel.tainted is
 # recorded as info instead.
+# The list of paths is made once (baseline_take): no cell can add a sysctl
+# but by loading a module, which the modules check refuses.
 sysctl_snapshot() {
-	find /proc/sys -type f -perm -200 -print0 2>/dev/null | xargs -0 grep -H '' 2>/dev/null |
-		grep -v -e '^/proc/sys/kernel/ns_last_pid:' -e '^/proc/sys/kernel/tainted:' \
-			-e '^/proc/sys/kernel/hung_task_warnings:' \
-			-e '^/proc/sys/kernel/perf_event_max_sample_rate:' || true
+	xargs -0 grep -H '' <"$SYSCTL_LIST" 2>/dev/null || true
+}
+
+sysctl_list() {
+	find /proc/sys -type f -perm -200 ! -path /proc/sys/kernel/ns_last_pid \
+		! -path /proc/sys/kernel/tainted ! -path /proc/sys/kernel/hung_task_warnings \
+		! -path /proc/sys/kernel/perf_event_max_sample_rate -print0 2>/dev/null >"$SYSCTL_LIST"
 }
 
 # Every name in the root filesystem (the initramfs: /init, the supervisor,
 # the agents, the cells, the modules) with size, mode, owner and change time
-# (ctime: no one can set it back, unlike the mtime).
+# (ctime: no one can set it back, unlike the mtime), for the names listed at
+# boot: a name added or removed changes its directory's ctime, and a name
+# removed is missing from stat's output.
 rootfs_snapshot() {
+	xargs -0 stat -c '%n %s %a %u:%g %z' <"$ROOTFS_LIST" 2>/dev/null || true
+}
+
+rootfs_list() {
 	find / -xdev ! -path /tmp ! -path /run ! -path /proc ! -path /sys ! -path /dev -print0 \
-		2>/dev/null | xargs -0 stat -c '%n %s %a %u:%g %z' 2>/dev/null | LC_ALL=C sort
+		2>/dev/null >"$ROOTFS_LIST"
 }
 
 net_snapshot() {
@@ -100,8 +111,12 @@ ipc_snapshot() {
 
 # The boot's state, once, before the first cell (lo is brought up first:
 # every cell does so, and lo's own addresses and routes are then part of it).
+SYSCTL_LIST=/run/egress-sysctl.list
+ROOTFS_LIST=/run/egress-rootfs.list
 baseline_take() {
 	ip link set lo up
+	sysctl_list
+	rootfs_list
 	BASE_SYSCTL=$(sysctl_snapshot)
 	BASE_TAINT='?'
 	read -r BASE_TAINT </proc/sys/kernel/tainted 2>/dev/null || true
