@@ -310,6 +310,16 @@ def plan_batches(cells, jobs):
     return out
 
 
+def rerun_command(cell, opts):
+    parts = ["make", "matrix", f"KERNELS={cell['kernel']}",
+             f"SCENARIOS={cell['scenario_cell']}", "ISOLATION=boot"]
+    if opts.supervisor_given:
+        parts.append(f"SUPERVISOR={opts.supervisor}")
+    if opts.extra_scenarios:
+        parts.append(f"EXTRA_SCENARIOS={opts.extra_scenarios}")
+    return shlex.join(parts)
+
+
 def guest_seconds(d):
     """The guest's own seconds for a cell (uptime at its frame minus uptime
     at its start: its work, the boot and the reset before it excluded), from
@@ -993,6 +1003,13 @@ def run_matrix(argv, hosts_tmp):
     parts = [f"{n} {o}" for o, n in counts.items() if n]
     print(f"\nmatrix {run_id}: {len(cells)} cells: {', '.join(parts)}; "
           f"{len(bad)} not ok; results in {rdir}")
+    boots = len(batches) if opts.isolation == "batch" else len(cells)
+    cpu = [c["host_cpu_s"] for c in cells if c.get("host_cpu_s") is not None]
+    print(f"ISOLATION={opts.isolation}: {boots} boots for {len(cells)} cells"
+          + (f", {sum(b['rerun_of'] is not None for b in batches)} of them reruns after a "
+             f"boot ended early" if batches else "")
+          + (f"; host CPU per cell {sum(cpu) / len(cpu):.3f} s (the runner's own process)"
+             if cpu else ""))
     if ratio:
         fl = ", ".join(f"{k} {v:.2f}s" for k, v in floors.items())
         print(f"wall {cells_wall:.1f}s vs {len(cells)} cells x floor / {par} VMs = "
