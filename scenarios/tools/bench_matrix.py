@@ -11,6 +11,9 @@
         the middle of a batch: its outcome is panic, it costs one reboot,
         and every other cell's outcome is the one it has in boot mode
 
+    bench_matrix.py report RESULTS/BATCH-RUN RESULTS/BOOT-RUN
+        the same comparison of two runs made already
+
 The environment (ACCEL, FLOOR, SUPERVISOR) reaches matrix.py as for `make
 matrix`. Results in results/<run>-batch and results/<run>-boot. Python 3
 standard library only.
@@ -129,9 +132,17 @@ def cmd_panic(a):
     return 1 if failures else 0
 
 
+def load(run_dir):
+    with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("report")
+    p.add_argument("batch_run")
+    p.add_argument("boot_run")
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     for name in ("bench", "panic"):
         p = sub.add_parser(name)
@@ -143,6 +154,8 @@ def main(argv=None):
             p.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS") or 2))
             p.add_argument("--min-cells", type=int, default=64)
     a = ap.parse_args(argv)
+    if a.cmd == "report":
+        return report(load(a.batch_run), load(a.boot_run))
     return cmd_bench(a) if a.cmd == "bench" else cmd_panic(a)
 
 
