@@ -78,6 +78,11 @@ stage_cells() {
 			install_file "$f" "$stage/cells/$id.cell"
 		done
 	done
+	# /cells/index: every cell id, one a line, in byte order. A batch boot
+	# names its cells by their line numbers here (egress.cells=3,4,9), which
+	# keeps the kernel command line under its 2048 bytes (docs/guest.md).
+	find "$stage/cells" -name '*.cell' -printf '%f\n' | sed 's/\.cell$//' | LC_ALL=C sort >"$stage/cells/index"
+	chmod 0644 "$stage/cells/index"
 }
 
 stage_agents() {
@@ -126,6 +131,8 @@ main() {
 	chmod 1777 "$stage/tmp"
 	stage_busybox "$stage"
 	install -m 0755 "$HERE/guest/init" "$stage/init"
+	mkdir -p "$stage/lib/egress"
+	install -m 0644 "$HERE/guest/reset.sh" "$stage/lib/egress/reset.sh"
 	install -m 0755 "$supervisor" "$stage/sbin/egress-supervisor"
 	install -m 0755 "$guest_bin/egress-envexec" "$stage/sbin/egress-envexec"
 	install -m 0755 "$guest_bin/egress-features" "$stage/sbin/egress-features"

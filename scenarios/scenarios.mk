@@ -3,8 +3,12 @@
 # .SHELLFLAGS, TOP, BUILD and CACHE.
 #   make matrix [KERNELS=GLOBS] [SCENARIOS=GLOBS] [JOBS=N] [SUPERVISOR=PATH]
 #               [EXTRA_SCENARIOS=DIR] [RUN_ID=ID] [FLOOR=measure|SECONDS]
-#               [ACCEL=auto|kvm|tcg]
+#               [ACCEL=auto|kvm|tcg] [ISOLATION=batch|boot]
 #                        every kernel x scenario cell -> results/<run-id>/
+#   make bench-matrix [KERNELS=ONE] [SCENARIOS=GLOBS] [JOBS=N]
+#                        the same cells with ISOLATION=batch and =boot: wall per
+#                        cell, ratio, boots, shares; exit 1 when an outcome differs
+#   make batch-panic-test  a cell that panics mid-batch costs one reboot
 #   make vm-smoke        a few cells on each Debian kernel (part of make test)
 #   make scenario-test   the scenario parser's unit tests and the shipped files
 #   make scenario-list   every cell and its expected verdict, booting nothing
@@ -46,7 +50,7 @@ SC_MATRIX_ENV = $(if $(KERNELS),KERNELS='$(KERNELS)') \
 	$(if $(EXTRA_SCENARIOS),EXTRA_SCENARIOS='$(EXTRA_SCENARIOS)') \
 	$(if $(RUN_ID),RUN_ID='$(RUN_ID)') $(if $(FLOOR),FLOOR='$(FLOOR)') \
 	$(if $(ACCEL),ACCEL='$(ACCEL)') $(if $(SHARD),SHARD='$(SHARD)') \
-	$(if $(BASE),BASE='$(BASE)') \
+	$(if $(BASE),BASE='$(BASE)') $(if $(ISOLATION),ISOLATION='$(ISOLATION)') \
 	BUILD='$(BUILD)' CACHE='$(CACHE)'
 
 # The README's main job. matrix.py fetches or builds only the kernels KERNELS
@@ -55,6 +59,16 @@ SC_MATRIX_ENV = $(if $(KERNELS),KERNELS='$(KERNELS)') \
 # `initramfs-guest` build what goes into the one initramfs of the run.
 matrix: matrix-host-deps supervisor agents initramfs-guest
 	$(SC_MATRIX_ENV) $(TOP)/run-vm.sh matrix
+
+# Issue 14's benchmark: one kernel (debian-6.1-cloud unless KERNELS names
+# one), every scenario unless SCENARIOS narrows it (>= 64 cells wanted).
+.PHONY: bench-matrix batch-panic-test
+bench-matrix: matrix-host-deps supervisor agents initramfs-guest
+	$(SC_MATRIX_ENV) python3 $(SC_TOOLS)/bench_matrix.py bench
+
+# scenarios/tests/panic-mid-batch between other cells of one boot (JOBS=1).
+batch-panic-test: matrix-host-deps supervisor agents initramfs-guest
+	$(SC_MATRIX_ENV) python3 $(SC_TOOLS)/bench_matrix.py panic
 
 # Part of `make test`: boots QEMU for real, no kernel builds (Debian kernels
 # only, fetched and cached).

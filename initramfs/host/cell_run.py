@@ -18,6 +18,7 @@ accelerator.
 
 import argparse
 import os
+import resource
 import shlex
 import shutil
 import sys
@@ -118,6 +119,10 @@ def run(a):
         qemu_rc=124 if rc is None else launcher.shell_status(rc), timed_out=int(rc is None), timeout=timeout,
         run_s=took)
     cell_result.cmd_evaluate(ev)
+    # This process's own CPU (QEMU, a child, is not in it): the host's work.
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    with open(os.path.join(a.out, "host-cpu"), "w", encoding="utf-8") as f:
+        f.write(f"{ru.ru_utime + ru.ru_stime:.3f}\n")
 
 
 def main(argv=None):

@@ -5,6 +5,7 @@ names), and the file digest every record uses. Imported by the cell path
 (cell_result.py), the matrix and the scenario compiler. Stdlib only."""
 
 import hashlib
+import os
 
 VERDICTS = ("pass", "fail", "capability-error")
 
@@ -17,15 +18,31 @@ OUTCOMES = ("ok", "mismatch", "false-green", "oracle-mismatch", "precondition-er
 LOUD_OUTCOMES = ("false-green", "oracle-mismatch")
 GOOD_OUTCOMES = ("ok", "skipped")
 
+# How a cell shares its boot (ISOLATION=, docs/guest.md "Batches"): batch
+# runs many cells per boot with the reset proven between them; boot gives
+# every cell its own boot (release qualification, bisecting an interaction).
+ISOLATIONS = ("batch", "boot")
+
 # The features that decide verdicts, in the order reports print them.
 FEATURES = ("seccomp_notify", "pidfd_getfd", "process_vm_readv", "yama", "ia32", "x32",
             "io_uring")
 
 
+_DIGESTS = {}
+
+
 def sha256_file(path):
-    """The hex sha256 of a file, read in 1 MiB chunks."""
+    """The hex sha256 of a file, read in 1 MiB chunks. Remembered per
+    process for a file whose inode, size and mtime have not changed: a batch
+    boot's one process records the same kernel and initramfs (50 MB) for
+    every cell, and hashing them again per cell was most of its CPU."""
+    st = os.stat(path)
+    key = (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key in _DIGESTS:
+        return _DIGESTS[key]
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
-    return h.hexdigest()
+    _DIGESTS[key] = h.hexdigest()
+    return _DIGESTS[key]

@@ -263,14 +263,167 @@ def build_initramfs(rdir, cells_dir, supervisor, agents, out):
 
 # ---------------------------------------------------------------- running
 
+# A batch boot's most cells: its kernel command line (about 7 bytes a cell)
+# stays far below x86's 2048 bytes, and a panic reruns at most this many.
+MAX_BATCH_CELLS = 48
+
+
+def boot_scoped_last(cell):
+    """True for a cell that raises kernel.yama.ptrace_scope to 3, which only
+    a reboot lowers (the reset after it would fail): such cells share
+    batches of their own (plan_batches)."""
+    with open(cell["cell_file"], encoding="utf-8") as f:
+        return any(ln.strip() == "sysctl=kernel.yama.ptrace_scope=3" for ln in f)
+
+
+def cost(cell):
+    """A cell's estimated guest seconds: its declared timeout (the scenario
+    says how long it may take; real runs are a near-constant fraction)."""
+    return int(cell["timeout"])
+
+
+def plan_batches(cells, jobs):
+    """The boots of an ISOLATION=batch run: [[cell, ...], ...], longest
+    first. Per kernel, the cells are spread over batches so that JOBS VMs
+    finish together (greedy by cost onto the least-loaded batch), at most
+    MAX_BATCH_CELLS each; a scenario with isolation = boot gets a boot per
+    cell. Cells that raise kernel.yama.ptrace_scope to 3, which only a
+    reboot lowers, share batches of their own, booted with scope 3 set
+    before the baseline (batch_run's boot_ptrace_scope), so no reset has to
+    lower it. Within a batch the cells run in the order of their ids (the
+    same neighbours whatever order the scenarios were loaded in)."""
+    alone, groups = [], {}
+    for c in cells:
+        if c["isolation"] == "boot":
+            alone.append([c])
+        else:
+            groups.setdefault((c["kernel"], c["ptrace3"]), []).append(c)
+    total = sum(cost(c) for cs in groups.values() for c in cs) or 1
+    out = list(alone)
+    for cs in groups.values():
+        gcost = sum(cost(c) for c in cs)
+        n = max(1, -(-len(cs) // MAX_BATCH_CELLS), round(jobs * gcost / total))
+        n = min(n, len(cs))
+        bins = [[] for _ in range(n)]
+        load = [0] * n
+        for c in sorted(cs, key=lambda c: (-cost(c), c["id"])):
+            i = min(range(n), key=lambda j: (load[j], len(bins[j])))
+            if len(bins[i]) >= MAX_BATCH_CELLS:
+                bins.append([])
+                load.append(0)
+                i = len(bins) - 1
+            bins[i].append(c)
+            load[i] += cost(c)
+        for b in bins:
+            if b:
+                b.sort(key=lambda c: c["id"])
+                out.append(b)
+    out.sort(key=lambda b: -sum(cost(c) for c in b))
+    return out
+
+
 def rerun_command(cell, opts):
     parts = ["make", "matrix", f"KERNELS={cell['kernel']}",
-             f"SCENARIOS={cell['scenario_cell']}"]
+             f"SCENARIOS={cell['scenario_cell']}", "ISOLATION=boot"]
     if opts.supervisor_given:
         parts.append(f"SUPERVISOR={opts.supervisor}")
     if opts.extra_scenarios:
         parts.append(f"EXTRA_SCENARIOS={opts.extra_scenarios}")
     return shlex.join(parts)
+
+
+def guest_seconds(d):
+    """The guest's own seconds for a cell (uptime at its frame minus uptime
+    at its start: its work, the boot and the reset before it excluded), from
+    the decoded meta section; None when there is none."""
+    try:
+        with open(os.path.join(d, "guest", "meta"), encoding="utf-8") as f:
+            meta = dict(ln.rstrip("\n").split("=", 1) for ln in f if "=" in ln)
+        return round(float(meta["uptime_end"]) - float(meta.get("uptime_cell") or
+                                                       meta["uptime_init"]), 3)
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def read_host_cpu(out):
+    """The host CPU seconds the runner's own process spent (its host-cpu
+    file), or None."""
+    try:
+        with open(os.path.join(out, "host-cpu"), encoding="utf-8") as f:
+            return float(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def run_batch(batch, bid, kinfo, initrd, opts):
+    """Boots one batch through run-vm.sh batch. Returns (decided, rerun,
+    record): decided [(cell, result)] for the cells this boot decided,
+    rerun the cells to run again in a fresh boot (the boot ended before
+    them), record the batch for summary.json. Never raises."""
+    bdir = os.path.join(opts.rdir, "batches", bid)
+    os.makedirs(bdir)
+    rec = {"batch": bid, "kernel": kinfo["name"], "cells": [c["id"] for c in batch],
+           "boot_dir": os.path.relpath(bdir, opts.rdir), "wall_s": None, "end": None,
+           "qemu_exit": None, "nonce": None, "rerun": None, "host_cpu_s": None,
+           "boot_s": None}
+    if not kinfo["path"]:
+        why = f"kernel {kinfo['name']} unavailable: {kinfo['error']}"
+        return [(c, judge(c, None, why, 0.0)) for c in batch], [], rec
+    plan = {"cells": [{"cell_file": c["cell_file"], "out": c["dir"], "index": c["index"],
+                       "timeout": int(c["timeout"])} for c in batch]}
+    if all(c["ptrace3"] for c in batch) and not any(c["isolation"] == "boot" for c in batch):
+        plan["boot_ptrace_scope"] = 3
+        rec["boot_ptrace_scope"] = 3
+    with open(os.path.join(bdir, "plan.json"), "w", encoding="utf-8") as f:
+        json.dump(plan, f, indent=1)
+    argv = [opts.runner, "batch", "--kernel", kinfo["path"], "--initrd", initrd,
+            "--plan", os.path.join(bdir, "plan.json"), "--out", bdir,
+            "--machine", kinfo["machine"], "--accel", opts.accel_choice["accelerator"],
+            "--accel-reason", opts.accel_choice["reason"]]
+    limit = sum(int(c["timeout"]) for c in batch) + RUNNER_GRACE_S
+    t0 = time.monotonic()
+    with open(os.path.join(bdir, "run-vm.log"), "w", encoding="utf-8") as logf:
+        try:
+            res = subprocess.run(argv, stdout=logf, stderr=subprocess.STDOUT, timeout=limit,
+                                 check=False)
+            rc = res.returncode
+        except subprocess.TimeoutExpired:
+            rc = None
+        except OSError as e:
+            rc, why = -1, f"cannot run run-vm.sh: {e}"
+    wall = time.monotonic() - t0
+    rec["wall_s"] = round(wall, 2)
+    try:
+        with open(os.path.join(bdir, "batch.json"), encoding="utf-8") as f:
+            data = json.load(f)
+        entries = {e["cell"]: e for e in data["cells"]}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        why = (f"run-vm.sh batch did not finish within {limit}s" if rc is None else
+               f"run-vm.sh batch exited {rc} without a usable batch.json ({e}; see "
+               f"{os.path.join(bdir, 'run-vm.log')})")
+        return [(c, judge(c, None, why, wall / len(batch))) for c in batch], [], rec
+    rec.update({k: data.get(k) for k in ("end", "qemu_exit", "nonce", "rerun", "boot_s")})
+    rec["host_cpu_s"] = read_host_cpu(bdir)
+    decided, rerun = [], []
+    for pos, c in enumerate(batch, 1):
+        e = entries.get(c["id"]) or {"state": "rerun", "reason": "not in batch.json"}
+        c.setdefault("boots", []).append(bid)
+        if e.get("state") != "decided":
+            c["rerun_reason"] = e.get("reason")
+            rerun.append(c)
+            continue
+        try:
+            with open(os.path.join(c["dir"], "cell.json"), encoding="utf-8") as f:
+                cdata = json.load(f)
+            r = judge(c, cdata, None, cdata.get("run_s") or 0.0)
+        except (OSError, ValueError) as err:
+            r = judge(c, None, f"run-vm.sh batch decided the cell but its cell.json is "
+                      f"unreadable: {err}", 0.0)
+        r.update({"batch": bid, "position": pos, "boot_cells": len(batch),
+                  "batch_rerun": data.get("rerun"),
+                  "host_cpu_s": rec["host_cpu_s"] / len(batch) if rec["host_cpu_s"] else None})
+        decided.append((c, r))
+    return decided, rerun, rec
 
 
 def run_cell(cell, kinfo, initrd, opts):
@@ -308,7 +461,56 @@ def run_cell(cell, kinfo, initrd, opts):
                      f"(see {os.path.join(out, 'run-vm.log')})", wall)
     except (OSError, ValueError) as e:
         return judge(cell, None, f"cell.json unreadable: {e}", wall)
-    return judge(cell, data, None, wall)
+    r = judge(cell, data, None, wall)
+    r["host_cpu_s"] = read_host_cpu(out)
+    return r
+
+
+def run_cells(cells, kinfo, opts, progress):
+    """Runs every cell, JOBS VMs at once: one boot per cell (ISOLATION=boot)
+    or batches (plan_batches), where the cells a boot did not reach (it
+    ended in a panic, a hang, a failed reset) run again in a fresh boot.
+    Returns the batch records (empty for boot)."""
+    def done(c, r):
+        c.update(r)
+        c["rerun"] = rerun_command(c, opts)
+        progress.step(c, c)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        if opts.isolation == "boot":
+            futs = {pool.submit(run_cell, c, kinfo[c["kernel"]],
+                                kinfo[c["kernel"]].get("initrd"), opts): c for c in cells}
+            for fut in concurrent.futures.as_completed(futs):
+                done(futs[fut], fut.result())
+            return []
+        records, n = [], 0
+        os.makedirs(os.path.join(opts.rdir, "batches"))
+
+        def submit(batch, rerun_of=None):
+            nonlocal n
+            n += 1
+            bid = f"b{n:03d}"
+            k = kinfo[batch[0]["kernel"]]
+            fut = pool.submit(run_batch, batch, bid, k, k.get("initrd"), opts)
+            pending[fut] = (batch, rerun_of)
+
+        pending = {}
+        for b in plan_batches(cells, opts.jobs):
+            submit(b)
+        while pending:
+            finished, _ = concurrent.futures.wait(pending,
+                                                  return_when=concurrent.futures.FIRST_COMPLETED)
+            for fut in finished:
+                _, rerun_of = pending.pop(fut)
+                decided, rerun, rec = fut.result()
+                rec["rerun_of"] = rerun_of
+                rec["boot"] = len(records) + 1
+                records.append(rec)
+                for c, r in decided:
+                    done(c, r)
+                if rerun:
+                    submit(rerun, rec["batch"])
+        return records
 
 
 def judge(cell, data, infra, wall):
@@ -317,6 +519,7 @@ def judge(cell, data, infra, wall):
     verdict other than the expected one, or reports another cell, is not
     believed."""
     r = {"outcome": "infra-error", "reason": infra, "got": None, "supervisor_exit": None,
+         "batch": None, "position": 1, "boot_cells": 1, "batch_rerun": None,
          "boot_s": None, "run_s": None, "qemu_cmdline": None, "qemu_version": None,
          "accelerator": None, "accelerator_reason": None, "features": None,
          "preconditions": None, "splats": [],
@@ -504,12 +707,18 @@ def parse_args(argv):
                     help="I/N: run shard I of N of the selected cells (shards.py)")
     ap.add_argument("--base", default=env("BASE", ""),
                     help="a run directory to compare with (text and index.html)")
+    ap.add_argument("--isolation", default=env("ISOLATION", "") or "batch",
+                    help="batch (default: many cells per boot, the reset proven between "
+                    "them) or boot (one boot per cell)")
     ap.add_argument("--list", action="store_true",
                     help="print the cells and their expected verdicts, boot nothing")
     opts = ap.parse_args(argv)
     if not opts.jobs.isdigit() or int(opts.jobs) < 1:
         raise SetupError(f"JOBS must be a positive number, not {opts.jobs!r}")
     opts.jobs = int(opts.jobs)
+    if opts.isolation not in C.ISOLATIONS:
+        raise SetupError(f"ISOLATION must be one of {', '.join(C.ISOLATIONS)}, "
+                         f"not {opts.isolation!r}")
     try:
         opts.shard_i, opts.shard_n = SH.parse(opts.shard)
     except SH.ShardError as e:
@@ -658,7 +867,14 @@ def run_matrix(argv, hosts_tmp):
                           "expected_why": v.why,
                           "expected_from": f"{os.path.relpath(sc.path, TOP)}:{v.line}",
                           "timeout": sc.get("timeout", str(S.DEFAULT_TIMEOUT)),
+                          "isolation": sc.get("isolation", "batch"),
                           "cell_file": cf, "dir": d})
+        index = {cid: n for n, cid in enumerate(sorted(c["id"] for c in cells), 1)}
+        for c in cells:
+            # The cell's line in the initramfs's /cells/index (build.sh
+            # writes the ids in byte order, as sorted() orders str here).
+            c["index"] = index[c["id"]]
+            c["ptrace3"] = boot_scoped_last(c)
         initrd = os.path.join(rdir, "initramfs.cpio")
         log("building the initramfs")
         initrd_s = build_initramfs(rdir, cells_dir, opts.supervisor, agents, initrd)
@@ -689,14 +905,8 @@ def run_matrix(argv, hosts_tmp):
 
     progress = Progress(len(cells), opts.jobs)
     t_cells = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        futs = {pool.submit(run_cell, c, kinfo[c["kernel"]], kinfo[c["kernel"]].get("initrd"),
-                            opts): c for c in cells}
-        for fut in concurrent.futures.as_completed(futs):
-            c = futs[fut]
-            c.update(fut.result())
-            c["rerun"] = rerun_command(c, opts)
-            progress.step(c, c)
+    opts.rdir = rdir
+    batches = run_cells(cells, kinfo, opts, progress)
     cells_wall = time.monotonic() - t_cells
     shutil.copytree(hosts_tmp, os.path.join(rdir, "host-scenarios"))
     for c in cells:
@@ -717,6 +927,9 @@ def run_matrix(argv, hosts_tmp):
         "started": started,
         "supervisor": {"path": opts.supervisor, "sha256": C.sha256_file(opts.supervisor)},
         "extra_scenarios": opts.extra_scenarios or None, "jobs": opts.jobs,
+        "isolation": opts.isolation,
+        "boots": len(batches) if opts.isolation == "batch" else len(cells),
+        "batches": batches,
         "accelerator": opts.accel_choice,
         "host_profiles": {n: {k: v for k, v in h.items() if k != "data"}
                           for n, h in hosts.items()},
@@ -745,6 +958,10 @@ def run_matrix(argv, hosts_tmp):
             "outcome": c["outcome"], "reason": c["reason"], "splats": c["splats"],
             "features": c["features"], "preconditions": c["preconditions"],
             "rerun": c["rerun"], "runner_rerun": c["runner_rerun"],
+            "batch": c["batch"], "position": c["position"], "boot_cells": c["boot_cells"],
+            "batch_rerun": c["batch_rerun"], "boots": c.get("boots", []),
+            "rerun_reason": c.get("rerun_reason"), "host_cpu_s": c.get("host_cpu_s"),
+            "guest_s": guest_seconds(c["dir"]),
             "dir": os.path.relpath(c["dir"], rdir)} for c in cells],
     }
     with open(os.path.join(rdir, "summary.json"), "w", encoding="utf-8") as f:
@@ -798,6 +1015,13 @@ def run_matrix(argv, hosts_tmp):
     parts = [f"{n} {o}" for o, n in counts.items() if n]
     print(f"\nmatrix {run_id}: {len(cells)} cells: {', '.join(parts)}; "
           f"{len(bad)} not ok; results in {rdir}")
+    boots = len(batches) if opts.isolation == "batch" else len(cells)
+    cpu = [c["host_cpu_s"] for c in cells if c.get("host_cpu_s") is not None]
+    print(f"ISOLATION={opts.isolation}: {boots} boots for {len(cells)} cells"
+          + (f", {sum(b['rerun_of'] is not None for b in batches)} of them reruns after a "
+             f"boot ended early" if batches else "")
+          + (f"; host CPU per cell {sum(cpu) / len(cpu):.3f} s (the runner's own process)"
+             if cpu else ""))
     if ratio:
         fl = ", ".join(f"{k} {v:.2f}s" for k, v in floors.items())
         print(f"wall {cells_wall:.1f}s vs {len(cells)} cells x floor / {par} VMs = "

@@ -65,7 +65,7 @@ PTRACE_SCOPE_KEY = "kernel.yama.ptrace_scope"
 
 SINGLE_KEYS = ("name", "description", "agent", "loopback", "user", "uid", "gid",
                "timeout", "expect", "kill_supervisor_after", "expect_agent_exit", "launcher",
-               "guest_profile")
+               "guest_profile", "isolation")
 REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requires",
                  "sink")
 REQUIRED_KEYS = ("name", "description", "agent", "expect")
@@ -299,6 +299,10 @@ def parse_field(sc, path, no, key, value):
         _, err = check_argv(value, "service")
     elif key == "launcher":
         _, err = check_argv(value, "launcher")
+    elif key == "isolation" and value not in ("boot", "batch"):
+        # boot: the scenario's cells change what a reset cannot put back
+        # (docs/guest.md "Batches"), so each runs in a boot of its own.
+        err = f"isolation must be boot or batch, not {value!r}"
     elif key in ("loopback", "guest_profile") and value not in ("yes", "no"):
         err = f"{key} must be yes or no, not {value!r}"
     elif key == "user" and value not in USERS:

@@ -19,31 +19,46 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 #   root    -> the right verdict, outcome ok
 #   nocap   -> claims ok but got pass: matrix.py must call it a false green
 #   uid1000 -> exits 1 without cell.json: an infra-error, never ok
+# `batch` (ISOLATION=batch, the default) lies the same way for every cell of
+# its plan and says each was decided in its boot.
 FAKE = r'''#!/usr/bin/env python3
 import json, os, sys
 a = sys.argv[1:]
-assert a[0] == "cell", a
+assert a[0] in ("cell", "batch"), a
 opt = {a[i]: a[i + 1] for i in range(1, len(a) - 1, 2)}
-cell = {}
-for line in open(opt["--cell-file"]):
+if a[0] == "batch":
+    plan = json.load(open(opt["--plan"]))["cells"]
+    todo = [(c["cell_file"], c["out"]) for c in plan]
+else:
+    todo = [(opt["--cell-file"], opt["--out"])]
+entries = []
+for cell_file, out in todo:
+  cell = {}
+  for line in open(cell_file):
     if line.strip() and not line.startswith("#"):
         k, _, v = line.rstrip("\n").partition("=")
         cell.setdefault(k, v)
-cid = cell["cell"]
-if "user=uid1000" in cid:
-    sys.exit(1)
-got = "pass" if "user=nocap" in cid else cell["expect"]
-# Two boots of one kernel that read pidfd_getfd differently: reported.
-feats = {"seccomp_notify": {"available": True, "detail": "listener ok"},
-         "pidfd_getfd": {"available": "user=nocap" not in cid,
-                         "detail": "ENOSYS" if "user=nocap" in cid else "ok"},
-         "x32": {"available": False, "detail": "ENOSYS"}}
-json.dump({"cell": cid, "scenario": cell["scenario"], "expected": cell["expect"],
+  cid = cell["cell"]
+  entries.append({"cell": cid, "state": "decided"})
+  if "user=uid1000" in cid:
+    if a[0] == "cell":
+        sys.exit(1)
+    continue
+  got = "pass" if "user=nocap" in cid else cell["expect"]
+  # Two boots of one kernel that read pidfd_getfd differently: reported.
+  feats = {"seccomp_notify": {"available": True, "detail": "listener ok"},
+           "pidfd_getfd": {"available": "user=nocap" not in cid,
+                           "detail": "ENOSYS" if "user=nocap" in cid else "ok"},
+           "x32": {"available": False, "detail": "ENOSYS"}}
+  json.dump({"cell": cid, "scenario": cell["scenario"], "expected": cell["expect"],
            "got": got, "outcome": "ok", "reason": "", "supervisor_exit": 0,
            "qemu_cmdline": "qemu-system-x86_64 -fake", "qemu_version": "fake",
            "accelerator": "tcg", "boot_s": 1.0, "run_s": 0.5, "splats": [],
            "features": feats},
-          open(os.path.join(opt["--out"], "cell.json"), "w"))
+          open(os.path.join(out, "cell.json"), "w"))
+if a[0] == "batch":
+    json.dump({"cells": entries, "nonce": "0" * 32, "rerun": "fake batch"},
+              open(os.path.join(opt["--out"], "batch.json"), "w"))
 '''
 
 TESTS = []
@@ -117,6 +132,51 @@ def junit_has_one_testcase_per_cell_with_rerun():
     assert len(fails) == 1 and len(errs) == 1, (len(fails), len(errs))
     msg = fails[0].find("failure").get("message")
     assert "expected capability-error, got pass" in msg and "make matrix KERNELS=" in msg, msg
+
+
+@test
+def summary_records_the_batches_and_each_cells_position():
+    s = run_once()
+    summ = json.load(open(os.path.join(s["dir"], "summary.json"), encoding="utf-8"))
+    assert summ["isolation"] == "batch", summ["isolation"]
+    planned = [cid for b in summ["batches"] for cid in b["cells"]]
+    assert sorted(planned) == sorted(c["cell"] for c in summ["cells"]), planned
+    assert summ["boots"] == len(summ["batches"]) >= 1, summ["boots"]
+    for c in summ["cells"]:
+        b = next(b for b in summ["batches"] if b["batch"] == c["batch"])
+        assert b["cells"][c["position"] - 1] == c["cell"], (c, b)
+        assert "ISOLATION=boot" in c["rerun"], c["rerun"]
+
+
+def fake_cell(cid, kernel="k", timeout="60", isolation="batch", ptrace3=False):
+    return {"id": cid, "kernel": kernel, "timeout": timeout, "isolation": isolation,
+            "ptrace3": ptrace3}
+
+
+@test
+def plan_gives_ptrace_scope_3_cells_batches_of_their_own_and_boot_scoped_cells_a_boot():
+    sys.path.insert(0, HERE)
+    import matrix  # noqa: E402 - the module under test, only for this pure function
+    cells = ([fake_cell(f"c{i}") for i in range(10)] +
+             [fake_cell("p3a", ptrace3=True), fake_cell("p3b", ptrace3=True),
+              fake_cell("p3c", ptrace3=True), fake_cell("alone", isolation="boot")])
+    plan = matrix.plan_batches(cells, 2)
+    assert sorted(c["id"] for b in plan for c in b) == sorted(c["id"] for c in cells)
+    assert [b for b in plan if [c["id"] for c in b] == ["alone"]], plan
+    for b in plan:
+        assert len({c["ptrace3"] for c in b}) == 1, [c["id"] for c in b]
+        assert [c["id"] for c in b] == sorted(c["id"] for c in b), [c["id"] for c in b]
+    big = [b for b in plan if len(b) > 1 and not b[0]["ptrace3"]]
+    assert len(big) == 2 and abs(len(big[0]) - len(big[1])) <= 1, [len(b) for b in plan]
+
+
+@test
+def plan_keeps_batches_within_the_command_line():
+    sys.path.insert(0, HERE)
+    import matrix  # noqa: E402
+    plan = matrix.plan_batches([fake_cell(f"c{i:03d}") for i in range(130)], 1)
+    assert all(len(b) <= matrix.MAX_BATCH_CELLS for b in plan), [len(b) for b in plan]
+    assert len(plan) == 3, [len(b) for b in plan]
 
 
 @test

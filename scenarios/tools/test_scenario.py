@@ -273,6 +273,20 @@ def error_unknown_key():
 
 
 @test
+def error_isolation_value_names_its_line():
+    expect_error(replace("timeout = 30", "timeout = 30\nisolation = alone"), 11,
+                 "isolation must be boot or batch")
+
+
+@test
+def isolation_boot_parses_and_stays_out_of_the_cell_file():
+    sc = parse(replace("timeout = 30", "timeout = 30\nisolation = boot"))
+    assert sc.get("isolation") == "boot"
+    _, text = S.compile_cell(sc, sc.cells()[0][1], "debian-6.1-cloud")
+    assert "isolation" not in text, text
+
+
+@test
 def error_not_key_value():
     expect_error(replace("loopback = yes", "loopback yes"), 9, "expected 'key = value'")
 

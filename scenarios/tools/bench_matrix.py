@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""The same cells both ways in one run: ISOLATION=batch, then ISOLATION=boot
+(matrix.py twice, one kernel), compared cell by cell (issue 14).
+
+    bench_matrix.py bench [--kernel K] [--scenarios GLOBS] [--jobs N] [--min-cells 64]
+        prints wall per cell per mode, the ratio, the boots, and the shares
+        of VM time spent in boots, guest work and host work; exit 1 when
+        any cell's outcome differs between the modes
+    bench_matrix.py panic [--kernel K]
+        a cell that panics the kernel (scenarios/tests/panic-mid-batch) in
+        the middle of a batch: its outcome is panic, it costs one reboot,
+        and every other cell's outcome is the one it has in boot mode
+
+    bench_matrix.py report RESULTS/BATCH-RUN RESULTS/BOOT-RUN
+        the same comparison of two runs made already
+
+The environment (ACCEL, FLOOR, SUPERVISOR) reaches matrix.py as for `make
+matrix`. Results in results/<run>-batch and results/<run>-boot. Python 3
+standard library only.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
+# The panic test's neighbours: cells that sort before and after the panic
+# cell by id, so that the crash lands in the middle of one batch (JOBS=1).
+PANIC_SCENARIOS = ("no-network.ptrace_scope=2,user=root panic-mid-batch "
+                   "starter-undeclared.ptrace_scope=2,*")
+
+
+def run_matrix(mode, run_id, kernel, scenarios, jobs, results, extra=None):
+    argv = [sys.executable, os.path.join(HERE, "matrix.py"), "--kernels", kernel,
+            "--scenarios", scenarios, "--jobs", str(jobs), "--isolation", mode,
+            "--run-id", f"{run_id}-{mode}", "--results", results]
+    if extra:
+        argv += ["--extra-scenarios", extra]
+    env = dict(os.environ, FLOOR=os.environ.get("FLOOR") or "3")
+    print(f"bench: {' '.join(argv[1:])}", flush=True)
+    res = subprocess.run(argv, env=env, check=False, stdout=subprocess.PIPE, text=True)
+    tail = [ln for ln in res.stdout.splitlines() if ln.startswith(("matrix", "wall"))]
+    print("\n".join(f"  {ln}" for ln in tail), flush=True)
+    path = os.path.join(results, f"{run_id}-{mode}", "summary.json")
+    if not os.path.exists(path):
+        raise SystemExit(f"bench: matrix ({mode}) exited {res.returncode} without {path}")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def shares(summ):
+    """VM seconds split into boots, guest work, host work (and the rest:
+    resets between cells, the result's transfer, power-off, waiting)."""
+    cells = summ["cells"]
+    if summ["isolation"] == "batch":
+        boot = sum(b.get("boot_s") or 0 for b in summ["batches"])
+        host = sum(b.get("host_cpu_s") or 0 for b in summ["batches"])
+    else:
+        boot = sum(c.get("boot_s") or 0 for c in cells)
+        host = sum(c.get("host_cpu_s") or 0 for c in cells)
+    guest = sum(c.get("guest_s") or 0 for c in cells)
+    vm = summ["cells_wall_s"] * max(1, min(summ["jobs"], len(cells)))
+    return {"vm_s": vm, "boot_s": boot, "guest_s": guest, "host_s": host,
+            "other_s": max(0.0, vm - boot - guest - host)}
+
+
+def differences(a, b):
+    ob = {c["cell"]: c for c in b["cells"]}
+    out = []
+    for c in a["cells"]:
+        o = ob.get(c["cell"])
+        if o is None or o["outcome"] != c["outcome"]:
+            out.append(f"{c['cell']}: {a['isolation']} {c['outcome']} ({c['reason']}) / "
+                       f"{b['isolation']} {o['outcome'] if o else 'absent'}"
+                       f" ({o['reason'] if o else ''})")
+    return out
+
+
+def report(batch, boot):
+    n = len(batch["cells"])
+    print(f"\nbench: {n} cells on {', '.join(batch['kernels'])}, JOBS={batch['jobs']}")
+    for s in (batch, boot):
+        sh = shares(s)
+        vm = sh["vm_s"] or 1
+        host_cell = sh["host_s"] / max(1, len(s["cells"]))
+        print(f"  {s['isolation']:5s}: wall {s['cells_wall_s']:.1f} s, "
+              f"{s['cells_wall_s'] / max(1, n):.2f} s per cell, {s['boots']} boots; "
+              f"of {vm:.0f} VM-seconds: boots {100 * sh['boot_s'] / vm:.0f}%, guest work "
+              f"{100 * sh['guest_s'] / vm:.0f}%, host work {100 * sh['host_s'] / vm:.0f}% "
+              f"({host_cell:.3f} s CPU per cell), other {100 * sh['other_s'] / vm:.0f}%")
+    ratio = boot["cells_wall_s"] / batch["cells_wall_s"] if batch["cells_wall_s"] else 0
+    print(f"  ratio boot/batch: {ratio:.2f}x (target >= 4x)")
+    diff = differences(batch, boot)
+    for d in diff:
+        print(f"  OUTCOME DIFFERS: {d}")
+    print(f"bench: {n - len(diff)} cells alike, {len(diff)} differ")
+    return 1 if diff else 0
+
+
+def cmd_bench(a):
+    batch = run_matrix("batch", a.run_id, a.kernel, a.scenarios, a.jobs, a.results)
+    boot = run_matrix("boot", a.run_id, a.kernel, a.scenarios, a.jobs, a.results)
+    if len(batch["cells"]) < a.min_cells:
+        print(f"bench: only {len(batch['cells'])} cells (want >= {a.min_cells}): widen "
+              f"SCENARIOS", file=sys.stderr)
+    return report(batch, boot)
+
+
+def cmd_panic(a):
+    extra = os.path.join(TOP, "scenarios", "tests")
+    batch = run_matrix("batch", a.run_id, a.kernel, PANIC_SCENARIOS, 1, a.results, extra)
+    boot = run_matrix("boot", a.run_id, a.kernel, PANIC_SCENARIOS, 1, a.results, extra)
+    failures = []
+    panics = [c for c in batch["cells"] if c["scenario"] == "panic-mid-batch"]
+    first = batch["batches"][0] if batch["batches"] else {"cells": []}
+    if not panics or panics[0]["outcome"] != "panic":
+        failures.append(f"the panic cell's outcome is {panics[0]['outcome'] if panics else None}")
+    elif panics[0]["cell"] not in first["cells"][1:-1]:
+        failures.append(f"the panic cell is not in the middle of the first batch: {first['cells']}")
+    if batch["boots"] != 2:
+        failures.append(f"{batch['boots']} boots in batch mode (want 2: the batch and one "
+                        f"fresh boot for the cells after the panic)")
+    failures += [f"outcome differs: {d}" for d in differences(batch, boot)]
+    for f in failures:
+        print(f"not ok: {f}")
+    print(f"batch-panic: {'ok' if not failures else 'FAILED'}: {len(batch['cells'])} cells, "
+          f"{batch['boots']} boots in batch mode, {boot['boots']} in boot mode")
+    return 1 if failures else 0
+
+
+def load(run_dir):
+    with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("report")
+    p.add_argument("batch_run")
+    p.add_argument("boot_run")
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    for name in ("bench", "panic"):
+        p = sub.add_parser(name)
+        p.add_argument("--kernel", default=os.environ.get("KERNELS") or "debian-6.1-cloud")
+        p.add_argument("--run-id", default=os.environ.get("RUN_ID") or f"{name}-{stamp}")
+        p.add_argument("--results", default=os.path.join(TOP, "results"))
+        if name == "bench":
+            p.add_argument("--scenarios", default=os.environ.get("SCENARIOS", ""))
+            p.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS") or 2))
+            p.add_argument("--min-cells", type=int, default=64)
+    a = ap.parse_args(argv)
+    if a.cmd == "report":
+        return report(load(a.batch_run), load(a.boot_run))
+    return cmd_bench(a) if a.cmd == "bench" else cmd_panic(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
