@@ -47,6 +47,7 @@ static const struct {
     {EAGAIN, "EAGAIN"},
     {ENOMEM, "ENOMEM"},
     {EACCES, "EACCES"},
+    {EROFS, "EROFS"},
     {EFAULT, "EFAULT"},
     {EBUSY, "EBUSY"},
     {EEXIST, "EEXIST"},
