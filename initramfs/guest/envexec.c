@@ -2,8 +2,14 @@
  * egress-envexec: runs the supervisor in the environment a cell asks for.
  *
  *     egress-envexec --cell FILE --readback FILE --report-fd N --supervisor PATH
+ *                    [--hide DIR]
  *
- * Phase 1 (as root, from the guest init): installs the cell's syscall mask,
+ * Phase 1 (as root, from the guest init): with --hide, moves the run into a
+ * mount namespace of its own where / is read-only and DIR (the init's work
+ * directory: the cell, the sink's log, the report and status it sends) is
+ * covered by an empty read-only tmpfs, so not even a root agent (which
+ * keeps CAP_DAC_OVERRIDE and CAP_LINUX_IMMUTABLE, but no CAP_SYS_ADMIN to
+ * undo a mount) can reach what the host judges it by; then installs the cell's syscall mask,
  * drops the cell's capabilities from the bounding set, clears the ambient set,
  * switches gid and uid, removes the dropped capabilities from the remaining
  * sets, then re-executes itself (/proc/self/exe) for phase 2.
@@ -35,6 +41,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -78,8 +86,10 @@ struct opts {
 	const char *readback;
 	const char *report_fd; /* decimal descriptor number of the report channel */
 	const char *supervisor;
+	const char *hide; /* phase 1: the directory the run must not see */
 	int verify;
 	int readback_fd;
+	int cell_fd; /* phase 2: the cell file's descriptor, inherited from phase 1 */
 	uint64_t expect_bnd;
 };
 
@@ -483,12 +493,47 @@ static int drop_process_caps(uint64_t drop)
 	return 0;
 }
 
+/*
+ * The guest's own state out of the run's reach (issue 12 review: a root
+ * agent planted an immutable forged report and an exit status in init's
+ * work directory). A private mount namespace, / read-only in it (a per-mount
+ * flag: init's view stays writable), DIR under an empty read-only tmpfs.
+ * The supervisor and the agent inherit the namespace (or copies of it);
+ * undoing any of it needs CAP_SYS_ADMIN. Before the mask: a cell may mask
+ * unshare or mount.
+ */
+static void hide_guest_state(const char *dir)
+{
+	if (unshare(CLONE_NEWNS) != 0)
+		die_infra("hide", "unshare(CLONE_NEWNS): %s (CONFIG_NAMESPACES)", strerror(errno));
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		die_infra("hide", "making / private: %s", strerror(errno));
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
+		die_infra("hide", "/ read-only: %s", strerror(errno));
+	if (mount("egress-hidden", dir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "size=4k,mode=0555") != 0)
+		die_infra("hide", "covering %s: %s", dir, strerror(errno));
+	readback("pass", "hide",
+		 "%s covered by an empty read-only tmpfs, / read-only, in the run's own mount "
+		 "namespace",
+		 dir);
+}
+
 static void apply(const struct opts *o, const struct cell *c)
 {
-	char fdbuf[16], bndbuf[32];
+	char fdbuf[16], bndbuf[32], cellfd[16], cellpath[40];
 	uint64_t bnd;
-	int r, cap;
+	int r, cap, fd;
 
+	/* Phase 2 reads the cell through this descriptor: its path may be
+	 * hidden by then. No O_CLOEXEC: it crosses the re-exec. */
+	fd = open(o->cell, O_RDONLY);
+	if (fd < 0)
+		die_infra("cell", "%s: %s", o->cell, strerror(errno));
+	snprintf(cellfd, sizeof(cellfd), "%d", fd);
+	snprintf(cellpath, sizeof(cellpath), "/proc/self/fd/%d", fd);
+	if (o->hide)
+		hide_guest_state(o->hide);
 	r = status_caps("CapBnd", &bnd);
 	if (r)
 		die_infra("CapBnd", "cannot read /proc/self/status: %s", strerror(-r));
@@ -531,7 +576,9 @@ static void apply(const struct opts *o, const struct cell *c)
 		char *argv[] = {(char *)"egress-envexec",
 				(char *)"--verify",
 				(char *)"--cell",
-				(char *)o->cell,
+				cellpath,
+				(char *)"--cell-fd",
+				cellfd,
 				(char *)"--readback-fd",
 				fdbuf,
 				(char *)"--report-fd",
@@ -686,7 +733,7 @@ static void verify_and_exec(const struct opts *o, const struct cell *c)
 static void usage(void)
 {
 	fprintf(stderr, "usage: egress-envexec --cell FILE --readback FILE --report-fd N "
-			"--supervisor PATH\n");
+			"--supervisor PATH [--hide DIR]\n");
 	exit(EXIT_INFRA);
 }
 
@@ -696,6 +743,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->readback_fd = -1;
+	o->cell_fd = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -717,6 +765,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->report_fd = v;
 		else if (strcmp(a, "--supervisor") == 0)
 			o->supervisor = v;
+		else if (strcmp(a, "--hide") == 0)
+			o->hide = v;
+		else if (strcmp(a, "--cell-fd") == 0)
+			o->cell_fd = atoi(v);
 		else if (strcmp(a, "--expect-bnd") == 0)
 			o->expect_bnd = strtoull(v, NULL, 16);
 		else
@@ -745,6 +797,9 @@ int main(int argc, char **argv)
 		}
 	}
 	parse_cell(o.cell, &c);
+	/* Read: nothing the supervisor starts may hold the cell file. */
+	if (o.verify && o.cell_fd > 2)
+		close(o.cell_fd);
 	if (o.verify)
 		verify_and_exec(&o, &c);
 	else
