@@ -5,7 +5,8 @@
 # tests/agents/agents.mk (threads-load is the RSS load).
 
 BENCH_DIR := $(TOP)/tests/bench
-BENCH_BINS := $(BUILD)/bench/bench-connect $(BUILD)/bench/bench-getppid
+BENCH_BINS := $(BUILD)/bench/bench-connect $(BUILD)/bench/bench-getppid \
+	$(BUILD)/bench/bench-allow-filter
 
 $(BUILD)/bench/%: $(BENCH_DIR)/%.c | $(LIBSECCOMP)
 	$(call musl_prog,$@,$<)
