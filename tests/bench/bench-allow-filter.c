@@ -31,7 +31,8 @@ int main(int argc, char **argv)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
 		err = errno;
-		fprintf(stderr, "bench-allow-filter: installing the filter: %s (CONFIG_SECCOMP_FILTER?)\n",
+		fprintf(stderr,
+			"bench-allow-filter: installing the filter: %s (CONFIG_SECCOMP_FILTER?)\n",
 			strerror(err));
 		return 1;
 	}
