@@ -151,7 +151,7 @@ int sv_call_denial_valid(struct sv_call *c, const char *deny)
 		/* The decision was made on what the agent's thread asked for; its
 		 * call ending meanwhile (a signal, its death) does not undo the
 		 * attempt. Nothing is answered: nobody waits. */
-		sv_call_finish(c, SV_DENIED, deny, SV_ACT_NONE, SV_ERR_DENIED, 0);
+		sv_call_finish(c, SV_DENIED, deny, SV_ACT_NONE, sv_call_denial_errno(c), 0);
 		return -1;
 	}
 	sv_call_mech_failure(c, "id_valid", -rc);
