@@ -15,6 +15,18 @@
 #include "notify.h"
 #include "target.h"
 
+int sv_call_denial_errno(const struct sv_call *c)
+{
+#ifdef SV_MUTANT_BROKEN_PROMISE
+	/* MUTANT broken-promise: denials answer ECONNREFUSED while the report
+	 * still promises EACCES. */
+	(void)c;
+	return ECONNREFUSED;
+#else
+	return c->pol && c->pol->deny_errno > 0 ? c->pol->deny_errno : SV_ERR_DENIED;
+#endif
+}
+
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif

@@ -41,11 +41,9 @@ struct sv_call {
 };
 
 /* The errno a denied call of c answers: the policy's --deny-errno, else
- * SV_ERR_DENIED (never 0: a policy without the field still denies). */
-static inline int sv_call_denial_errno(const struct sv_call *c)
-{
-	return c->pol && c->pol->deny_errno > 0 ? c->pol->deny_errno : SV_ERR_DENIED;
-}
+ * SV_ERR_DENIED (never 0: a policy without the field still denies). The
+ * report promises the same value (supervisor.denial_errno). */
+int sv_call_denial_errno(const struct sv_call *c);
 
 /* Answers and records. action SV_ACT_NONE records without answering. A
  * decided denial stays a denial even if the notification died before the
