@@ -212,6 +212,9 @@ def stage(b, root):
         os.chmod(dst, int(f["mode"], 8))
     edir = os.path.join(root, os.path.dirname(GUEST_ENV).lstrip("/"))
     os.makedirs(edir, mode=0o755, exist_ok=True)
+    # makedirs' mode passes through the umask: set it, so no build machine's
+    # umask reaches the image (initramfs-repro-test changes it).
+    os.chmod(edir, 0o755)
     env = os.path.join(root, GUEST_ENV.lstrip("/"))
     with open(env, "w", encoding="ascii") as f:
         f.write(f"BUNDLE_NAME={b['name']}\nBUNDLE_ENTRY={GUEST_DIR}/{b['entry']}\n"
