@@ -430,11 +430,18 @@ def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
     # undeclared destination failed (any errno), as the agent logged it.
     if verdict != "capability-error" and no_report:
         for e in agent_log:
-            for call, d in agent_attempts([e]):
-                if not is_declared(rules, d) and e.get("errno") is None and \
-                        isinstance(e.get("result"), int) and e["result"] >= 0:
+            res = e.get("result")
+            if e.get("errno") is not None or not isinstance(res, int) or res < 0:
+                continue
+            sent = agent_attempts([e])
+            if e.get("call") == "sendmmsg":
+                # A batch returns how many of its messages were sent, in
+                # order: a refused message and those after it were not.
+                sent = sent[:res]
+            for call, d in sent:
+                if not is_declared(rules, d):
                     problems.append(f"the agent's {call} to undeclared {dest_text(d)} succeeded "
-                                    f"(result {e['result']}): nothing refused it")
+                                    f"(result {res}): nothing refused it")
     # (c'') a report that promises its denials' errno (our supervisor: EACCES)
     # is held to it: every refused undeclared attempt carries that errno
     # (EINTR aside: an interrupted call may never have been seen).

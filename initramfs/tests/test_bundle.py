@@ -183,6 +183,13 @@ class JudgedByWhatHappened(unittest.TestCase):
         self.assertTrue(any("arrived at the sink" in p for p in probs), probs)
         self.assertTrue(any("succeeded" in p for p in probs), probs)
 
+    def test_sendmmsg_batch_stopped_at_its_undeclared_message_is_a_denial(self):
+        batch = {"call": "sendmmsg", "dest": "198.51.100.7:443,203.0.113.5:443", "result": 1,
+                 "errno": None}
+        self.assertEqual(self.oracle([batch], [arrival("198.51.100.7:443")]), [])
+        batch["result"] = 2
+        self.assertTrue(self.oracle([batch]), "a batch that sent both is not a denial")
+
     def test_report_promising_eacces_is_held_to_it(self):
         ev = {"syscall": "connect", "dest": "203.0.113.5:443", "bucket": "denied",
               "action": "errno", "errno": "EACCES"}
