@@ -2,10 +2,12 @@
 # Builds the guest initramfs: static busybox, the supervisor, the guest-side
 # programs, agents and cell files, as a deterministic newc cpio (docs/guest.md).
 #
-#   initramfs/build.sh --out FILE --guest-bin DIR [--supervisor PATH]
+#   initramfs/build.sh --out FILE --guest-bin DIR [--supervisor FILE|DIR]
 #                      [--cells DIR]... [--agents DIR]... [--gzip]
 #
-# SUPERVISOR=PATH overrides the default supervisor (build/egress-supervisor);
+# SUPERVISOR=PATH overrides the default supervisor (build/egress-supervisor):
+# a file or a bundle directory with a bundle.conf, staged under /opt/supervisor
+# by initramfs/host/bundle.py (docs/supervisor-contract.md);
 # SOURCE_DATE_EPOCH sets every mtime (default: a fixed value). Two builds from
 # the same inputs give identical bytes (make initramfs-repro-test).
 set -euo pipefail
@@ -115,7 +117,10 @@ main() {
 		esac
 	done
 	[[ -n $out && -n $guest_bin ]] || usage
-	[[ -x $supervisor ]] || die "supervisor $supervisor: missing or not executable (make supervisor, or SUPERVISOR=PATH)"
+	[[ -e $supervisor ]] || die "supervisor $supervisor: missing (make supervisor, or SUPERVISOR=FILE|DIR)"
+	# Validated before anything is staged: a bad manifest stops here with
+	# its FILE:LINE errors.
+	python3 "$HERE/host/bundle.py" check "$supervisor" || die "supervisor $supervisor: not a usable bundle"
 	local prog
 	for prog in egress-envexec egress-features egress-sink egress-hostprofile; do
 		[[ -x $guest_bin/$prog ]] || die "$guest_bin/$prog missing (make initramfs-guest)"
@@ -126,14 +131,14 @@ main() {
 	# shellcheck disable=SC2064 # expand now: the path is fixed
 	trap "rm -rf '$stage'" EXIT
 	chmod 0755 "$stage"
-	(cd "$stage" && mkdir -p bin sbin agents cells dev proc sys tmp run etc)
-	chmod 0755 "$stage"/{bin,sbin,agents,cells,dev,proc,sys,run,etc}
+	(cd "$stage" && mkdir -p bin sbin agents cells dev proc sys tmp run etc opt)
+	chmod 0755 "$stage"/{bin,sbin,agents,cells,dev,proc,sys,run,etc,opt}
 	chmod 1777 "$stage/tmp"
 	stage_busybox "$stage"
 	install -m 0755 "$HERE/guest/init" "$stage/init"
 	mkdir -p "$stage/lib/egress"
 	install -m 0644 "$HERE/guest/reset.sh" "$stage/lib/egress/reset.sh"
-	install -m 0755 "$supervisor" "$stage/sbin/egress-supervisor"
+	python3 "$HERE/host/bundle.py" stage "$supervisor" "$stage" >/dev/null
 	install -m 0755 "$guest_bin/egress-envexec" "$stage/sbin/egress-envexec"
 	install -m 0755 "$guest_bin/egress-features" "$stage/sbin/egress-features"
 	install -m 0755 "$guest_bin/egress-sink" "$stage/sbin/egress-sink"
@@ -148,7 +153,8 @@ main() {
 	python3 "$HERE/host/mkcpio.py" --root "$stage" --mtime "${SOURCE_DATE_EPOCH:-$DEFAULT_EPOCH}" \
 		--node /dev/console:c:5:1:600 --node /dev/null:c:1:3:666 "${gzip[@]}" "$out"
 	echo "initramfs: $out ($(stat -c %s "$out") bytes, $(find "$stage/cells" -name '*.cell' | wc -l) cells," \
-		"$(find "$stage/agents" -type f | wc -l) agents, supervisor $supervisor)" >&2
+		"$(find "$stage/agents" -type f | wc -l) agents, supervisor $supervisor:" \
+		"$(grep -E '^BUNDLE_(NAME|DIGEST)=' "$stage/etc/egress/bundle.env" | cut -d= -f2 | tr '\n' ' '))" >&2
 }
 
 main "$@"

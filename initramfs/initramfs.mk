@@ -3,7 +3,8 @@
 #   make initramfs            -> build/initramfs/initramfs.cpio
 #       INITRAMFS_CELLS=DIR   cell files to include (repeat with spaces)
 #       INITRAMFS_AGENTS=DIR  static agents to include (default build/agents if present)
-#       SUPERVISOR=PATH       another supervisor binary (default build/egress-supervisor)
+#       SUPERVISOR=FILE|DIR  another supervisor: a file or a bundle directory (default
+#                             build/egress-supervisor; docs/supervisor-contract.md)
 #   make initramfs-repro-test -> two builds, byte-identical, or fail (and the
 #                                modules archive's host tests)
 #   make initramfs-test       -> outcome decisions from synthetic guest output, and the

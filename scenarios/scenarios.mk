@@ -1,7 +1,7 @@
 # scenarios/: scenario files, the matrix runner and their tests
 # (docs/scenarios.md). Included by the top Makefile, which provides SHELL,
 # .SHELLFLAGS, TOP, BUILD and CACHE.
-#   make matrix [KERNELS=GLOBS] [SCENARIOS=GLOBS] [JOBS=N] [SUPERVISOR=PATH]
+#   make matrix [KERNELS=GLOBS] [SCENARIOS=GLOBS] [JOBS=N] [SUPERVISOR=FILE|DIR]
 #               [EXTRA_SCENARIOS=DIR] [RUN_ID=ID] [FLOOR=measure|SECONDS]
 #               [ACCEL=auto|kvm|tcg] [ISOLATION=batch|boot]
 #                        every kernel x scenario cell -> results/<run-id>/

@@ -15,6 +15,18 @@
 #include "notify.h"
 #include "target.h"
 
+int sv_call_denial_errno(const struct sv_call *c)
+{
+#ifdef SV_MUTANT_BROKEN_PROMISE
+	/* MUTANT broken-promise: denials answer ECONNREFUSED while the report
+	 * still promises EACCES. */
+	(void)c;
+	return ECONNREFUSED;
+#else
+	return c->pol && c->pol->deny_errno > 0 ? c->pol->deny_errno : SV_ERR_DENIED;
+#endif
+}
+
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif
@@ -151,7 +163,7 @@ int sv_call_denial_valid(struct sv_call *c, const char *deny)
 		/* The decision was made on what the agent's thread asked for; its
 		 * call ending meanwhile (a signal, its death) does not undo the
 		 * attempt. Nothing is answered: nobody waits. */
-		sv_call_finish(c, SV_DENIED, deny, SV_ACT_NONE, SV_ERR_DENIED, 0);
+		sv_call_finish(c, SV_DENIED, deny, SV_ACT_NONE, sv_call_denial_errno(c), 0);
 		return -1;
 	}
 	sv_call_mech_failure(c, "id_valid", -rc);

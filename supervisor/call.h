@@ -6,6 +6,7 @@
 #ifndef SV_CALL_H
 #define SV_CALL_H
 
+#include <errno.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +15,9 @@
 #include "report.h"
 #include "sockaddr.h"
 
-/* Answers given by the supervisor itself (see docs/design.md). */
+/* Answers given by the supervisor itself (see docs/design.md): a denial is
+ * SV_ERR_DENIED unless --deny-errno chose another (sv_call_denial_errno); a
+ * mechanism failure is always EPERM, which --deny-errno may not take. */
 #define SV_ERR_DENIED EACCES
 #define SV_ERR_MECHANISM EPERM
 /* Payloads the supervisor copies and sends itself. Larger datagrams than
@@ -36,6 +39,11 @@ struct sv_call {
 	int dup;          /* the duplicate of the agent's socket, -1 until prepared */
 	int domain;       /* the duplicate's SO_DOMAIN */
 };
+
+/* The errno a denied call of c answers: the policy's --deny-errno, else
+ * SV_ERR_DENIED (never 0: a policy without the field still denies). The
+ * report promises the same value (supervisor.denial_errno). */
+int sv_call_denial_errno(const struct sv_call *c);
 
 /* Answers and records. action SV_ACT_NONE records without answering. A
  * decided denial stays a denial even if the notification died before the

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errnames.h"
+
 const char sv_cli_usage[] =
     "usage: egress-supervisor [--allow SPEC]... [--no-loopback] [--report FILE]\n"
-    "                         [--report-fd N] [--probe] -- PROGRAM [ARG]...\n"
+    "                         [--report-fd N] [--deny-errno NAME] [--probe] -- PROGRAM [ARG]...\n"
     "  SPEC: 192.0.2.10:443  198.51.100.0/24  [2001:db8::1]:53  [2001:db8::]/32:1000-2000\n"
     "exit: 0 pass, 1 fail, 2 bad invocation, 3 capability-error\n";
 
@@ -90,6 +92,24 @@ int sv_cli_parse(int argc, char **argv, struct sv_cli *out, char *err, size_t er
 				return -EINVAL;
 			}
 			out->report = v;
+		} else if (is_option(a, "--deny-errno")) {
+			int e;
+
+			v = option_value("--deny-errno", argc, argv, &i);
+			e = v ? sv_errno_parse(v) : -EINVAL;
+			/* EPERM is the mechanism-failure answer and EINTR, EINPROGRESS
+			 * and EAGAIN mean something else to the caller: a denial must
+			 * be told apart from all of them. */
+			if (e <= 0 || e > 4095 || e == EPERM || e == EINTR || e == EINPROGRESS ||
+			    e == EAGAIN) {
+				snprintf(
+				    err, errlen,
+				    "--deny-errno '%s': want an errno name or number other than "
+				    "EPERM, EINTR, EINPROGRESS, EAGAIN",
+				    v ? v : "");
+				return -EINVAL;
+			}
+			out->policy.deny_errno = e;
 		} else if (strcmp(a, "--no-loopback") == 0) {
 			out->policy.loopback = 0;
 		} else if (strcmp(a, "--probe") == 0) {

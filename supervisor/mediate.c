@@ -48,7 +48,7 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 	    sv_call_decide(c, (int)a[0], &d, 1, NULL, &deny, &why))
 		return;
 	if (deny) {
-		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
+		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		return;
 	}
 #ifdef SV_MUTANT_CONTINUE_CONNECT
@@ -89,7 +89,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 		len = 0;
 	}
 	if (deny) {
-		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
+		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		return;
 	}
 	/* Copied only once the destination is allowed, and vouched for by a
@@ -115,7 +115,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 static void on_setsockopt(struct sv_call *c, const __u64 *a)
 {
 	(void)a;
-	sv_call_finish(c, SV_DENIED, "source-route", SV_ACT_ERRNO, SV_ERR_DENIED, 0);
+	sv_call_finish(c, SV_DENIED, "source-route", SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 }
 
 /* i386 and x32 calls are denied whatever their destination; reading it is
@@ -151,7 +151,7 @@ static void on_foreign(struct sv_call *c, int socketcall)
 		else
 			note_foreign_dest(c, sa[4], sa[5]);
 	}
-	sv_call_finish(c, SV_DENIED, "foreign-abi", SV_ACT_ERRNO, SV_ERR_DENIED, 0);
+	sv_call_finish(c, SV_DENIED, "foreign-abi", SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 }
 
 static const char *socketcall_name(uint64_t call)

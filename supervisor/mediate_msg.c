@@ -177,7 +177,7 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 		cm.m.namelen = 0;
 	}
 	if (deny) {
-		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
+		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		goto out;
 	}
 	rc = send_copied(c, &cm, (int)a[2], &err);
@@ -322,7 +322,8 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 	}
 	any_denied = first_denied < (size_t)n;
 	if (first_denied == 0) {
-		sv_call_finish(c, SV_DENIED, c->ev.msgs[0].reason, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
+		sv_call_finish(c, SV_DENIED, c->ev.msgs[0].reason, SV_ACT_ERRNO,
+			       sv_call_denial_errno(c), 0);
 		goto out;
 	}
 	sent = send_batch(c, cms, first_denied, &err);

@@ -23,7 +23,7 @@ void sv_mediate_socket(struct sv_call *c, const __u64 *a)
 	strncpy(c->ev.family, family_label((uint32_t)a[0], num, sizeof(num)),
 		sizeof(c->ev.family) - 1);
 	if (deny) {
-		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
+		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		return;
 	}
 	/* CONTINUE is safe here, unlike for connect: nothing is read from the
@@ -53,7 +53,7 @@ void sv_mediate_listen(struct sv_call *c, const __u64 *a)
 	sv_call_note_dest(c, (const unsigned char *)&ss, len, &d);
 	deny = sv_sockrule_listen(c->pol, &d, &why);
 	if (deny) {
-		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, SV_ERR_DENIED, 0);
+		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		return;
 	}
 	/* A bound name cannot change (bind answers EINVAL once bound), so the
@@ -68,5 +68,5 @@ void sv_mediate_cross_process(struct sv_call *c, const __u64 *a)
 	/* No argument makes these harmless to an egress policy: each one
 	 * reads, writes or takes over what another process holds, including
 	 * its connected sockets. */
-	sv_call_finish(c, SV_DENIED, "cross-process", SV_ACT_ERRNO, SV_ERR_DENIED, 0);
+	sv_call_finish(c, SV_DENIED, "cross-process", SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 }

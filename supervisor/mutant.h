@@ -37,6 +37,7 @@
  *                         controlling terminal (TIOCSTI, kill(0))
  *   STDIO_SOCKET_OPEN     main.c     a socket on descriptor 0-2 reaches the agent
  *                         whatever its peer
+ *   BROKEN_PROMISE        call.c     denials answer ECONNREFUSED; the report promises EACCES
  *   PROC_BY_PATH          contain.c  only /sys mounts read-only: the old /proc (the
  *                         working directory) and other proc mounts writable
  * This header is documentation only; nothing includes it. */

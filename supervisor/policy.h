@@ -25,6 +25,10 @@ struct sv_policy {
 	size_t n;
 	size_t cap;
 	bool loopback; /* 127.0.0.0/8 and ::1 allowed on every port */
+	/* --deny-errno: what a denied call returns to the agent; 0 means the
+	 * default, EACCES (sv_call_denial_errno reads it, so a policy built
+	 * without it still denies). The report promises it (denial_errno). */
+	int deny_errno;
 };
 
 /* The longest SPEC accepted; longer ones are rejected as overlong. */

@@ -321,10 +321,15 @@ static void write_body(FILE *f, int complete)
 		memset(&u, 0, sizeof(u));
 	nots = R.counts[SV_ALLOWED] + R.counts[SV_DENIED] + R.counts[SV_INVALID] +
 	       R.counts[SV_MECH_FAILURE] + R.counts[SV_ABANDONED];
-	fputs("{\n  \"format\": \"egress-supervisor-report/1\",\n", f);
+	fputs("{\n  \"format\": \"egress-supervisor-report/2\",\n", f);
 	fprintf(f, "  \"complete\": %s,\n  \"verdict\": \"%s\",\n  \"reason\": ",
 		complete ? "true" : "false", verdicts[v]);
 	json_str(f, reason);
+	/* Schema 2: the promise the host's oracle holds us to (every refused
+	 * undeclared call answers this errno; docs/supervisor-contract.md). */
+	fputs(",\n  \"supervisor\": {\"name\": \"egress-supervisor\", \"denial_errno\": ", f);
+	json_str(f, sv_errno_name(pol && pol->deny_errno > 0 ? pol->deny_errno : EACCES));
+	fputs("}", f);
 	fputs(",\n  \"kernel\": {\"release\": ", f);
 	json_str(f, u.release);
 	fputs(", \"machine\": ", f);

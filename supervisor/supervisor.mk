@@ -73,7 +73,7 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	unmasked-compares socket-deny-list no-listen-mediation cross-process-open \
 	io-uring-enter-open no-close-range checkpoint-restore-kept \
 	old-descendant-kill root-agent-open no-landlock shared-session stdio-socket-open \
-	proc-by-path
+	proc-by-path broken-promise
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
 # original report needed both defects at once.

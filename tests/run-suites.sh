@@ -25,6 +25,7 @@ declare -A TARGET=(
 	[report]=report-test
 	[report-browser]=report-browser-test
 	[workflow]=workflow-test
+	[bundle-smoke]=bundle-smoke
 )
 
 total_pass=0

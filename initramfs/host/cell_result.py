@@ -21,7 +21,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from contract import VERDICTS, sha256_file  # noqa: E402
+import bundle as B  # noqa: E402
+from contract import LOUD_OUTCOMES, VERDICTS, sha256_file  # noqa: E402
 
 CELL_ID_RE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
 EXIT_VERDICT = {0: "pass", 1: "fail", 3: "capability-error"}
@@ -356,9 +357,20 @@ def sink_endpoints(multi):
     return out
 
 
-def oracle_evaluate(cell_text, sections, report):
+def promised_errno(report):
+    """The errno the report's supervisor promises for a denial (report
+    schema 2: supervisor.denial_errno), or None: no promise, no errno check."""
+    sv = report.get("supervisor") if isinstance(report, dict) else None
+    e = sv.get("denial_errno") if isinstance(sv, dict) else None
+    return e if isinstance(e, str) and re.match(r"^E[A-Z0-9]+$", e) else None
+
+
+def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
     """The oracle's facts and disagreements: {"problems": [...], ...}.
-    Independent of the supervisor except for the report being judged."""
+    Independent of the supervisor except for the report being judged. With
+    report_kind "none" (a bundle that writes no report) there is no report:
+    a denial is judged by what happened, the agent's call failed (any errno)
+    and nothing arrived."""
     facts = {"problems": []}
     problems = facts["problems"]
     try:
@@ -377,8 +389,11 @@ def oracle_evaluate(cell_text, sections, report):
     except OracleError as e:
         problems.append(f"oracle: {e}")
         return facts
-    report = report if isinstance(report, dict) else {}
-    verdict = report.get("verdict")
+    no_report = report_kind == "none"
+    report = report if isinstance(report, dict) and not no_report else {}
+    verdict = report.get("verdict") if not no_report else facts_verdict(sections)
+    facts["judged_by"] = ("exit status and ground truth (the bundle writes no report)"
+                          if no_report else "report, exit status and ground truth")
     facts["attempts"] = len(attempts)
     facts["arrivals"] = len(arrivals)
     # (a) nothing undeclared arrived at the sink.
@@ -405,12 +420,40 @@ def oracle_evaluate(cell_text, sections, report):
                         key=dest_text)
     facts["undeclared_attempted"] = [dest_text(d) for d in undeclared]
     facts["interrupted_only"] = [dest_text(d) for d in undeclared if d in unseen_ok]
-    if verdict != "capability-error":
+    if verdict != "capability-error" and not no_report:
         denied = reported_denials(report)
         for d in undeclared:
             if d not in denied and d not in unseen_ok:
                 problems.append(f"the agent tried undeclared {dest_text(d)} but the report "
                                 f"lists no denial for it")
+    # (c') without a report: a denial is what happened, every attempt to an
+    # undeclared destination failed (any errno), as the agent logged it.
+    if verdict != "capability-error" and no_report:
+        for e in agent_log:
+            res = e.get("result")
+            if e.get("errno") is not None or not isinstance(res, int) or res < 0:
+                continue
+            sent = agent_attempts([e])
+            if e.get("call") == "sendmmsg":
+                # A batch returns how many of its messages were sent, in
+                # order: a refused message and those after it were not.
+                sent = sent[:res]
+            for call, d in sent:
+                if not is_declared(rules, d):
+                    problems.append(f"the agent's {call} to undeclared {dest_text(d)} succeeded "
+                                    f"(result {res}): nothing refused it")
+    # (c'') a report that promises its denials' errno (our supervisor: EACCES)
+    # is held to it: every refused undeclared attempt carries that errno
+    # (EINTR aside: an interrupted call may never have been seen).
+    promise = promised_errno(report)
+    facts["denial_errno"] = promise
+    if promise and verdict != "capability-error":
+        for e in agent_log:
+            err = e.get("errno")
+            for call, d in agent_attempts([e]):
+                if not is_declared(rules, d) and err not in (None, promise, "EINTR", "EINPROGRESS"):
+                    problems.append(f"the report promises denials answer {promise} but the "
+                                    f"agent's {call} to undeclared {dest_text(d)} got {err}")
     # (d) nothing of the run outlived the supervisor (issue 12): the guest
     # lists what was still in the cell's cgroup after the sink's grace.
     survivors = [ln for ln in sections.get("survivors", b"").decode("utf-8", "replace")
@@ -419,8 +462,9 @@ def oracle_evaluate(cell_text, sections, report):
     if survivors:
         problems.append(f"{len(survivors)} process(es) of the run outlived the supervisor: "
                         f"{'; '.join(survivors[:3])}")
-    # expect_agent_exit: the agent's own exit status.
-    want_exit = single.get("expect_agent_exit")
+    # expect_agent_exit: the agent's own exit status (in the report: a
+    # bundle without one has no agent exit status to compare).
+    want_exit = single.get("expect_agent_exit") if not no_report else None
     agent = report.get("agent") if isinstance(report.get("agent"), dict) else {}
     probe = report.get("probe") if isinstance(report.get("probe"), dict) else {}
     # A supervisor whose probe failed refuses to run the agent at all (pid 0):
@@ -438,14 +482,22 @@ def oracle_evaluate(cell_text, sections, report):
     return facts
 
 
-def oracle_check(cell, sections, report):
+def facts_verdict(sections):
+    """The verdict decide() put in the status section's place for a bundle
+    without a report: taken from the exit status by the caller and passed
+    in sections["_verdict"] (never from the guest)."""
+    v = sections.get("_verdict")
+    return v if v in VERDICTS else None
+
+
+def oracle_check(cell, sections, report, report_kind="appliance-v1"):
     """Issue 4's ground-truth oracle: None when the agent's attempt log and
     the sink's record agree with the report (and the agent exited as
     expect_agent_exit says), else a one-line disagreement (outcome
     oracle-mismatch). CELL is the cell id; the cell file is the result's
     `cell` section (its sha256 was checked against --cell-file)."""
     del cell
-    facts = oracle_evaluate(sections.get("cell", b""), sections, report)
+    facts = oracle_evaluate(sections.get("cell", b""), sections, report, report_kind)
     probs = facts["problems"]
     if not probs:
         return None
@@ -511,7 +563,7 @@ def load_report(sec):
     return report, notes
 
 
-def judge_report(sv_exit, killed, report, expected):
+def judge_report(sv_exit, killed, report, expected, bundle=None):
     """The trust rule (docs/guest.md "Outcomes"): the exit status and the
     report must agree, and neither alone makes a verdict. Returns (verdict,
     None) or (None, (outcome, reason)) when the cell can never be ok.
@@ -524,11 +576,19 @@ def judge_report(sv_exit, killed, report, expected):
     - Otherwise the exit status is the verdict (0 pass, 1 fail, 3
       capability-error) and the report must be complete with the same
       verdict; only exit 3 may come with a provisional report or none (the
-      report could not be written)."""
+      report could not be written).
+    - BUNDLE (bundle.load) names the exit statuses (its manifest; default
+      0/1/3); a bundle with report = none is judged by its exit status
+      alone here, and by the ground truth in the oracle."""
+    exits = bundle["exit"] if bundle else EXIT_VERDICT
+    finished = not killed and sv_exit in exits
+    by_exit = exits[sv_exit] if finished else "capability-error"
+    if bundle and bundle["report"] == "none":
+        # Nothing on the channel is believed or needed: the exit status
+        # is the verdict, and one outside the manifest vouches for nothing.
+        return by_exit, None
     got = report.get("verdict") if report else None
     complete = report.get("complete") if report else None
-    finished = not killed and sv_exit in EXIT_VERDICT
-    by_exit = EXIT_VERDICT[sv_exit] if finished else "capability-error"
     if not finished:
         how = f"killed by the cell ({killed})" if killed else f"exit status {sv_exit}"
         if report is None:
@@ -587,6 +647,16 @@ def decide(a, cell, expected, frame, console):
                 "(rebuild the initramfs)", None, None)
     st, why = status.get("status", ""), status.get("reason", "")
     sv_exit = int(status["supervisor_exit"]) if status.get("supervisor_exit", "").isdigit() else None
+    bundle = getattr(a, "bundle", None)
+    if bundle and meta.get("bundle_digest") != bundle["digest"]:
+        return ("infra-error", f"the supervisor bundle in the initramfs "
+                f"({meta.get('bundle_name')!r}, digest {meta.get('bundle_digest')!r}) is not "
+                f"the one evaluated with ({bundle['name']!r}, {bundle['digest']}): rebuild the "
+                "initramfs or pass its --supervisor", None, None)
+    if st == "supervisor-hang":
+        seen = "guest/hang lists each process of the cell (state, wchan, stack) and the " \
+            "supervisor's last output" if "hang" in sec else "the guest sent no hang record"
+        return "supervisor-hang", f"{why} (expected {expected}; {seen})", None, sv_exit
     if st in ("skipped", "precondition-error", "infra-error", "timeout"):
         return st, why, None, sv_exit
     if st != "ran":
@@ -595,18 +665,23 @@ def decide(a, cell, expected, frame, console):
         return "infra-error", f"cell file expect={expected!r}: want one of {', '.join(VERDICTS)}", None, sv_exit
     if sv_exit == 2:
         return "infra-error", "the supervisor rejected its invocation (exit 2)", None, sv_exit
-    report, notes = load_report(sec)
+    kind = bundle["report"] if bundle else "appliance-v1"
+    if kind == "none":
+        report, notes = None, [f"bundle {bundle['name']} writes no report: judged by exit status "
+                               f"{sv_exit} (its manifest) and the ground truth"]
+    else:
+        report, notes = load_report(sec)
     killed = status.get("supervisor_killed")
     if killed:
         notes.append(f"supervisor killed by the cell ({killed})")
-    got, never_ok = judge_report(sv_exit, killed, report, expected)
+    got, never_ok = judge_report(sv_exit, killed, report, expected, bundle)
     if never_ok:
         outcome, why = never_ok
         return outcome, "; ".join([why] + notes), report.get("verdict") if report else None, sv_exit
-    if report is None:
+    if report is None and kind != "none":
         notes.append(f"verdict taken from exit status {sv_exit}")
     if got == expected:
-        disagreement = oracle_check(cell, sec, report)
+        disagreement = oracle_check(cell, dict(sec, _verdict=got), report, kind)
         if disagreement:
             return "oracle-mismatch", disagreement, got, sv_exit
         return "ok", "; ".join([f"verdict {got} as expected"] + notes), got, sv_exit
@@ -615,15 +690,18 @@ def decide(a, cell, expected, frame, console):
     return "mismatch", "; ".join([f"expected {expected}, got {got}"] + notes), got, sv_exit
 
 
-def oracle_summary(frame, sec):
+def oracle_summary(frame, sec, bundle=None, got=None):
     """The oracle's facts for cell.json (None when the supervisor never ran)."""
     if "sections" not in frame or kv_lines(sec.get("status", b"")).get("status") != "ran":
         return None
-    report, _ = load_report(sec)
-    return oracle_evaluate(sec.get("cell", b""), sec, report)
+    kind = bundle["report"] if bundle else "appliance-v1"
+    report = load_report(sec)[0] if kind != "none" else None
+    return oracle_evaluate(sec.get("cell", b""), dict(sec, _verdict=got), report, kind)
 
 
 def cmd_evaluate(a):
+    sv = getattr(a, "supervisor", None)
+    a.bundle = B.load(sv) if sv else None
     single, multi = read_cell_file(a.cell_file)
     cell = single.get("cell", "")
     expected = single.get("expect")
@@ -680,7 +758,9 @@ def cmd_evaluate(a):
         "features": parse_features(sec["features"]) if "features" in sec else None,
         "preconditions": parse_preconditions(sec["preconditions"]) if "preconditions" in sec else None,
         "splats": find_splats(sec.get("dmesg", b"").decode("utf-8", "replace"), console),
-        "oracle": oracle_summary(frame, sec),
+        "oracle": oracle_summary(frame, sec, a.bundle, got),
+        "bundle": B.record(a.bundle) if a.bundle else None,
+        "bundle_in_guest": {"name": meta.get("bundle_name"), "digest": meta.get("bundle_digest")},
         "rerun": a.rerun,
     }
     tmp = os.path.join(a.out, "cell.json.tmp")
@@ -690,7 +770,7 @@ def cmd_evaluate(a):
     os.replace(tmp, os.path.join(a.out, "cell.json"))
     emu = f" [{'; '.join(result['emulations'])}]" if masks else ""
     splat = f" SPLATS: {len(result['splats'])}" if result["splats"] else ""
-    print(f"{cell}: {outcome.upper() if outcome in ('false-green', 'oracle-mismatch') else outcome}"
+    print(f"{cell}: {outcome.upper() if outcome in LOUD_OUTCOMES else outcome}"
           f" (expected {expected}, got {got}) {reason}{emu}{splat}"
           f" [boot {boot_s if boot_s is not None else '?'} s, run {a.run_s:.1f} s]")
 
@@ -707,6 +787,9 @@ def main():
     p.add_argument("--timeout", type=int, required=True)
     p.add_argument("--run-s", type=float, required=True)
     p.add_argument("--accel-reason", default=None)
+    p.add_argument("--supervisor", default=None,
+                   help="the bundle (file or directory) the initramfs holds: its digest must "
+                        "match the guest's, its manifest says how to judge")
     a = ap.parse_args()
     cmd_evaluate(a)
 

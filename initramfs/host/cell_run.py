@@ -5,6 +5,7 @@ one process (docs/guest.md).
     cell_run.py --kernel VMLINUZ --initrd CPIO --cell-file FILE --out DIR
                 [--timeout S] [--machine q35|pc|microvm] [--append ARGS]
                 [--qemu-extra ARG]... [--accel kvm|tcg --accel-reason TEXT]
+                [--supervisor FILE|DIR]
 
 Without --accel the accelerator is proven here by the canary ($ACCEL:
 auto, kvm or tcg; launcher.py); a matrix run proves it once and passes it
@@ -24,6 +25,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundle  # noqa: E402
 import cell_result  # noqa: E402
 import launcher  # noqa: E402
 
@@ -51,7 +53,13 @@ def parse(argv):
     ap.add_argument("--qemu-extra", action="append", default=[])
     ap.add_argument("--accel", choices=("kvm", "tcg"), default=None)
     ap.add_argument("--accel-reason", default=None)
+    ap.add_argument("--supervisor", default=os.path.join(TOP, "build", "egress-supervisor"))
     a = ap.parse_args(argv)
+    try:
+        bundle.load(a.supervisor)
+    except bundle.BundleError as e:
+        raise BadInvocation(f"cell: --supervisor: {e}") from None
+    a.supervisor = os.path.abspath(a.supervisor)
     for f in (a.kernel, a.initrd, a.cell_file):
         if not (os.path.isfile(f) and os.access(f, os.R_OK)):
             raise BadInvocation(f"cell: {f}: not a readable file")
@@ -66,7 +74,8 @@ def rerun_line(a):
     """The command that boots this cell again (the accelerator is proven
     afresh there: a rerun on another machine must not inherit this one's)."""
     parts = [RUN_VM, "cell", "--kernel", a.kernel, "--initrd", a.initrd, "--cell-file",
-             a.cell_file, "--out", a.out, "--timeout", str(a.declared), "--machine", a.machine]
+             a.cell_file, "--out", a.out, "--timeout", str(a.declared), "--machine", a.machine,
+             "--supervisor", a.supervisor]
     if a.append:
         parts += ["--append", a.append]
     for x in a.qemu_extra:
@@ -117,7 +126,7 @@ def run(a):
         qemu_version=version, accel=accel, accel_reason=reason,
         qemu_cmdline=shlex.join(argv), rerun=rerun_line(a),
         qemu_rc=124 if rc is None else launcher.shell_status(rc), timed_out=int(rc is None), timeout=timeout,
-        run_s=took)
+        run_s=took, supervisor=a.supervisor)
     cell_result.cmd_evaluate(ev)
     # This process's own CPU (QEMU, a child, is not in it): the host's work.
     ru = resource.getrusage(resource.RUSAGE_SELF)

@@ -11,11 +11,12 @@ VERDICTS = ("pass", "fail", "capability-error")
 
 # Every outcome, in the order reports count them (docs/guest.md decides
 # them; cell_result.decide() is where).
-OUTCOMES = ("ok", "mismatch", "false-green", "oracle-mismatch", "precondition-error",
-            "timeout", "panic", "boot-fail", "infra-error", "skipped")
+OUTCOMES = ("ok", "mismatch", "false-green", "oracle-mismatch", "supervisor-hang",
+            "precondition-error", "timeout", "panic", "boot-fail", "infra-error", "skipped")
 # Printed in their own block at the end, loudest: the supervisor (or the
-# ground truth) says something is fine when it is not.
-LOUD_OUTCOMES = ("false-green", "oracle-mismatch")
+# ground truth) says something is fine when it is not, or the supervisor
+# hung (the guest's hang monitor saw it make no progress).
+LOUD_OUTCOMES = ("false-green", "oracle-mismatch", "supervisor-hang")
 GOOD_OUTCOMES = ("ok", "skipped")
 
 # How a cell shares its boot (ISOLATION=, docs/guest.md "Batches"): batch

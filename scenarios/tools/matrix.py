@@ -46,6 +46,9 @@ import floor as F  # noqa: E402
 import hostprofile as H  # noqa: E402
 import shards as SH  # noqa: E402 - SHARD=I/N and the record matrix-merge checks
 import matrix_diff as MD  # noqa: E402 - BASE=: the comparison with another run
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "initramfs", "host"))
+import bundle as BU  # noqa: E402 - SUPERVISOR=FILE|DIR, the one parser of bundles
 import report_html as RH  # noqa: E402 - results/<run>/index.html
 L = F.L  # initramfs/host/launcher.py: the QEMU line and the accelerator
 import contract as C  # noqa: E402 - initramfs/host/contract.py, on the path floor set
@@ -437,7 +440,7 @@ def run_cell(cell, kinfo, initrd, opts):
             "--initrd", initrd, "--cell-file", cell["cell_file"], "--out", out,
             "--timeout", str(timeout), "--machine", kinfo["machine"],
             "--accel", opts.accel_choice["accelerator"],
-            "--accel-reason", opts.accel_choice["reason"]]
+            "--accel-reason", opts.accel_choice["reason"], "--supervisor", opts.supervisor]
     t0 = time.monotonic()
     with open(os.path.join(out, "run-vm.log"), "w", encoding="utf-8") as logf:
         try:
@@ -808,9 +811,11 @@ def run_matrix(argv, hosts_tmp):
     try:
         if os.path.exists(rdir):
             raise SetupError(f"{rdir} exists: choose another RUN_ID")
-        if not os.path.isfile(opts.supervisor) or not os.access(opts.supervisor, os.X_OK):
-            raise SetupError(f"supervisor {opts.supervisor} is not an executable file "
-                             f"(make supervisor, or SUPERVISOR=PATH)")
+        try:
+            opts.bundle = BU.load(opts.supervisor)
+        except BU.BundleError as e:
+            raise SetupError(f"SUPERVISOR={opts.supervisor} (make supervisor, or "
+                             f"SUPERVISOR=FILE|DIR):\n{e}") from None
         if not os.access(opts.runner, os.X_OK):
             raise SetupError(f"{opts.runner} is missing or not executable (the per-cell "
                              f"runner)")
@@ -925,7 +930,12 @@ def run_matrix(argv, hosts_tmp):
     summary = {
         "format": "egress-matrix-summary/1", "run_id": run_id,
         "started": started,
-        "supervisor": {"path": opts.supervisor, "sha256": C.sha256_file(opts.supervisor)},
+        # sha256: the file's for a file bundle (as before), the bundle digest
+        # for a directory; "bundle" has every file's sha256.
+        "supervisor": {"path": opts.supervisor,
+                       "sha256": C.sha256_file(opts.supervisor)
+                       if opts.bundle["kind"] == "file" else opts.bundle["digest"]},
+        "bundle": BU.record(opts.bundle),
         "extra_scenarios": opts.extra_scenarios or None, "jobs": opts.jobs,
         "isolation": opts.isolation,
         "boots": len(batches) if opts.isolation == "batch" else len(cells),

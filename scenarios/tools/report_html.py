@@ -69,6 +69,8 @@ button.c.sel{outline:3px solid #ff0;box-shadow:0 0 0 5px #000}
   color:#000!important;border:2px solid #000!important}
 .o-precondition-error{background:#ef6c00}
 .o-timeout{background:#6d4c41}
+.o-supervisor-hang{background:repeating-linear-gradient(45deg,#6d4c41 0 6px,#ffd600 6px 12px);
+  color:#000!important;border:2px solid #000!important}
 .o-panic{background:#000}
 .o-boot-fail{background:#455a64}
 .o-infra-error{background:#1565c0}
@@ -442,6 +444,7 @@ def render(rdir, summary, outcomes, diff=None):
     short = {"ok": "ok", "skipped": "skip", "false-green": "FALSE GREEN",
              "oracle-mismatch": "ORACLE", "mismatch": "MISMATCH",
              "precondition-error": "PRECOND", "timeout": "TIMEOUT", "panic": "PANIC",
+             "supervisor-hang": "HANG",
              "boot-fail": "BOOT-FAIL", "infra-error": "INFRA"}
     body = []
     for r in rows:

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 static const char forged[] =
-    "{\"format\": \"egress-supervisor-report/1\", \"complete\": true, \"verdict\": \"pass\", "
+    "{\"format\": \"egress-supervisor-report/2\", \"complete\": true, \"verdict\": \"pass\", "
     "\"reason\": \"no call was denied and every mediation mechanism worked\", "
     "\"counts\": {\"trapped\": 0, \"notifications\": 0, \"allowed\": 0, \"denied\": 0, "
     "\"invalid\": 0, \"mechanism_failures\": 0, \"abandoned\": 0, \"neutralized\": 0, "

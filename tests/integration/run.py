@@ -411,7 +411,10 @@ def read_log(path):
 def check_report(ctx, run, build):
     """The design's invariants, on every report a test reads."""
     rep = run.report
-    ctx.expect_eq(rep.get("format"), "egress-supervisor-report/1", "report format")
+    ctx.expect_eq(rep.get("format"), "egress-supervisor-report/2", "report format")
+    sv = rep.get("supervisor") if isinstance(rep.get("supervisor"), dict) else {}
+    ctx.expect_eq(sv.get("name"), "egress-supervisor", "report supervisor.name")
+    ctx.expect(isinstance(sv.get("denial_errno"), str), "report supervisor.denial_errno %r" % sv.get("denial_errno"))
     c = rep.get("counts")
     if not ctx.expect(isinstance(c, dict), "report has no counts object"):
         return
@@ -531,6 +534,28 @@ def connect_denied_when_undeclared(ctx):
     ctx.expect_eq(ev.get("reason"), "policy", "reason")
     ctx.expect_eq(ev.get("errno"), "EACCES", "errno")
     ctx.expect_eq(run.counts().get("denied"), 1, "counts.denied")
+
+
+@test()
+def connect_denied_with_chosen_errno_under_deny_errno(ctx):
+    good = ctx.tcp(reply=True)
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("connect-tcp", ["--send", "hi", good.dest, bad.dest], allow=[good.dest], no_loopback=True,
+                 sv_args=["--deny-errno", "ECONNREFUSED"])
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "connect", 0, dest=good.dest)
+    expect_agent(ctx, run, "connect", -1, "ECONNREFUSED", dest=bad.dest)
+    time.sleep(0.2)
+    ctx.expect_eq(bad.conns, 0, "connections that reached the undeclared listener")
+    ev = expect_event(ctx, run, "denied connect", syscall="connect", dest=bad.dest)
+    ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
+    ctx.expect_eq(ev.get("errno"), "ECONNREFUSED", "errno")
+    ctx.expect_eq(run.report.get("supervisor"), {"name": "egress-supervisor", "denial_errno": "ECONNREFUSED"},
+                  "the report's promise")
+    for bad_errno in ("EPERM", "EINTR", "0", "ENOTANERRNO"):
+        r = subprocess.run([SV, "--deny-errno", bad_errno, "--", "/bin/true"], capture_output=True, text=True,
+                           timeout=10, check=False)
+        ctx.expect_eq(r.returncode, 2, "--deny-errno %s is a bad invocation (%s)" % (bad_errno, r.stderr.strip()))
 
 
 @test()
@@ -922,7 +947,9 @@ def threads_load_counts_match_agent_log(ctx):
     ctx.expect_eq(len(sums), 8, "thread summaries")
     total = lambda k: sum(s.get(k, 0) for s in sums)  # noqa: E731
     ctx.expect_eq(total("declared_ok"), 320, "declared connects that succeeded")
-    ctx.expect_eq(total("undeclared_eacces"), 80, "undeclared connects refused with EACCES")
+    ctx.expect_eq(total("undeclared_refused"), 80, "undeclared connects refused")
+    # Our supervisor promises EACCES (its report's supervisor.denial_errno).
+    ctx.expect_eq({s.get("undeclared_errno") for s in sums}, {"EACCES"}, "undeclared refusals' errno")
     ctx.expect_eq(run.counts().get("allowed"), 320, "counts.allowed")
     ctx.expect_eq(run.counts().get("denied"), 80, "counts.denied")
     ctx.expect(wait_for(lambda: good.conns == 320, 5), "declared listener connections %d" % good.conns)
@@ -1531,7 +1558,7 @@ def withdrawn_connects_never_reach_their_destination(ctx):
     ctx.expect(all(e.get("bucket") in ("denied", "abandoned") for e in to_bad),
                "events to the interrupted destination: %s" % {e.get("bucket") for e in to_bad})
     print("  %s interrupted, %s refused; the supervisor saw %d of 300 (%d denied)" % (
-        s.get("eintr"), s.get("eacces"), len(to_bad), len([e for e in to_bad if e.get("bucket") == "denied"])))
+        s.get("eintr"), s.get("refused"), len(to_bad), len([e for e in to_bad if e.get("bucket") == "denied"])))
     expect_event(ctx, run, "last connect denied", dest=last.dest, bucket="denied")
     time.sleep(0.2)
     ctx.expect_eq(bad.conns + last.conns, 0, "connections at the undeclared listeners")

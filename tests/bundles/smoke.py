@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""make bundle-smoke: qualifies the test-double bundles through the real
+matrix (run-vm.sh matrix, SUPERVISOR=DIR) on debian-6.1-cloud, a few cells
+each, and checks each cell's outcome against the one derived by hand:
+
+- refusing (ECONNREFUSED denials, no report, exits 0/10/20) is ok wherever
+  our supervisor is: it is correct, only its errno and its manners differ.
+- hang-blind waits forever where it cannot read the agent: supervisor-hang,
+  within HANG_S (15 s) plus the poll, well before the cell's deadline.
+- leaky runs the agent unmediated and says fail: the undeclared connect
+  reaches the sink, so the oracle refuses it (oracle-mismatch).
+
+Prints `ok NAME` / `FAIL NAME: why` per check and `N passed, N failed`.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+TOP = os.environ["TOP"]
+BUILD = os.environ["BUILD"]
+KERNEL = "debian-6.1-cloud"
+# (bundle, {cell: (wanted outcome, why)})
+PLAN = [
+    ("refusing", {
+        "starter-undeclared.ptrace_scope=1,user=uid1000": (
+            "ok", "fail: the descendant rule admits it, the undeclared connect is refused "
+                  "(ECONNREFUSED) and nothing arrives"),
+        "starter-declared.ptrace_scope=2,user=root": (
+            "ok", "pass: root keeps CAP_SYS_PTRACE; the declared traffic arrives"),
+        "starter-undeclared.ptrace_scope=2,user=nocap": (
+            "ok", "capability-error (exit 20): no CAP_SYS_PTRACE under scope 2"),
+    }),
+    ("hang-blind", {
+        "starter-undeclared.ptrace_scope=2,user=nocap": (
+            "supervisor-hang", "it cannot read the agent and waits forever: no CPU used"),
+    }),
+    ("leaky", {
+        "starter-undeclared.ptrace_scope=1,user=uid1000": (
+            "oracle-mismatch", "says fail as expected, but 203.0.113.5:443 arrived at the sink"),
+    }),
+]
+
+
+def run(bundle, cells):
+    run_id = f"bundle-smoke-{bundle}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+    env = dict(os.environ, KERNELS=KERNEL, SCENARIOS=" ".join(sorted(cells)), JOBS="1",
+               FLOOR="3", RUN_ID=run_id, SUPERVISOR=os.path.join(BUILD, "bundles", bundle))
+    t0 = time.monotonic()
+    subprocess.run([os.path.join(TOP, "run-vm.sh"), "matrix"], env=env, check=False)
+    took = time.monotonic() - t0
+    path = os.path.join(TOP, "results", run_id, "summary.json")
+    if not os.path.exists(path):
+        return None, took
+    with open(path, encoding="utf-8") as f:
+        return json.load(f), took
+
+
+def main():
+    passed = failed = 0
+    for bundle, cells in PLAN:
+        summary, took = run(bundle, cells)
+        print(f"bundle {bundle}: {len(cells)} cell(s) in {took:.0f} s")
+        if summary is None:
+            print(f"FAIL bundle_{bundle}_ran: no summary.json")
+            failed += 1
+            continue
+        rec = summary.get("bundle") or {}
+        if rec.get("name") == bundle and rec.get("digest") and rec.get("files"):
+            print(f"ok bundle_{bundle}_recorded_by_sha256 ({rec['digest'][:16]}...)")
+            passed += 1
+        else:
+            print(f"FAIL bundle_{bundle}_recorded_by_sha256: {rec!r}")
+            failed += 1
+        got = {c.get("scenario_cell"): c for c in summary.get("cells", [])}
+        for cell, (want, why) in sorted(cells.items()):
+            c = got.get(cell) or {}
+            name = f"{bundle}_{cell}_is_{want}"
+            if c.get("outcome") == want:
+                print(f"ok {name} ({why}; run {c.get('run_s')} s)")
+                passed += 1
+            else:
+                print(f"FAIL {name}: got {c.get('outcome')!r}: {c.get('reason')!r}")
+                failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
