@@ -2,17 +2,17 @@
  * egress-envexec: runs the supervisor in the environment a cell asks for.
  *
  *     egress-envexec --cell FILE --readback FILE --report-fd N --supervisor PATH
- *                    [--hide DIR]
+ *                    [--hide DIR]...
  *
  * Phase 1 (as root, from the guest init): with --hide, moves the run into a
- * mount namespace of its own where / is read-only and DIR (the init's work
- * directory: the cell, the sink's log, the report and status it sends) is
- * covered by an empty read-only tmpfs, so not even a root agent (which
- * keeps CAP_DAC_OVERRIDE and CAP_LINUX_IMMUTABLE, but no CAP_SYS_ADMIN to
- * undo a mount) can reach what the host judges it by; then installs the cell's syscall mask,
- * drops the cell's capabilities from the bounding set, clears the ambient set,
- * switches gid and uid, removes the dropped capabilities from the remaining
- * sets, then re-executes itself (/proc/self/exe) for phase 2.
+ * mount namespace of its own where / is read-only and each DIR (the init's
+ * work directory: the cell, the sink's log, the report and status it sends;
+ * /run: the batch's reset baseline) is covered by an empty read-only tmpfs, so not even a root
+ * agent (which keeps CAP_DAC_OVERRIDE and CAP_LINUX_IMMUTABLE, but no CAP_SYS_ADMIN to undo a
+ * mount) can reach what the host judges it by; then installs the cell's syscall mask, drops the
+ * cell's capabilities from the bounding set, clears the ambient set, switches gid and uid, removes
+ * the dropped capabilities from the remaining sets, then re-executes itself (/proc/self/exe) for
+ * phase 2.
  *
  * Phase 2 (--verify, internal): runs with the credentials the supervisor will
  * have, because an exec is exactly what the supervisor's start will be: the
@@ -86,7 +86,8 @@ struct opts {
 	const char *readback;
 	const char *report_fd; /* decimal descriptor number of the report channel */
 	const char *supervisor;
-	const char *hide; /* phase 1: the directory the run must not see */
+	const char *hide[4]; /* phase 1: the directories the run must not see */
+	int nhide;
 	int verify;
 	int readback_fd;
 	int cell_fd; /* phase 2: the cell file's descriptor, inherited from phase 1 */
@@ -502,21 +503,25 @@ static int drop_process_caps(uint64_t drop)
  * undoing any of it needs CAP_SYS_ADMIN. Before the mask: a cell may mask
  * unshare or mount.
  */
-static void hide_guest_state(const char *dir)
+static void hide_guest_state(const struct opts *o)
 {
+	int i;
+
 	if (unshare(CLONE_NEWNS) != 0)
 		die_infra("hide", "unshare(CLONE_NEWNS): %s (CONFIG_NAMESPACES)", strerror(errno));
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 		die_infra("hide", "making / private: %s", strerror(errno));
 	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
 		die_infra("hide", "/ read-only: %s", strerror(errno));
-	if (mount("egress-hidden", dir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  "size=4k,mode=0555") != 0)
-		die_infra("hide", "covering %s: %s", dir, strerror(errno));
-	readback("pass", "hide",
-		 "%s covered by an empty read-only tmpfs, / read-only, in the run's own mount "
-		 "namespace",
-		 dir);
+	for (i = 0; i < o->nhide; i++) {
+		if (mount("egress-hidden", o->hide[i], "tmpfs",
+			  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555") != 0)
+			die_infra("hide", "covering %s: %s", o->hide[i], strerror(errno));
+		readback("pass", "hide",
+			 "%s covered by an empty read-only tmpfs in the run's own mount namespace",
+			 o->hide[i]);
+	}
+	readback("pass", "hide", "/ read-only in the run's own mount namespace");
 }
 
 static void apply(const struct opts *o, const struct cell *c)
@@ -532,8 +537,8 @@ static void apply(const struct opts *o, const struct cell *c)
 		die_infra("cell", "%s: %s", o->cell, strerror(errno));
 	snprintf(cellfd, sizeof(cellfd), "%d", fd);
 	snprintf(cellpath, sizeof(cellpath), "/proc/self/fd/%d", fd);
-	if (o->hide)
-		hide_guest_state(o->hide);
+	if (o->nhide)
+		hide_guest_state(o);
 	r = status_caps("CapBnd", &bnd);
 	if (r)
 		die_infra("CapBnd", "cannot read /proc/self/status: %s", strerror(-r));
@@ -733,7 +738,7 @@ static void verify_and_exec(const struct opts *o, const struct cell *c)
 static void usage(void)
 {
 	fprintf(stderr, "usage: egress-envexec --cell FILE --readback FILE --report-fd N "
-			"--supervisor PATH [--hide DIR]\n");
+			"--supervisor PATH [--hide DIR]...\n");
 	exit(EXIT_INFRA);
 }
 
@@ -765,8 +770,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->report_fd = v;
 		else if (strcmp(a, "--supervisor") == 0)
 			o->supervisor = v;
-		else if (strcmp(a, "--hide") == 0)
-			o->hide = v;
+		else if (strcmp(a, "--hide") == 0 && o->nhide < 4)
+			o->hide[o->nhide++] = v;
 		else if (strcmp(a, "--cell-fd") == 0)
 			o->cell_fd = atoi(v);
 		else if (strcmp(a, "--expect-bnd") == 0)

@@ -30,6 +30,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundle  # noqa: E402
 import cell_result  # noqa: E402
 import cell_run  # noqa: E402
 import launcher  # noqa: E402
@@ -53,10 +54,16 @@ def parse(argv):
     ap.add_argument("--append", default="")
     ap.add_argument("--accel", choices=("kvm", "tcg"), default=None)
     ap.add_argument("--accel-reason", default=None)
+    ap.add_argument("--supervisor", default=os.path.join(cell_run.TOP, "build", "egress-supervisor"))
     try:
         a = ap.parse_args(argv)
     except cell_run.BadInvocation as e:
         raise BadInvocation(str(e).replace("cell:", "batch:")) from None
+    try:
+        bundle.load(a.supervisor)
+    except bundle.BundleError as e:
+        raise BadInvocation(f"batch: --supervisor: {e}") from None
+    a.supervisor = os.path.abspath(a.supervisor)
     for f in (a.kernel, a.initrd, a.plan):
         if not (os.path.isfile(f) and os.access(f, os.R_OK)):
             raise BadInvocation(f"batch: {f}: not a readable file")
@@ -257,7 +264,8 @@ def write_host_cpu(out):
 
 def batch_rerun_line(a):
     parts = [cell_run.RUN_VM, "batch", "--kernel", a.kernel, "--initrd", a.initrd,
-             "--plan", os.path.abspath(a.plan), "--out", a.out, "--machine", a.machine]
+             "--plan", os.path.abspath(a.plan), "--out", a.out, "--machine", a.machine,
+             "--supervisor", a.supervisor]
     if a.append:
         parts += ["--append", a.append]
     return shlex.join(parts)
@@ -326,11 +334,12 @@ def run(a):
             initrd=a.initrd, qemu_version=version, accel=accel, accel_reason=reason,
             qemu_cmdline=shlex.join(argv), rerun=cell_run.rerun_line(argparse.Namespace(
                 kernel=a.kernel, initrd=a.initrd, cell_file=c["cell_file"], out=c["out"],
-                declared=c["declared"], machine=a.machine, append=a.append, qemu_extra=[])),
+                declared=c["declared"], machine=a.machine, append=a.append, qemu_extra=[],
+                supervisor=a.supervisor)),
             qemu_rc=0 if done_here and rc is None else
             (124 if rc is None else launcher.shell_status(rc)),
             timed_out=int(rc is None and not done_here), timeout=c["scaled"],
-            run_s=max(0.0, t_end - t_prev))
+            run_s=max(0.0, t_end - t_prev), supervisor=a.supervisor)
         cell_result.cmd_evaluate(ev)
         t_prev = t_end
         if plan.get("out_of_order"):

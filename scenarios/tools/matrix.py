@@ -382,7 +382,7 @@ def run_batch(batch, bid, kinfo, initrd, opts):
     argv = [opts.runner, "batch", "--kernel", kinfo["path"], "--initrd", initrd,
             "--plan", os.path.join(bdir, "plan.json"), "--out", bdir,
             "--machine", kinfo["machine"], "--accel", opts.accel_choice["accelerator"],
-            "--accel-reason", opts.accel_choice["reason"]]
+            "--accel-reason", opts.accel_choice["reason"], "--supervisor", opts.supervisor]
     limit = sum(int(c["timeout"]) for c in batch) + RUNNER_GRACE_S
     t0 = time.monotonic()
     with open(os.path.join(bdir, "run-vm.log"), "w", encoding="utf-8") as logf:
