@@ -136,7 +136,8 @@ main() {
 	chmod 1777 "$stage/tmp"
 	stage_busybox "$stage"
 	install -m 0755 "$HERE/guest/init" "$stage/init"
-	mkdir -p "$stage/lib/egress"
+	# install -d: each directory 0755 whatever the umask (mkdir -p would pass it on).
+	install -d -m 0755 "$stage/lib" "$stage/lib/egress"
 	install -m 0644 "$HERE/guest/reset.sh" "$stage/lib/egress/reset.sh"
 	python3 "$HERE/host/bundle.py" stage "$supervisor" "$stage" >/dev/null
 	install -m 0755 "$guest_bin/egress-envexec" "$stage/sbin/egress-envexec"

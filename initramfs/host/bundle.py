@@ -195,13 +195,25 @@ def record(b):
             "files": {f["path"]: f["sha256"] for f in b["files"]}}
 
 
+def _mkdirs_0755(root, guest_path):
+    """Creates ROOT/GUEST_PATH and every directory on the way that is not
+    there, each 0755: a mode given to makedirs passes through the umask, so
+    no build machine's umask reaches the image (initramfs-repro-test builds
+    under umask 077)."""
+    d = root
+    for part in guest_path.strip("/").split("/"):
+        d = os.path.join(d, part)
+        if not os.path.isdir(d):
+            os.mkdir(d)
+            os.chmod(d, 0o755)
+
+
 def stage(b, root):
     """Copies the bundle's files into ROOT/opt/supervisor/ with their modes
     (owners are set by the cpio writer) and writes ROOT/etc/egress/bundle.env,
     which the guest's init reads: name, entry, report kind, digest."""
     gdir = os.path.join(root, GUEST_DIR.lstrip("/"))
-    os.makedirs(gdir, mode=0o755, exist_ok=True)
-    os.chmod(gdir, 0o755)
+    _mkdirs_0755(root, GUEST_DIR)
     for f in b["files"]:
         dst = os.path.join(gdir, f["path"])
         d = os.path.dirname(dst)
@@ -210,11 +222,7 @@ def stage(b, root):
             os.chmod(d, 0o755)
         shutil.copyfile(f["src"], dst)
         os.chmod(dst, int(f["mode"], 8))
-    edir = os.path.join(root, os.path.dirname(GUEST_ENV).lstrip("/"))
-    os.makedirs(edir, mode=0o755, exist_ok=True)
-    # makedirs' mode passes through the umask: set it, so no build machine's
-    # umask reaches the image (initramfs-repro-test changes it).
-    os.chmod(edir, 0o755)
+    _mkdirs_0755(root, os.path.dirname(GUEST_ENV))
     env = os.path.join(root, GUEST_ENV.lstrip("/"))
     with open(env, "w", encoding="ascii") as f:
         f.write(f"BUNDLE_NAME={b['name']}\nBUNDLE_ENTRY={GUEST_DIR}/{b['entry']}\n"
