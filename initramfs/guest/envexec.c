@@ -513,6 +513,11 @@ static void hide_guest_state(const struct opts *o)
 		die_infra("hide", "making / private: %s", strerror(errno));
 	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
 		die_infra("hide", "/ read-only: %s", strerror(errno));
+	/* /dev is one devtmpfs shared by every namespace's copy: read-only
+	 * here, no name in it can be replaced (the result port's, say); the
+	 * device nodes themselves still open for writing. */
+	if (mount(NULL, "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
+		die_infra("hide", "/dev read-only: %s", strerror(errno));
 	for (i = 0; i < o->nhide; i++) {
 		if (mount("egress-hidden", o->hide[i], "tmpfs",
 			  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555") != 0)
@@ -521,7 +526,7 @@ static void hide_guest_state(const struct opts *o)
 			 "%s covered by an empty read-only tmpfs in the run's own mount namespace",
 			 o->hide[i]);
 	}
-	readback("pass", "hide", "/ read-only in the run's own mount namespace");
+	readback("pass", "hide", "/ and /dev read-only in the run's own mount namespace");
 }
 
 static void apply(const struct opts *o, const struct cell *c)
