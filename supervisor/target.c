@@ -32,6 +32,41 @@ static int vm_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
+/*
+ * 1 when [addr, addr+len) lies wholly in readable mappings of pid (its
+ * /proc/PID/maps), 0 when not or when the maps cannot be read. A read of
+ * /proc/PID/mem fails on pages the agent itself can read: a userfaultfd
+ * page not yet present (remote faults get no retry, so no handler runs)
+ * answers EIO where process_vm_readv would have waited for the handler.
+ * Such a failure is the supervisor's blindness, never the agent's EFAULT.
+ */
+static int range_readable(pid_t pid, uint64_t addr, size_t len)
+{
+	char path[40], line[512];
+	uint64_t want = addr, end = addr + len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	/* Sorted by address: walk until the range is covered or a gap shows. */
+	while (want < end && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		char perms[8];
+
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3)
+			break;
+		if (hi <= want)
+			continue;
+		if (lo > want || perms[0] != 'r')
+			break;
+		want = hi;
+	}
+	fclose(f);
+	return want >= end;
+}
+
 static int procmem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write)
 {
 	char path[40];
@@ -52,10 +87,12 @@ static int procmem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write
 	err = n < 0 ? -errno : 0;
 	close(fd);
 	/* /proc/PID/mem reports an unmapped address as EIO (and a short count
-	 * for a range that runs into one); both are the agent's EFAULT. Addresses
-	 * above the off_t range come back as EINVAL from the lseek checks. */
+	 * for a range that runs into one); both are the agent's EFAULT, unless
+	 * the range is mapped and readable to the agent (range_readable): then
+	 * EIO, a mechanism failure. Addresses above the off_t range come back
+	 * as EINVAL from the lseek checks. */
 	if (err == -EIO || err == -EINVAL || (err == 0 && (size_t)n != len))
-		return -EFAULT;
+		return !write && range_readable(pid, addr, len) ? -EIO : -EFAULT;
 	return err;
 }
 
