@@ -332,6 +332,14 @@ reset_init() {
 		NoNewPrivs:) nnp=$v ;;
 		esac
 	done </proc/1/status
+	# No Seccomp: line at all is a kernel built without CONFIG_SECCOMP
+	# (the no-seccomp-filter variant): no filter can exist, and no cell
+	# could have installed one (/proc/sys/kernel/seccomp is absent too).
+	if [ "$sc" = '?' ] && [ ! -e /proc/sys/kernel/seccomp ]; then
+		sc="none (a kernel without CONFIG_SECCOMP)"
+		reset_line pass init-seccomp "pid 1 Seccomp: $sc, NoNewPrivs: $nnp"
+		return 0
+	fi
 	case "$sc" in
 	0) reset_line pass init-seccomp "pid 1 Seccomp: $sc, NoNewPrivs: $nnp" ;;
 	*) reset_line fail init-seccomp "pid 1 has a filter: Seccomp: $sc, NoNewPrivs: $nnp" ;;
