@@ -177,12 +177,7 @@ def watch(argv, cells, out, accel):
                 last = now
             k = min(len(ended), len(cells) - 1)
             if now - last > cells[k]["scaled"]:
-                p.terminate()
-                try:
-                    p.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+                launcher.stop(p)
                 rc = None
                 break
     took = time.monotonic() - t0

@@ -161,6 +161,17 @@ def shell_status(rc):
     return 128 - rc if rc is not None and rc < 0 else rc
 
 
+def stop(p):
+    """Ends a guest's QEMU that ran out of time: SIGTERM, then SIGKILL after
+    5 s; reaped either way."""
+    p.terminate()
+    try:
+        p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
 def run_guest(argv, timeout_s):
     """Runs QEMU until it exits or timeout_s passes (then SIGTERM, SIGKILL
     5 s later). Returns (exit status, negative for a signal as subprocess
@@ -171,12 +182,7 @@ def run_guest(argv, timeout_s):
         try:
             rc = p.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            p.terminate()
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            stop(p)
             rc = None
         took = time.monotonic() - t0
         err.seek(0)
