@@ -39,17 +39,21 @@ static int vm_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write)
  * page not yet present (remote faults get no retry, so no handler runs)
  * answers EIO where process_vm_readv would have waited for the handler.
  * Such a failure is the supervisor's blindness, never the agent's EFAULT.
+ * Maps that cannot be read are -errno: the caller cannot tell either way.
  */
 static int range_readable(pid_t pid, uint64_t addr, size_t len)
 {
 	char path[40], line[512];
 	uint64_t want = addr, end = addr + len;
 	FILE *f;
+	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
-	if (!f)
-		return 0;
+	if (!f) {
+		err = errno;
+		return err == ENOENT ? -ESRCH : -err;
+	}
 	/* Sorted by address: walk until the range is covered or a gap shows. */
 	while (want < end && fgets(line, sizeof(line), f)) {
 		unsigned long long lo, hi;
@@ -91,8 +95,14 @@ static int procmem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write
 	 * the range is mapped and readable to the agent (range_readable): then
 	 * EIO, a mechanism failure. Addresses above the off_t range come back
 	 * as EINVAL from the lseek checks. */
-	if (err == -EIO || err == -EINVAL || (err == 0 && (size_t)n != len))
-		return !write && range_readable(pid, addr, len) ? -EIO : -EFAULT;
+	if (err == -EIO || err == -EINVAL || (err == 0 && (size_t)n != len)) {
+		int r = write ? 0 : range_readable(pid, addr, len);
+
+		/* Readable to the agent: our blindness (EIO, a mechanism failure);
+		 * maps unreadable: that errno (a mechanism failure, or the target
+		 * gone); else the agent's own bad address. */
+		return r > 0 ? -EIO : r < 0 ? r : -EFAULT;
+	}
 	return err;
 }
 
