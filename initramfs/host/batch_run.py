@@ -13,8 +13,10 @@ writes (cell.json and the rest, decided by cell_result.cmd_evaluate); the
 boot's own files (console.log, result.raw, qemu.stderr) and DIR/batch.json
 go to --out. batch.json says for every cell whether it was decided in this
 boot ("decided") or must run again in a fresh boot ("rerun", with the
-reason: the batch ended before it). Exit status 0 whenever the guest ran, 2
-for a bad invocation or no usable accelerator.
+reason: the batch ended before it, or the batch was stopped). Exit status 0
+whenever the guest ran, 2 for a bad invocation or no usable accelerator,
+128+N when signal N (SIGTERM, SIGINT, SIGHUP) stopped it: the guest is
+ended and batch.json still written, with the cells it framed decided.
 """
 
 import argparse
@@ -25,6 +27,7 @@ import os
 import re
 import resource
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -40,6 +43,10 @@ END_RE = re.compile(rb"^@@egress-end ", re.M)
 BATCH_END_RE = re.compile(rb"^@@egress-batch-end v1 (.*)$", re.M)
 CELL_MARK_RE = re.compile(r"^egress-init: batch cell (\d+) ", re.M)
 POLL_S = 0.2
+# The signal that told this batch to stop (the matrix was cancelled): the
+# guest is ended, the cells it framed are decided as usual, the rest are
+# left to the caller ("rerun", reason: stopped), never judged as a hang.
+STOPPED = {"signal": None}
 
 
 class BadInvocation(Exception):
@@ -160,6 +167,10 @@ def watch(argv, cells, out, accel):
                 break
             except subprocess.TimeoutExpired:
                 pass
+            if STOPPED["signal"]:
+                launcher.stop(p)
+                rc = None
+                break
             try:
                 with open(raw_path, "rb") as f:
                     f.seek(pos)
@@ -305,12 +316,16 @@ def run(a):
     end = batch_end(raw, nonce)
     record = {"nonce": nonce, "qemu_cmdline": shlex.join(argv), "qemu_exit": rc,
               "timed_out": rc is None, "wall_s": round(took, 3), "end": end,
-              "boot_s": None, "rerun": batch_rerun_line(a), "cells": []}
+              "boot_s": None, "rerun": batch_rerun_line(a), "cells": [],
+              "stopped": STOPPED["signal"]}
     t_prev = 0.0
     for i, (c, plan) in enumerate(zip(a.cells, assign(frames, len(a.cells), nonce, end))):
         seq = i + 1
         entry = {"cell": c["id"], "seq": seq, "out": c["out"]}
         record["cells"].append(entry)
+        if plan["state"] == "ended" and STOPPED["signal"]:
+            plan = {"state": "rerun", "reason": f"the batch was stopped ({STOPPED['signal']}) "
+                    f"while this cell ran"}
         if plan["state"] == "rerun":
             entry.update(state="rerun", reason=plan["reason"])
             continue
@@ -356,7 +371,13 @@ def run(a):
           f"{reruns} to run again in fresh boots [{took:.1f} s]")
 
 
+def on_stop(signum, _frame):
+    STOPPED["signal"] = signal.Signals(signum).name
+
+
 def main(argv=None):
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, on_stop)
     try:
         run(parse(sys.argv[1:] if argv is None else argv))
     except (BadInvocation, OSError, ValueError) as e:
@@ -365,7 +386,7 @@ def main(argv=None):
     except launcher.LaunchError as e:
         print(f"run-vm.sh: batch: {e}", file=sys.stderr)
         return 2
-    return 0
+    return 128 + signal.Signals[STOPPED["signal"]].value if STOPPED["signal"] else 0
 
 
 if __name__ == "__main__":

@@ -12,7 +12,10 @@ VERDICTS = ("pass", "fail", "capability-error")
 # Every outcome, in the order reports count them (docs/guest.md decides
 # them; cell_result.decide() is where).
 OUTCOMES = ("ok", "mismatch", "false-green", "oracle-mismatch", "supervisor-hang",
-            "precondition-error", "timeout", "panic", "boot-fail", "infra-error", "skipped")
+            "precondition-error", "timeout", "panic", "boot-fail", "infra-error", "skipped",
+            "not-run")
+# not-run: a cell that a run told to stop (SIGTERM, SIGINT, SIGHUP) never
+# decided; matrix.py alone gives it, never a guest or a runner's judgement.
 # Printed in their own block at the end, loudest: the supervisor (or the
 # ground truth) says something is fine when it is not, or the supervisor
 # hung (the guest's hang monitor saw it make no progress).

@@ -153,7 +153,13 @@ def run_matrix(run_id, supervisor, scenarios, kernels, jobs):
 
 
 def red(cell):
-    return cell["outcome"] not in ("ok", "skipped")
+    # not-run (the matrix was stopped) is neither a kill nor clean; main()
+    # refuses such a run outright.
+    return cell["outcome"] not in ("ok", "skipped", "not-run")
+
+
+def stopped(cells):
+    return any(c["outcome"] == "not-run" for c in (cells or []))
 
 
 def main():
@@ -183,6 +189,9 @@ def main():
     scen = sorted({s for m in chosen for s in m[2]})
     kern = sorted({k for m in chosen for k in m[3]})
     control = run_matrix(f"{base}/control", None, scen, kern, args.jobs)
+    if stopped(control):
+        log("mutants: the control run was stopped (not-run cells): no kill table")
+        return 2
     control_ok = control is not None and control and not any(red(c) for c in control)
     log(f"mutants: control (real supervisor): {len(control or [])} cells, "
         f"{'all ok or skipped' if control_ok else 'NOT CLEAN'}")
@@ -191,6 +200,9 @@ def main():
     for name, why, scenarios, kernels in chosen:
         cells = run_matrix(f"{base}/{name.replace('+', '_')}", build_mutant(name), scenarios,
                            kernels, args.jobs)
+        if stopped(cells):
+            log(f"mutants: the run of {name} was stopped (not-run cells): no kill table")
+            return 2
         killers = [f"{c['cell']}: {c['outcome']} (expected {c['expected']}, got {c['got']})"
                    for c in (cells or []) if red(c)]
         ran = [c for c in (cells or []) if c["outcome"] != "skipped"]

@@ -74,6 +74,7 @@ button.c.sel{outline:3px solid #ff0;box-shadow:0 0 0 5px #000}
 .o-panic{background:#000}
 .o-boot-fail{background:#455a64}
 .o-infra-error{background:#1565c0}
+.o-not-run{background:#9e9e9e}
 .ch-regressed{box-shadow:inset 0 0 0 3px #fff,inset 0 0 0 5px #d50000}
 .ch-improved{box-shadow:inset 0 0 0 3px #fff}
 .legend span{display:inline-block;padding:1px 6px;margin:2px;border-radius:3px;color:#fff;
@@ -445,7 +446,7 @@ def render(rdir, summary, outcomes, diff=None):
              "oracle-mismatch": "ORACLE", "mismatch": "MISMATCH",
              "precondition-error": "PRECOND", "timeout": "TIMEOUT", "panic": "PANIC",
              "supervisor-hang": "HANG",
-             "boot-fail": "BOOT-FAIL", "infra-error": "INFRA"}
+             "boot-fail": "BOOT-FAIL", "infra-error": "INFRA", "not-run": "NOT RUN"}
     body = []
     for r in rows:
         tds = []

@@ -8,9 +8,11 @@ Ends with `N passed, N failed`."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -156,11 +158,11 @@ def fake_cell(cid, kernel="k", timeout="60", isolation="batch", ptrace3=False):
 @test
 def plan_gives_ptrace_scope_3_cells_batches_of_their_own_and_boot_scoped_cells_a_boot():
     sys.path.insert(0, HERE)
-    import matrix  # noqa: E402 - the module under test, only for this pure function
+    import schedule  # noqa: E402 - the module under test, only for this pure function
     cells = ([fake_cell(f"c{i}") for i in range(10)] +
              [fake_cell("p3a", ptrace3=True), fake_cell("p3b", ptrace3=True),
               fake_cell("p3c", ptrace3=True), fake_cell("alone", isolation="boot")])
-    plan = matrix.plan_batches(cells, 2)
+    plan = schedule.plan_batches(cells, 2)
     assert sorted(c["id"] for b in plan for c in b) == sorted(c["id"] for c in cells)
     assert [b for b in plan if [c["id"] for c in b] == ["alone"]], plan
     for b in plan:
@@ -173,9 +175,9 @@ def plan_gives_ptrace_scope_3_cells_batches_of_their_own_and_boot_scoped_cells_a
 @test
 def plan_keeps_batches_within_the_command_line():
     sys.path.insert(0, HERE)
-    import matrix  # noqa: E402
-    plan = matrix.plan_batches([fake_cell(f"c{i:03d}") for i in range(130)], 1)
-    assert all(len(b) <= matrix.MAX_BATCH_CELLS for b in plan), [len(b) for b in plan]
+    import schedule  # noqa: E402
+    plan = schedule.plan_batches([fake_cell(f"c{i:03d}") for i in range(130)], 1)
+    assert all(len(b) <= schedule.MAX_BATCH_CELLS for b in plan), [len(b) for b in plan]
     assert len(plan) == 3, [len(b) for b in plan]
 
 
@@ -304,6 +306,120 @@ def features_line_says_when_no_guest_reported():
 
     kf = matrix.kernel_features([{"kernel": "k", "features": None}], "k")
     assert matrix.features_line(kf).startswith("not read"), matrix.features_line(kf)
+
+
+# A runner that decides every cell but uid1000's, where it starts a child
+# (QEMU's stand-in, in its process group) and waits: the matrix is then told
+# to stop. `batch` writes batch.json on SIGTERM as batch_run does (the cells
+# it decided, the rest to run again).
+FAKE_STOPPABLE = r"""#!/usr/bin/env python3
+import json, os, signal, subprocess, sys, time
+a = sys.argv[1:]
+opt = {a[i]: a[i + 1] for i in range(1, len(a) - 1, 2)}
+if a[0] == "batch":
+    plan = json.load(open(opt["--plan"]))["cells"]
+    todo = [(c["cell_file"], c["out"]) for c in plan]
+else:
+    todo = [(opt["--cell-file"], opt["--out"])]
+entries = []
+def stopped(signum, _f):
+    if a[0] == "batch":
+        done = {e["cell"] for e in entries}
+        json.dump({"cells": entries + [{"cell": c, "state": "rerun", "reason": "stopped"}
+                                       for c in ids if c not in done], "nonce": "0" * 32,
+                   "rerun": "fake"}, open(os.path.join(opt["--out"], "batch.json"), "w"))
+    sys.exit(128 + signum)
+signal.signal(signal.SIGTERM, stopped)
+ids = []
+for cell_file, out in todo:
+    cell = dict(l.rstrip("\n").partition("=")[::2] for l in open(cell_file)
+                if l.strip() and not l.startswith("#"))
+    ids.append(cell["cell"])
+for (cell_file, out), cid in zip(todo, ids):
+    cell = dict(l.rstrip("\n").partition("=")[::2] for l in open(cell_file)
+                if l.strip() and not l.startswith("#"))
+    if "user=uid1000" in cid:
+        child = subprocess.Popen(["sleep", "300"])
+        with open(os.path.join(os.environ["STOP_DIR"], "child.pid"), "w") as f:
+            f.write(str(child.pid))
+        time.sleep(300)
+    json.dump({"cell": cid, "scenario": cell["scenario"], "expected": cell["expect"],
+               "got": cell["expect"], "outcome": "ok", "reason": "", "supervisor_exit": 0,
+               "qemu_cmdline": "fake", "qemu_version": "fake", "accelerator": "tcg",
+               "boot_s": 1.0, "run_s": 0.5, "splats": [], "features": {}},
+              open(os.path.join(out, "cell.json"), "w"))
+    entries.append({"cell": cid, "state": "decided"})
+if a[0] == "batch":
+    json.dump({"cells": entries, "nonce": "0" * 32, "rerun": "fake"},
+              open(os.path.join(opt["--out"], "batch.json"), "w"))
+"""
+
+
+def stopped_run(isolation):
+    """A matrix run of three cells told to stop (SIGTERM) while uid1000's
+    boot runs. Returns (exit status, stdout, summary, the runner's child pid)."""
+    tmp = tempfile.mkdtemp(prefix=f"matrix-selftest-stop-{isolation}-")
+    try:
+        fake = os.path.join(tmp, "fake-run-vm")
+        with open(fake, "w", encoding="utf-8") as f:
+            f.write(FAKE_STOPPABLE)
+        os.chmod(fake, 0o755)
+        pidf = os.path.join(tmp, "child.pid")
+        p = subprocess.Popen([sys.executable, os.path.join(HERE, "matrix.py"), "--runner", fake,
+                              "--results", tmp, "--run-id", "s", "--floor", "0.5",
+                              "--accel", "tcg", "--kernels", "debian-6.1-cloud", "--jobs", "1",
+                              "--isolation", isolation,
+                              "--scenarios", "starter-undeclared.ptrace_scope=2,*"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=dict(os.environ, STOP_DIR=tmp))
+        deadline = time.monotonic() + 120
+        while not os.path.exists(pidf) and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.2)
+        time.sleep(0.3)
+        with open(pidf, encoding="utf-8") as f:
+            child = int(f.read())
+        p.send_signal(signal.SIGTERM)
+        out, _ = p.communicate(timeout=60)
+        with open(os.path.join(tmp, "s", "summary.json"), encoding="utf-8") as f:
+            summ = json.load(f)
+        assert os.path.getsize(os.path.join(tmp, "s", "junit.xml")) > 0
+        return p.returncode, out, summ, child
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def gone(pid):
+    """True when pid no longer runs (absent, or a zombie nobody reaped yet)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@test
+def stopped_batch_run_keeps_its_decided_cells_and_ends_the_boot():
+    rc, out, summ, child = stopped_run("batch")
+    by = {c["scenario_cell"].rsplit(",", 1)[1]: c for c in summ["cells"]}
+    assert rc == 128 + signal.SIGTERM, (rc, out[-1500:])
+    assert summ["stopped"] == "SIGTERM", summ["stopped"]
+    assert by["user=root"]["outcome"] == by["user=nocap"]["outcome"] == "ok", out[-1500:]
+    assert by["user=uid1000"]["outcome"] == "not-run", by["user=uid1000"]
+    assert "stopped (SIGTERM)" in by["user=uid1000"]["reason"], by["user=uid1000"]
+    assert "STOPPED by SIGTERM: 1 of 3 cells not run" in out, out[-1500:]
+    assert out.rstrip().endswith("matrix: 2 passed, 1 failed, 0 skipped"), out[-500:]
+    assert gone(child), f"the runner's child {child} outlived the stopped run"
+
+
+@test
+def stopped_boot_run_starts_nothing_more_and_ends_the_boot():
+    rc, out, summ, child = stopped_run("boot")
+    outcomes = {c["scenario_cell"].rsplit(",", 1)[1]: c["outcome"] for c in summ["cells"]}
+    assert rc == 128 + signal.SIGTERM, (rc, out[-1500:])
+    assert outcomes["user=uid1000"] == "not-run", outcomes
+    assert set(outcomes.values()) <= {"ok", "not-run"}, outcomes
+    assert summ["counts"]["not-run"] == sum(o == "not-run" for o in outcomes.values())
+    assert gone(child), f"the runner's child {child} outlived the stopped run"
 
 
 def main():
