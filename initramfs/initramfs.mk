@@ -60,7 +60,7 @@ initramfs-repro-test: $(IRFS_GUEST_PROGS) $(IRFS_SV_DEP)
 	$(IRFS_DIR)/tests/modules-test.sh
 	$(IRFS_DIR)/tests/repro-test.sh $(IRFS_ARGS)
 
-initramfs-test:
+initramfs-test: $(SV_RELEASE)
 	python3 $(IRFS_DIR)/tests/run.py
 
 # The modules archive in a guest (docs/guest.md, "Modules"). The probe is

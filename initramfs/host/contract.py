@@ -28,8 +28,8 @@ GOOD_OUTCOMES = ("ok", "skipped")
 ISOLATIONS = ("batch", "boot")
 
 # The features that decide verdicts, in the order reports print them.
-FEATURES = ("seccomp_notify", "pidfd_getfd", "process_vm_readv", "yama", "ia32", "x32",
-            "io_uring")
+FEATURES = ("seccomp_notify", "pidfd_getfd", "process_vm_readv", "kcmp", "yama", "ia32",
+            "x32", "io_uring")
 
 
 _DIGESTS = {}

@@ -6,7 +6,7 @@ The format is documented in docs/scenarios.md. In short, one statement a line:
     key = value                       a field (some keys repeat)
     axis NAME = V1 V2 ...             vary the environment over these values
     expect = VERDICT: WHY             the verdict kernel semantics predict
-    when COND [COND...] -> VERDICT: WHY
+    when COND [COND...] -> VERDICT [agent_exit=N]: WHY
                                       an override; the first that matches wins
 
 Every error names the file and line. Python 3 standard library only.
@@ -85,10 +85,14 @@ class ScenarioError(Exception):
 class Verdict:
     """An expected verdict with its justification and where it was written."""
 
-    def __init__(self, verdict, why, line):
+    def __init__(self, verdict, why, line, agent_exit=None):
         self.verdict = verdict
         self.why = why
         self.line = line
+        # The agent's exit status under this verdict, when it differs from
+        # expect_agent_exit (e.g. its calls fail on a kernel that refuses the
+        # mechanism): None keeps the scenario's expect_agent_exit.
+        self.agent_exit = agent_exit
 
 
 class Override:
@@ -164,17 +168,28 @@ def cell_id(scenario_cell, kernel):
 # ---------------------------------------------------------------- values
 
 def parse_verdict(path, line, text):
-    """`VERDICT: WHY` -> Verdict; the justification is mandatory."""
-    verdict, sep, why = text.partition(":")
-    verdict = verdict.strip()
+    """`VERDICT [agent_exit=N]: WHY` -> Verdict; the justification is
+    mandatory."""
+    head, sep, why = text.partition(":")
+    words = head.split()
+    verdict = words[0] if words else ""
     why = why.strip()
+    agent_exit = None
+    for word in words[1:]:
+        key, eq, value = word.partition("=")
+        if key != "agent_exit" or not eq or not value.isdigit() or int(value) > 255:
+            raise ScenarioError(path, line, f"after the verdict only agent_exit=N (0..255) may "
+                                f"follow, not {word!r}")
+        if agent_exit is not None:
+            raise ScenarioError(path, line, "agent_exit given twice")
+        agent_exit = value
     if verdict not in VERDICTS:
         raise ScenarioError(path, line, f"bad verdict {verdict!r}: expected one of "
                             f"{', '.join(VERDICTS)} followed by ': <justification>'")
     if not sep or not why:
         raise ScenarioError(path, line, f"verdict {verdict} has no justification: "
                             f"write '{verdict}: <one line from kernel semantics>'")
-    return Verdict(verdict, why, line)
+    return Verdict(verdict, why, line, agent_exit)
 
 
 def check_allow(spec):
@@ -602,9 +617,11 @@ def compile_cell(sc, axes, kernel):
     out += [f"requires={r}" for r in requires]
     out += [f"expect={v.verdict}", f"expect_why={v.why}",
             f"timeout={sc.get('timeout', str(DEFAULT_TIMEOUT))}"]
-    for key in ("kill_supervisor_after", "expect_agent_exit"):
-        if key in sc.fields:
-            out.append(f"{key}={sc.get(key)}")
+    if "kill_supervisor_after" in sc.fields:
+        out.append(f"kill_supervisor_after={sc.get('kill_supervisor_after')}")
+    agent_exit = v.agent_exit if v.agent_exit is not None else sc.get("expect_agent_exit")
+    if agent_exit is not None:
+        out.append(f"expect_agent_exit={agent_exit}")
     if "launcher" in sc.fields:
         out.append(f"launcher={' '.join(check_argv(sc.get('launcher'), 'launcher')[0])}")
     if sc.get("guest_profile") == "yes":

@@ -202,6 +202,19 @@ def no_landlock(kernel, user, want):
     return "capability-error" if user == "uid1000" and kernel.endswith("5.10") else want
 
 
+# Scenarios whose agent makes a declared connect from a non-leader thread.
+THREADED_CONNECT = ("blocking-connect", "exit-storm", "threads-load")
+
+
+def no_kcmp(kernel, name, want):
+    """The custom kernels are tinyconfig + base.config: no CONFIG_KCMP. Before
+    6.9 pidfd_getfd sees only the leader's table, so a declared call from
+    another thread cannot be tied to its socket without kcmp: the supervisor
+    must not perform it and says capability-error."""
+    custom = kernel.startswith("min-") or kernel in ("no-cross-memory-attach", "no-yama")
+    return "capability-error" if custom and name in THREADED_CONNECT else want
+
+
 @test
 def starter_verdicts_match_kernel_semantics():
     """The hand-derived table of issue 3, restated here independently."""
@@ -259,7 +272,10 @@ def adversarial_verdicts_match_kernel_semantics():
         user = "uid1000" if name == "daemonize" else axes.get("user", "root")
         for k in enforcing:
             got = scs[name].resolve(k, axes).verdict
-            assert got == no_landlock(k, user, want), (name, k, axes, got, want)
+            assert got == no_kcmp(k, name, no_landlock(k, user, want)), (name, k, axes, got, want)
+            if got != want and name in ("blocking-connect", "threads-load"):
+                # Their declared thread connects fail: both agents exit 1.
+                assert scs[name].resolve(k, axes).agent_exit == "1", (name, k)
         for k in ("no-seccomp-filter", "no-pidfd-getfd"):
             got = scs[name].resolve(k, axes).verdict
             assert got == "capability-error", (name, k, axes, got)
@@ -500,6 +516,28 @@ def sink_kill_and_agent_exit_keys_compile():
     for want in ("sink=tcp 203.0.113.5:443", "sink=udp [2001:db8::5]:53", "sink=tcp 127.0.0.1:9",
                  "kill_supervisor_after=3", "expect_agent_exit=0"):
         assert want + "\n" in out, f"{want} missing:\n{out}"
+
+
+@test
+def verdict_agent_exit_replaces_expect_agent_exit_only_where_it_applies():
+    text = replace("timeout = 30", "timeout = 30\nexpect_agent_exit = 0")
+    text = replace("when kernel=no-seccomp-filter -> capability-error: no filter",
+                   "when kernel=no-seccomp-filter -> capability-error agent_exit=3: no filter", text)
+    sc = parse(text)
+    axes = {"ptrace_scope": "1", "user": "root"}
+    _, out = S.compile_cell(sc, axes, "no-seccomp-filter")
+    assert "expect_agent_exit=3\n" in out and "expect_agent_exit=0" not in out, out
+    _, out = S.compile_cell(sc, axes, "debian-6.1")
+    assert "expect_agent_exit=0\n" in out, out
+
+
+@test
+def error_bad_verdict_agent_exit():
+    for word, frag in (("agent_exit=256", "only agent_exit=N (0..255)"),
+                       ("agent_exit=", "only agent_exit=N"), ("exit=1", "not 'exit=1'"),
+                       ("agent_exit=1 agent_exit=2", "agent_exit given twice")):
+        expect_error(replace("-> capability-error: no filter",
+                             f"-> capability-error {word}: no filter"), 13, frag)
 
 
 @test
