@@ -33,8 +33,9 @@ IRFS_ARGS = --out $(INITRAMFS) --guest-bin $(IRFS_GUEST_BIN) --supervisor $(SUPE
 .PHONY: initramfs initramfs-guest initramfs-repro-test initramfs-test initramfs-modules-test
 
 # envexec links libseccomp only for syscall name -> number resolution.
-$(IRFS_GUEST_BIN)/egress-envexec: $(IRFS_DIR)/guest/envexec.c | sv-toolchain
-	$(call musl_prog,$@,$< $(LIBSECCOMP))
+$(IRFS_GUEST_BIN)/egress-envexec: $(IRFS_DIR)/guest/envexec.c $(IRFS_DIR)/guest/hide.c \
+		$(IRFS_DIR)/guest/hide.h | sv-toolchain
+	$(call musl_prog,$@,$< $(IRFS_DIR)/guest/hide.c $(LIBSECCOMP))
 $(IRFS_GUEST_BIN)/egress-features: $(IRFS_DIR)/guest/features.c | sv-toolchain
 	$(call musl_prog,$@,$<)
 # The host profile writer, as shipped (make repro compares the guest's
@@ -46,6 +47,23 @@ $(IRFS_GUEST_BIN)/egress-sink: $(IRFS_DIR)/guest/sink.c | sv-toolchain
 	$(call musl_prog,$@,$<)
 
 initramfs-guest: $(IRFS_GUEST_PROGS)
+
+# Guest mutants (scenarios/tools/mutants.py): the guest's programs with one
+# known defect of the guest put back, in build/guest-mutants/NAME/bin (the
+# matrix's GUEST_BIN). Only envexec has any today; the rest are copies.
+#   make guest-mutant-bin GUEST_MUTANT=NAME
+GUEST_MUTANTS := shared-dev
+guest_mutant_macro = GUEST_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
+.PHONY: guest-mutant-bin
+guest-mutant-bin: $(BUILD)/guest-mutants/$(GUEST_MUTANT)/bin/egress-envexec
+$(BUILD)/guest-mutants/%/bin/egress-envexec: $(IRFS_DIR)/guest/envexec.c $(IRFS_DIR)/guest/hide.c \
+		$(IRFS_DIR)/guest/hide.h $(IRFS_GUEST_PROGS) | sv-toolchain
+	@case " $(GUEST_MUTANTS) " in *" $* "*) ;; \
+		*) echo "unknown guest mutant '$*' (known: $(GUEST_MUTANTS))" >&2; exit 2;; esac
+	@mkdir -p $(@D)
+	cp $(filter-out %/egress-envexec,$(IRFS_GUEST_PROGS)) $(@D)/
+	$(MUSL_CC) $(MUSL_CFLAGS) -D$(call guest_mutant_macro,$*) $(MUSL_LDFLAGS) -o $@ \
+		$(IRFS_DIR)/guest/envexec.c $(IRFS_DIR)/guest/hide.c $(LIBSECCOMP)
 
 # Always re-run: build.sh is cheap and the inputs (cell and agent dirs) are
 # directories make cannot track.

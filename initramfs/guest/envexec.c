@@ -48,6 +48,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hide.h"
+
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
@@ -89,6 +91,7 @@ struct opts {
 	const char *hide[4]; /* phase 1: the directories the run must not see */
 	int nhide;
 	int verify;
+	int hidden; /* phase 2: phase 1 hid the guest's state (--hide was given) */
 	int readback_fd;
 	int cell_fd; /* phase 2: the cell file's descriptor, inherited from phase 1 */
 	uint64_t expect_bnd;
@@ -495,38 +498,27 @@ static int drop_process_caps(uint64_t drop)
 }
 
 /*
- * The guest's own state out of the run's reach (issue 12 review: a root
- * agent planted an immutable forged report and an exit status in init's
- * work directory). A private mount namespace, / read-only in it (a per-mount
- * flag: init's view stays writable), DIR under an empty read-only tmpfs.
- * The supervisor and the agent inherit the namespace (or copies of it);
- * undoing any of it needs CAP_SYS_ADMIN. Before the mask: a cell may mask
- * unshare or mount.
+ * The guest's own state out of the run's reach (hide.c). The supervisor and
+ * the agent inherit the namespace (or copies of it); undoing any of it needs
+ * CAP_SYS_ADMIN. Before the mask: a cell may mask unshare or mount.
  */
 static void hide_guest_state(const struct opts *o)
 {
+	char err[512];
 	int i;
 
-	if (unshare(CLONE_NEWNS) != 0)
-		die_infra("hide", "unshare(CLONE_NEWNS): %s (CONFIG_NAMESPACES)", strerror(errno));
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-		die_infra("hide", "making / private: %s", strerror(errno));
-	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
-		die_infra("hide", "/ read-only: %s", strerror(errno));
-	/* /dev is one devtmpfs shared by every namespace's copy: read-only
-	 * here, no name in it can be replaced (the result port's, say); the
-	 * device nodes themselves still open for writing. */
-	if (mount(NULL, "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
-		die_infra("hide", "/dev read-only: %s", strerror(errno));
+	if (ev_hide_enter(err, sizeof(err)) != 0)
+		die_infra("hide", "%s", err);
 	for (i = 0; i < o->nhide; i++) {
-		if (mount("egress-hidden", o->hide[i], "tmpfs",
-			  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555") != 0)
-			die_infra("hide", "covering %s: %s", o->hide[i], strerror(errno));
+		if (ev_hide_cover(o->hide[i], err, sizeof(err)) != 0)
+			die_infra("hide", "%s", err);
 		readback("pass", "hide",
 			 "%s covered by an empty read-only tmpfs in the run's own mount namespace",
 			 o->hide[i]);
 	}
-	readback("pass", "hide", "/ and /dev read-only in the run's own mount namespace");
+	readback("pass", "hide",
+		 "/ read-only, /dev the run's own (no serial port), writable mounts nodev, in the "
+		 "run's own mount namespace");
 }
 
 static void apply(const struct opts *o, const struct cell *c)
@@ -597,6 +589,7 @@ static void apply(const struct opts *o, const struct cell *c)
 				(char *)o->supervisor,
 				(char *)"--expect-bnd",
 				bndbuf,
+				o->nhide ? (char *)"--hidden" : NULL,
 				NULL};
 		extern char **environ;
 
@@ -705,6 +698,12 @@ static void verify_and_exec(const struct opts *o, const struct cell *c)
 			 : (fl & O_ACCMODE) == O_RDONLY ? "read-only"
 							: "ok");
 	}
+	if (o->hidden) {
+		char detail[512];
+
+		readback(ev_hide_check(detail, sizeof(detail)) == 0 ? "pass" : "fail", "hidden",
+			 "%s", detail);
+	}
 	if (failures)
 		exit(EXIT_PRECONDITION);
 
@@ -758,8 +757,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (strcmp(a, "--verify") == 0) {
-			o->verify = 1;
+		if (strcmp(a, "--verify") == 0 || strcmp(a, "--hidden") == 0) {
+			*(a[2] == 'v' ? &o->verify : &o->hidden) = 1;
 			continue;
 		}
 		if (!v)

@@ -646,6 +646,13 @@ def decide(a, cell, expected, frame, console):
         return ("infra-error", "the cell file in the initramfs differs from --cell-file "
                 "(rebuild the initramfs)", None, None)
     st, why = status.get("status", ""), status.get("reason", "")
+    # init sends the cell and its digest whenever it found the cell; the
+    # oracle reads the policy from that section, so a frame without it
+    # (the third review's forgery) would be judged against no policy at all.
+    if st != "infra-error" and ("cell" not in sec or meta.get("cell_sha256") != want_sha):
+        return ("infra-error", f"the result (status {st!r}) has no cell section or no "
+                "cell_sha256 in its meta: every frame of guest init carries both, so this one "
+                "is not init's (never judged)", None, None)
     sv_exit = int(status["supervisor_exit"]) if status.get("supervisor_exit", "").isdigit() else None
     bundle = getattr(a, "bundle", None)
     if bundle and meta.get("bundle_digest") != bundle["digest"]:

@@ -41,6 +41,18 @@ def frame(cell_text, status, report=None, nonce=NONCE, cell=CELL, extra=""):
     return out.replace("\n", "\r\n")  # what an unraw tty would do
 
 
+def frame_with_meta(cell_text, status, rep, sha):
+    """A frame whose meta says cell_sha256=SHA (its own section digest right)."""
+    good = hashlib.sha256(cell_text).hexdigest()
+    text = frame(cell_text, status, rep).replace("\r\n", "\n")
+    meta = (f"nonce={NONCE}\ncell={CELL}\nkernel_release=6.1.0-test\nuptime_init=1.20\n"
+            f"cell_sha256={good}\n").encode()
+    start = text.index("@@section meta ")
+    end = text.index("@@end meta\n") + len("@@end meta\n")
+    return (text[:start] + section("meta", meta.replace(good.encode(), sha.encode()))
+            + text[end:]).replace("\n", "\r\n")
+
+
 def ran(code):
     return f"status=ran\nreason=supervisor exited with status {code}\nsupervisor_exit={code}\n"
 
@@ -125,6 +137,23 @@ class CellOutcome(unittest.TestCase):
             return text[:j - 6] + ("A" if text[j - 6] != "A" else "B") + text[j - 5:]
         r = self.run_cell("fail", corrupt)
         self.assertEqual(r["outcome"], "infra-error")
+
+    def test_frame_without_cell_section_is_never_judged(self):
+        # The third review's forgery: meta, status and a pass report, but no
+        # cell section, so the oracle would judge against no policy at all.
+        def no_cell(c):
+            text = frame(c, ran(0), report("pass"))
+            start = text.index("@@section cell ")
+            end = text.index("@@end cell\r\n") + len("@@end cell\r\n")
+            return text[:start] + text[end:]
+        r = self.run_cell("fail", no_cell)
+        self.assertEqual(r["outcome"], "infra-error")
+        self.assertIn("not init's", r["reason"])
+
+    def test_frame_without_cell_digest_is_never_judged(self):
+        r = self.run_cell("fail", lambda c: frame_with_meta(c, ran(1), report("fail"), sha=""))
+        self.assertEqual(r["outcome"], "infra-error")
+        self.assertIn("not init's", r["reason"])
 
     def test_two_frames_are_infra_error(self):
         r = self.run_cell("fail", lambda c: frame(c, ran(1), report("fail")) * 2)

@@ -61,6 +61,9 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HOSTS_DIR = os.path.join(TOP, "scenarios", "hosts")
 LOCK = os.path.join(TOP, "kernel-configs", "debian-kernels.lock")
 BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
+# The guest's own programs (envexec, features, sink): another directory only
+# for a guest mutant (scenarios/tools/mutants.py, make guest-mutant-bin).
+GUEST_BIN = os.environ.get("GUEST_BIN", "")
 OUTCOMES, LOUD_OUTCOMES, GOOD_OUTCOMES = C.OUTCOMES, C.LOUD_OUTCOMES, C.GOOD_OUTCOMES
 
 
@@ -241,7 +244,10 @@ def build_initramfs(rdir, cells_dir, supervisor, agents, out):
     script = os.path.join(TOP, "initramfs", "build.sh")
     if not os.path.exists(script):
         raise SetupError(f"{script} is missing (the guest image builder)")
-    guest_bin = os.path.join(BUILD, "initramfs", "bin")
+    guest_bin = GUEST_BIN or os.path.join(BUILD, "initramfs", "bin")
+    if GUEST_BIN:
+        print(f"matrix: guest programs from {GUEST_BIN} (GUEST_BIN: not the project's own)",
+              flush=True)
     project = os.path.join(BUILD, "agents")
     argv = [script, "--out", out, "--guest-bin", guest_bin, "--supervisor", supervisor,
             "--cells", cells_dir]

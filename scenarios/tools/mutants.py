@@ -2,7 +2,9 @@
 """make mutants: the matrix must kill every known defect of the supervisor.
 
 Each mutant (supervisor/mutant.h) is the supervisor with exactly one known
-defect put back (`make mutant-bin MUTANT=name`). For each, the matrix runs the
+defect put back (`make mutant-bin MUTANT=name`); each guest mutant (below) is
+the guest's own programs with one (`make guest-mutant-bin GUEST_MUTANT=name`),
+run with the real supervisor. For each, the matrix runs the
 cells the mutant declares below against the mutant binary; the mutant is
 killed when at least one of those cells is neither ok nor skipped. First the
 real supervisor runs the union of those cells: they must all be ok (or
@@ -104,6 +106,15 @@ MUTANTS = [
      "a uid-1000 agent opens /proc/PID/mem of another uid-1000 process outside its tree (exit 1)",
      ["outsider-mem*"], ["debian-6.1-cloud"]),
 ]
+# Guest mutants (make guest-mutant-bin): the guest's own programs with one
+# known defect put back, run with the real supervisor. What they break is the
+# appliance's integrity: a verdict the agent forged must never be believed.
+GUEST_MUTANTS = [
+    ("shared-dev",
+     "the run's /dev is the shared devtmpfs, read-only, and /tmp allows nodes: a root agent writes a forged pass frame on /dev/ttyS1 and upper-cases init's own with OLCUC (false-green)",
+     ["result-port-forge*"], ["debian-6.1-cloud"]),
+]
+
 # io-uring-enter-open (supervisor/mutant.h) has no cell here: on the matrix's
 # kernels no ring can reach the agent without a syscall the real filter also
 # traps (io_uring_setup, pidfd_getfd), and they refuse to pass a ring with
@@ -134,8 +145,15 @@ def build_mutant(name):
     return os.path.join(TOP, "build", "mutants", name, "egress-supervisor")
 
 
-def run_matrix(run_id, supervisor, scenarios, kernels, jobs):
-    """Runs the matrix; returns its cells (summary.json), [] when none ran."""
+def build_guest_mutant(name):
+    subprocess.run(["make", "-s", "-C", TOP, "guest-mutant-bin", f"GUEST_MUTANT={name}"],
+                   check=True)
+    return os.path.join(TOP, "build", "guest-mutants", name, "bin")
+
+
+def run_matrix(run_id, supervisor, scenarios, kernels, jobs, guest_bin=None):
+    """Runs the matrix; returns its cells (summary.json), [] when none ran.
+    GUEST_BIN: the guest programs of a guest mutant (None: the project's)."""
     cmd = [sys.executable, os.path.join(TOP, "scenarios", "tools", "matrix.py"),
            "--run-id", run_id, "--scenarios", " ".join(scenarios),
            "--kernels", " ".join(kernels), "--floor", "2", "--jobs", str(jobs)]
@@ -143,7 +161,11 @@ def run_matrix(run_id, supervisor, scenarios, kernels, jobs):
         cmd += ["--supervisor", supervisor]
     # The matrix's exit status says whether any cell was red: for a mutant
     # that is the point, so it is read from the summary instead.
-    subprocess.run(cmd, cwd=TOP, check=False)
+    env = dict(os.environ)
+    env.pop("GUEST_BIN", None)
+    if guest_bin:
+        env["GUEST_BIN"] = guest_bin
+    subprocess.run(cmd, cwd=TOP, check=False, env=env)
     path = os.path.join(TOP, "results", run_id, "summary.json")
     if not os.path.exists(path):
         log(f"mutants: {run_id}: the matrix wrote no summary ({path})")
@@ -169,7 +191,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args()
 
-    known = {m[0]: m for m in MUTANTS}
+    known = {m[0]: m for m in MUTANTS + GUEST_MUTANTS}
+    guest = {m[0] for m in GUEST_MUTANTS}
     if args.repro:
         chosen = [REPRO]
     elif args.mutants.split():
@@ -179,7 +202,7 @@ def main():
             return 2
         chosen = [known.get(n, REPRO) for n in args.mutants.split()]
     else:
-        chosen = MUTANTS
+        chosen = MUTANTS + GUEST_MUTANTS
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     base = f"mutants-{stamp}"
 
@@ -198,8 +221,12 @@ def main():
 
     rows = []
     for name, why, scenarios, kernels in chosen:
-        cells = run_matrix(f"{base}/{name.replace('+', '_')}", build_mutant(name), scenarios,
-                           kernels, args.jobs)
+        if name in guest:
+            cells = run_matrix(f"{base}/guest-{name}", None, scenarios, kernels, args.jobs,
+                               build_guest_mutant(name))
+        else:
+            cells = run_matrix(f"{base}/{name.replace('+', '_')}", build_mutant(name), scenarios,
+                               kernels, args.jobs)
         if stopped(cells):
             log(f"mutants: the run of {name} was stopped (not-run cells): no kill table")
             return 2

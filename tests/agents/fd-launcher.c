@@ -34,8 +34,12 @@ int main(int argc, char **argv)
 	snprintf(extra, sizeof(extra), ",\"fd\":%d", fd);
 	/* "launcher_connect": the caller's own connect, before any filter
 	 * existed; it is not an attempt of the agent. */
-	agent_log("launcher_connect", d.text, connect(fd, (const struct sockaddr *)&d.ss, d.len),
-		  errno, extra);
+	{
+		/* Arguments are evaluated in no set order: errno after the call. */
+		int r = connect(fd, (const struct sockaddr *)&d.ss, d.len);
+
+		agent_log("launcher_connect", d.text, r, r < 0 ? errno : 0, extra);
+	}
 	execv(argv[4], argv + 4);
 	agent_log("execv", argv[4], -1, errno, NULL);
 	return 127;

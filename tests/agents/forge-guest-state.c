@@ -48,9 +48,11 @@ static int plant(const char *dir, const char *name, const char *text, int immuta
 	}
 	if (r == 0 && immutable) {
 		if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+			int set;
+
 			flags |= FS_IMMUTABLE_FL;
-			agent_log("immutable", path, ioctl(fd, FS_IOC_SETFLAGS, &flags), errno,
-				  NULL);
+			set = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+			agent_log("immutable", path, set, set < 0 ? errno : 0, NULL);
 		}
 	}
 	close(fd);
@@ -68,8 +70,10 @@ int main(int argc, char **argv)
 		return agent_usage("DIR DEST");
 	fd = socket(d.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd >= 0) {
-		agent_log("connect", d.text, connect(fd, (const struct sockaddr *)&d.ss, d.len),
-			  errno, NULL);
+		/* Arguments are evaluated in no set order: errno after the call. */
+		int r = connect(fd, (const struct sockaddr *)&d.ss, d.len);
+
+		agent_log("connect", d.text, r, r < 0 ? errno : 0, NULL);
 		close(fd);
 	}
 	snprintf(record, sizeof(record), "egress-supervisor-report-record/1 final %zu\n%s",
