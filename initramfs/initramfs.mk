@@ -74,7 +74,10 @@ initramfs: $(IRFS_GUEST_PROGS) $(IRFS_SV_DEP)
 # and another umask: the bytes must not differ.
 # The modules archive (initramfs/modules.sh) first, on a synthetic tree: a
 # failure there stops before the image test and its count line is the last.
+# modules-test.sh unpacks the archives with cpio(1), which a fresh Debian 12
+# machine does not have (only the kernel build installed it before).
 initramfs-repro-test: $(IRFS_GUEST_PROGS) $(IRFS_SV_DEP)
+	@$(SV_DIR)/tools/host-deps.sh cpio
 	$(IRFS_DIR)/tests/modules-test.sh
 	$(IRFS_DIR)/tests/repro-test.sh $(IRFS_ARGS)
 
