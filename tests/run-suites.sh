@@ -28,13 +28,14 @@ declare -A TARGET=(
 	[bundle-smoke]=bundle-smoke
 )
 
+timings=()
 total_pass=0
 total_fail=0
 total_skip=0
 failed_suites=()
 
 run_suite() {
-	local name=$1 target=${TARGET[$1]:-} log rc line p f s
+	local name=$1 target=${TARGET[$1]:-} log rc line p f s start
 	if [[ -z $target ]]; then
 		echo "run-suites: unknown suite '$name' (known: ${!TARGET[*]})" >&2
 		total_fail=$((total_fail + 1))
@@ -43,10 +44,12 @@ run_suite() {
 	fi
 	log=$(mktemp)
 	echo "=== suite $name (make $target)"
+	start=$SECONDS
 	set +e
 	make -C "$TOP" --no-print-directory "$target" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	set -e
+	timings+=("$name $((SECONDS - start))s")
 	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
 	rm -f "$log"
 	if [[ -n $line ]]; then
@@ -72,10 +75,13 @@ run_suite() {
 
 main() {
 	: "${TOP:?TOP must name the repository}"
-	local s
+	local s run_start=$SECONDS
 	for s in "$@"; do
 		run_suite "$s"
 	done
+	# Wall per suite: where a slow run (a fresh machine's installs and kernel
+	# downloads, a loaded host) spent its time.
+	echo "suite wall: ${timings[*]} (total $((SECONDS - run_start))s, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	if [[ ${#failed_suites[@]} -gt 0 ]]; then
 		echo "failed suites: ${failed_suites[*]}"
 	fi
