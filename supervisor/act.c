@@ -85,6 +85,25 @@ int sv_act_getfd_as(int pidfd, pid_t check_tid, int targetfd, const char **mech)
 	int err;
 
 	*mech = "pidfd_getfd";
+#ifndef SV_MUTANT_LEADER_EBADF_TRUSTED
+	if (fd == -EBADF && check_tid > 0) {
+		/* Before 6.9 pidfd_getfd answers EBADF, not ESRCH, when the
+		 * leader has exited (its table is gone: __pidfd_fget turns the
+		 * missing file into EBADF). Only the thread's own table says
+		 * whether the agent named a descriptor it does not have: kcmp
+		 * against one of ours answers EBADF then, and 0 or more when
+		 * the thread has it, which we could not duplicate. */
+		same = syscall(SYS_kcmp, (pid_t)getpid(), check_tid, SV_KCMP_FILE,
+			       (unsigned long)pidfd, (unsigned long)targetfd);
+		if (same >= 0)
+			return -ESRCH;
+		err = errno;
+		if (err == EBADF)
+			return -EBADF;
+		*mech = "kcmp";
+		return -err;
+	}
+#endif
 	if (fd < 0 || check_tid <= 0)
 		return fd;
 	/* The thread that is waiting cannot change its own table meanwhile

@@ -42,7 +42,10 @@ int sv_act_getfd(int pidfd, int targetfd);
  * -errno with *mech the failed mechanism ("pidfd_getfd", or "kcmp": -EXDEV
  * when the thread's descriptor is another file than the leader's, or kcmp's
  * own error: ENOSYS without CONFIG_KCMP, EPERM); -EBADF when the thread has
- * no such descriptor (the agent's own error). */
+ * no such descriptor (the agent's own error). A pidfd_getfd EBADF for a
+ * thread that does have targetfd (its leader has exited, before 6.9) is
+ * -ESRCH with *mech "pidfd_getfd": a mechanism failure, never the agent's
+ * EBADF. */
 int sv_act_getfd_as(int pidfd, pid_t check_tid, int targetfd, const char **mech);
 
 /* Closes a duplicate. Returns 0 or -errno: a failed close is a mechanism

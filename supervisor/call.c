@@ -231,15 +231,21 @@ int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
 	/* Quietly: when the socket cannot be looked at, the denial stands. */
 	const char *mech = NULL;
 
-	c->pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle, &c->check_tid);
-	if (c->pidfd < 0 || sv_notify_id_valid(c->listener, c->req->id) != 0)
-		return 0;
-	/* The calling thread's own descriptor, as for every performed call: a
-	 * thread with its own table whose socket cannot be proven its own
-	 * keeps the denial. */
-	c->dup = sv_act_getfd_as(c->pidfd, c->check_tid, agent_fd, &mech);
-	if (c->dup < 0 || getsockopt(c->dup, SOL_SOCKET, SO_DOMAIN, &c->domain, &dl) != 0 ||
-	    getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+	/* A name the policy allowed but the socket's family does not fit
+	 * (family-mismatch) has its duplicate already: never take a second
+	 * one over it (each would stay open until the run ends). */
+	if (c->dup < 0) {
+		c->pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle, &c->check_tid);
+		if (c->pidfd < 0 || sv_notify_id_valid(c->listener, c->req->id) != 0)
+			return 0;
+		/* The calling thread's own descriptor, as for every performed
+		 * call: a thread with its own table whose socket cannot be
+		 * proven its own keeps the denial. */
+		c->dup = sv_act_getfd_as(c->pidfd, c->check_tid, agent_fd, &mech);
+		if (c->dup < 0 || getsockopt(c->dup, SOL_SOCKET, SO_DOMAIN, &c->domain, &dl) != 0)
+			return 0;
+	}
+	if (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
 	    getsockopt(c->dup, SOL_SOCKET, SO_PROTOCOL, &proto, &pl) != 0)
 		return 0;
 	if ((c->domain != AF_INET && c->domain != AF_INET6) || type != SOCK_STREAM ||
@@ -277,9 +283,15 @@ const char *sv_call_judge_name(const struct sv_policy *pol, const struct sv_dest
 		*why = "disconnect";
 		return is_connect ? NULL : "unsupported-family";
 	case SV_DEST_UNIX:
-	case SV_DEST_NETLINK:
 		*why = "local";
 		return NULL;
+	case SV_DEST_NETLINK:
+		/* The kernel is local IPC. Another socket or a multicast group
+		 * is not: the kernel checks the right to name one
+		 * (NL_CFG_F_NONROOT_SEND, else CAP_NET_ADMIN) against the task
+		 * that sends, which would be us, not the agent. */
+		*why = "local";
+		return d->netlink_peer ? "netlink-peer" : NULL;
 	case SV_DEST_UNSUPPORTED:
 		return "unsupported-family";
 	case SV_DEST_MALFORMED:
@@ -310,6 +322,22 @@ const char *sv_call_domain_fits(int domain, const struct sv_dest *d, int is_conn
 		return "unsupported-socket";
 	}
 	return ok ? NULL : "family-mismatch";
+}
+
+int sv_call_sends_name(const struct sv_dest *d)
+{
+	/* A named netlink send is marked NETLINK_SKB_DST, and then only the
+	 * sending task's capabilities are checked (__netlink_ns_capable), which
+	 * would be ours: a root agent without CAP_NET_ADMIN would change routes,
+	 * tunnels and tc through us. Unnamed, it goes to the socket's default
+	 * destination, the kernel (a netlink connect to anything else is
+	 * refused above), and the kernel also checks the credentials the
+	 * agent's socket was opened with. */
+#ifdef SV_MUTANT_NETLINK_DEPUTY
+	/* MUTANT netlink-deputy: every name is sent, with our capabilities. */
+	return 1;
+#endif
+	return d->kind != SV_DEST_NETLINK;
 }
 
 int sv_call_decide(struct sv_call *c, int agent_fd, const struct sv_dest *d, int is_connect,

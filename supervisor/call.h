@@ -99,6 +99,12 @@ const char *sv_call_judge_name(const struct sv_policy *pol, const struct sv_dest
  * label. Returns NULL, "family-mismatch" or "unsupported-socket". Pure. */
 const char *sv_call_domain_fits(int domain, const struct sv_dest *d, int is_connect);
 
+/* 1 when an allowed send must carry its name to the kernel, 0 when it must
+ * be performed without it: a netlink name (the kernel, the only netlink
+ * destination allowed), so that the kernel judges the agent's socket's
+ * credentials and not only ours. */
+int sv_call_sends_name(const struct sv_dest *d);
+
 /* The whole decision: refused (a reason found earlier, or NULL), then the
  * name; an allowed name then prepares the socket (sv_call_prepare) and must
  * fit its domain. Returns 0 with *deny NULL (allowed, prepared, *why set) or

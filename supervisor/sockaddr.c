@@ -102,6 +102,9 @@ int sv_sockaddr_decode(const void *buf, size_t len, int none_if_null, struct sv_
 		break;
 	case AF_NETLINK:
 		out->kind = len < SNL_LEN ? SV_DEST_MALFORMED : SV_DEST_NETLINK;
+		/* struct sockaddr_nl: family, pad, nl_pid at 4, nl_groups at 8. */
+		if (out->kind == SV_DEST_NETLINK)
+			out->netlink_peer = sv_load32(b + 4) != 0 || sv_load32(b + 8) != 0;
 		break;
 	default:
 		out->kind = SV_DEST_UNSUPPORTED;
@@ -195,7 +198,9 @@ int sv_dest_format(const struct sv_dest *d, const void *buf, size_t len, char *o
 	case SV_DEST_NETLINK:
 		if (b == NULL || len < SNL_LEN)
 			return -EINVAL;
-		n = snprintf(out, outlen, "netlink:pid=%u", sv_load32(b + 4));
+		n = sv_load32(b + 8) ? snprintf(out, outlen, "netlink:pid=%u,groups=0x%x",
+						sv_load32(b + 4), sv_load32(b + 8))
+				     : snprintf(out, outlen, "netlink:pid=%u", sv_load32(b + 4));
 		break;
 	case SV_DEST_UNSUPPORTED:
 		n = snprintf(out, outlen, "family=%d", d->family);

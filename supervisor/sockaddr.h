@@ -26,6 +26,8 @@ struct sv_dest {
 	struct sv_addr addr; /* SV_DEST_INET: AF_INET, or AF_INET6 if not mapped */
 	uint16_t port;       /* host byte order */
 	int mapped;          /* 1 when an IPv4-mapped IPv6 name was judged as IPv4 */
+	int netlink_peer;    /* SV_DEST_NETLINK: 1 when nl_pid or nl_groups is set
+				(another socket or a multicast group, not the kernel) */
 };
 
 /* Decodes len bytes of a sockaddr. buf may be NULL only with len 0 and

@@ -147,18 +147,39 @@ static void child(const struct child_args *a)
 	close(a->report_fd);
 	close(msg[0]); /* our copy of the listener; close-on-exec anyway */
 	if (a->mode == SV_CONTAIN_PIDNS) {
-		/* We are init of the namespace: fn runs in our child, we reap. */
-		pid_t pid = fork();
+		/* We are init of the namespace: fn runs in our child, we reap.
+		 * Our table is a copy of the supervisor's, the caller's
+		 * descriptors (the report channel among them) included. The agent
+		 * has our uid and may be root without CAP_SYS_PTRACE, so we are
+		 * non-dumpable before it exists (it could otherwise open
+		 * /proc/1/fd/N before we close them), and it gets its
+		 * dumpability back in its own child. */
+		pid_t pid;
 
+#ifndef SV_MUTANT_REAPER_HOLDS_FDS
+		prctl(PR_SET_DUMPABLE, 0);
+#endif
+		pid = fork();
 		if (pid == 0) {
 			close(a->status_fd);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			prctl(PR_SET_DUMPABLE, 1);
 			run_fn(a->keep_fd, a->fn, a->arg);
 		}
 		if (pid < 0)
 			_exit(127);
+#ifdef SV_MUTANT_REAPER_HOLDS_FDS
+		/* MUTANT reaper-holds-fds: dumpable until it reaps, and the
+		 * caller's descriptors kept. */
 		if (a->keep_fd >= 0)
 			close(a->keep_fd);
+		prctl(PR_SET_DUMPABLE, 0);
+#else
+		/* Nothing of ours reaches the agent now that it runs; a failed
+		 * close leaves a descriptor only a non-dumpable process holds,
+		 * which the agent cannot open, so it does not stop the run. */
+		(void)sv_contain_close_fds(a->status_fd);
+#endif
 		sv_contain_reap(pid, a->status_fd);
 	}
 	run_fn(a->keep_fd, a->fn, a->arg);

@@ -73,16 +73,30 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	unmasked-compares socket-deny-list no-listen-mediation cross-process-open \
 	io-uring-enter-open no-close-range checkpoint-restore-kept \
 	old-descendant-kill root-agent-open no-landlock shared-session stdio-socket-open \
-	proc-by-path broken-promise
+	proc-by-path broken-promise listen-name-unchecked reaper-holds-fds \
+	leader-ebadf-trusted netlink-deputy
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
 # original report needed both defects at once.
 mutant_flags = $(foreach m,$(subst +, ,$(1)),-D$(call mutant_macro,$(m)))
+# Stops naming the known mutants when a '+'-joined name is not one of them.
+check_mutants = for m in $(subst +, ,$(1)); do case " $(SV_MUTANTS) " in *" $$m "*) ;; \
+	*) echo "unknown mutant '$$m' (known: $(SV_MUTANTS))" >&2; exit 2;; esac; done
 
 .PHONY: mutant-bin
 mutant-bin: $(BUILD)/mutants/$(MUTANT)/egress-supervisor
 $(BUILD)/mutants/%/egress-supervisor: $(SV_SRCS) $(SV_HDRS) $(LIBSECCOMP)
-	@for m in $(subst +, ,$*); do case " $(SV_MUTANTS) " in *" $$m "*) ;; \
-		*) echo "unknown mutant '$$m' (known: $(SV_MUTANTS))" >&2; exit 2;; esac; done
+	@$(call check_mutants,$*)
 	@mkdir -p $(@D)
 	$(MUSL_CC) $(MUSL_CFLAGS) $(call mutant_flags,$*) $(MUSL_LDFLAGS) -o $@ $(SV_SRCS) $(LIBSECCOMP)
+
+# A mutant with the fault seam: for a defect that only a widened window (a
+# seam site such as listen_window) shows every time.
+#   make mutant-faults-bin MUTANT=listen-name-unchecked
+.PHONY: mutant-faults-bin
+mutant-faults-bin: $(BUILD)/mutants-faults/$(MUTANT)/egress-supervisor
+$(BUILD)/mutants-faults/%/egress-supervisor: $(SV_SRCS) $(SV_HDRS) $(SV_DIR)/fault.c $(LIBSECCOMP)
+	@$(call check_mutants,$*)
+	@mkdir -p $(@D)
+	$(MUSL_CC) $(MUSL_CFLAGS) -DSV_FAULTS $(call mutant_flags,$*) $(MUSL_LDFLAGS) -o $@ \
+		$(SV_SRCS) $(SV_DIR)/fault.c $(LIBSECCOMP)

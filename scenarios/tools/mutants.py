@@ -102,6 +102,12 @@ MUTANTS = [
     ("broken-promise",
      "denials answer ECONNREFUSED while the report promises EACCES: the verdict is right, the oracle finds the agent's errno breaking the promise (oracle-mismatch)",
      ["starter-undeclared.ptrace_scope=1,user=uid1000*"], ["debian-6.1-cloud"]),
+    ("leader-ebadf-trusted",
+     "before 6.9 an allowed connect from a thread whose leader has exited gets pidfd_getfd's EBADF, filed as the agent's bad descriptor: never performed, and the run passes",
+     ["leader-exit-declared*"], ["debian-6.1-cloud"]),
+    ("netlink-deputy",
+     "a root agent's named rtnetlink requests performed with the supervisor's CAP_NET_ADMIN: a tc NAT on lo rewrites a declared datagram to the undeclared sink (false-green)",
+     ["netlink-deputy*"], ["debian-6.1-cloud"]),
     ("no-landlock",
      "a uid-1000 agent opens /proc/PID/mem of another uid-1000 process outside its tree (exit 1)",
      ["outsider-mem*"], ["debian-6.1-cloud"]),
@@ -128,6 +134,14 @@ GUEST_MUTANTS = [
 # and require the hole to reopen (tests/integration/run.py, "the agent's
 # session, stdio and kernel knobs"); guest-side set-ups for the matrix are
 # still to be written.
+# listen-name-unchecked and reaper-holds-fds (found by the audit of
+# docs/design.md against the tests) have no cell either: the first is a race
+# that only the fault seam's listen_window makes land every time (a release
+# build in the guest would lose it most runs, so no verdict could be
+# derived), the second a race in the reaper that an integration test shows
+# deterministically by reading its descriptor table
+# (listen_rebound_during_judgement_is_stopped_and_denied,
+# reaper_holds_none_of_the_callers_descriptors).
 
 # The original false green: both defects at once, on a Debian kernel under
 # ptrace_scope 2 without CAP_SYS_PTRACE (README).

@@ -1431,6 +1431,65 @@ def report_fd_forging_root_agent_cannot_reach_its_supervisor(ctx):
     ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
 
 
+def reaper_descriptors(ctx, binary):
+    """Runs a root supervisor (pid-namespace containment) with --report-fd 9
+    and /bin/sleep as the agent; returns the targets of the reaper's
+    descriptors (the supervisor's child whose child is the agent) and the
+    channel's path."""
+    d, _, _ = ctx.paths()
+    chan = os.path.join(d, "channel")
+    fd = os.open(chan, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+    argv = [binary, "--report-fd", "9", "--", "/bin/sleep", "3"]
+    ctx.last_argv = argv
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=False,
+                                preexec_fn=lambda: os.dup2(fd, 9))
+    finally:
+        os.close(fd)
+    ctx.closers.append(proc.kill)
+
+    def children(pid):
+        try:
+            with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                return [int(x) for x in f.read().split()]
+        except OSError:
+            return []
+
+    def comm(pid):
+        try:
+            with open("/proc/%d/comm" % pid) as f:
+                return f.read().strip()
+        except OSError:
+            return ""
+
+    reaper = []
+    ctx.require(wait_for(lambda: reaper.extend(r for r in children(proc.pid)
+                                               if any(comm(a) == "sleep" for a in children(r)))
+                         or reaper, 5), "no reaper with the agent under it")
+    targets = []
+    for name in os.listdir("/proc/%d/fd" % reaper[0]):
+        try:
+            targets.append(os.readlink("/proc/%d/fd/%s" % (reaper[0], name)))
+        except OSError:
+            pass
+    proc.kill()
+    proc.communicate()
+    return targets, chan
+
+
+@test()
+def reaper_holds_none_of_the_callers_descriptors(ctx):
+    # The reaper is init of the agent's pid namespace: the agent (same uid,
+    # root here) names it /proc/1. It must hold nothing of the caller's: not
+    # the report channel, not an inherited socket.
+    targets, chan = reaper_descriptors(ctx, SV)
+    ctx.expect(chan not in targets, "the reaper holds the report channel: %s" % targets)
+    ctx.expect(len(targets) <= 4, "the reaper holds more than stdio and its status pipe: %s" % targets)
+    # The check can fail: the reaper-holds-fds mutant keeps the caller's table.
+    mtargets, mchan = reaper_descriptors(ctx, mutant_binary("reaper-holds-fds"))
+    ctx.expect(mchan in mtargets, "reaper-holds-fds mutant: channel not held: %s" % mtargets)
+
+
 @test()
 def report_fd_leak_mutant_lets_agent_append_forged_final_record(ctx):
     """The check above must be able to fail: with the report-fd-leak mutant
@@ -1892,6 +1951,42 @@ def outsider_mem_refused_to_unprivileged_agent(ctx):
     line = expect_agent(ctx, run, "open_outsider_mem", -1, "EACCES")
     ctx.expect_eq(line.get("dest"), "/proc/%d/mem" % victim.pid, "the victim's mem")
     ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0, "outsider-mem exit code")
+
+
+# ------------------------------------------------ a listener rebound while it is judged
+
+def listen_race_run(ctx, binary):
+    """listen-race under the listen_window seam: the supervisor waits 300 ms
+    between judging the second listen (127.0.0.1:P) and performing it; the
+    agent's other thread shuts the socket down and binds it to 0.0.0.0:P
+    100 ms into that window."""
+    proc, report_path, log_path = ctx.start("listen-race", ["100"], no_loopback=False,
+                                            fault="listen_window:EAGAIN", binary=binary)
+    return ctx.finish(proc, report_path, log_path)
+
+
+@test()
+def listen_rebound_during_judgement_is_stopped_and_denied(ctx):
+    run = listen_race_run(ctx, SV_FAULTS)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "bind", 0)
+    expect_agent(ctx, run, "listen", -1, "EACCES", which="second")
+    line = expect_agent(ctx, run, "listening")
+    ctx.expect_eq(line.get("acceptconn"), 0, "the rebound socket still listens: %s" % line)
+    ev = expect_event(ctx, run, "the rebound listen", syscall="listen", bucket="denied")
+    ctx.expect_eq(ev.get("reason"), "inbound-rebound", "reason")
+    ctx.expect((ev.get("dest") or "").startswith("0.0.0.0:"), "recorded name %s" % ev.get("dest"))
+    ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0, "listen-race exit code")
+    # The check can fail: without the second read the socket listens on the
+    # wildcard and the run passes.
+    binary = os.path.join(BUILD, "mutants-faults", "listen-name-unchecked", "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("%s missing (make mutant-faults-bin MUTANT=listen-name-unchecked)" % binary)
+    mrun = listen_race_run(ctx, binary)
+    expect_outcome(ctx, mrun, 0, "pass")
+    mline = expect_agent(ctx, mrun, "listening")
+    ctx.expect_eq(mline.get("acceptconn"), 1, "listen-name-unchecked mutant: %s" % mline)
+    ctx.expect((mline.get("dest") or "").startswith("0.0.0.0:"), "mutant's name %s" % mline.get("dest"))
 
 
 # ------------------------------------------------ the agent's session, stdio and kernel knobs
