@@ -2,14 +2,16 @@
  * egress-envexec: runs the supervisor in the environment a cell asks for.
  *
  *     egress-envexec --cell FILE --readback FILE --report-fd N --supervisor PATH
- *                    [--hide DIR]...
+ *                    [--hide DIR]... [--tty PTY-SLAVE]
  *
  * Phase 1 (as root, from the guest init): with --hide, moves the run into a
  * mount namespace of its own where / is read-only and each DIR (the init's
  * work directory: the cell, the sink's log, the report and status it sends;
  * /run: the batch's reset baseline) is covered by an empty read-only tmpfs, so not even a root
  * agent (which keeps CAP_DAC_OVERRIDE and CAP_LINUX_IMMUTABLE, but no CAP_SYS_ADMIN to undo a
- * mount) can reach what the host judges it by; then installs the cell's syscall mask, drops the
+ * mount) can reach what the host judges it by; mounts the caller's file systems there (mount=,
+ * caller.h) and opens the caller's terminal (--tty, for stdio=N pty) by init's path before
+ * that; then installs the cell's syscall mask, drops the
  * cell's capabilities from the bounding set, clears the ambient set, switches gid and uid, removes
  * the dropped capabilities from the remaining sets, then re-executes itself (/proc/self/exe) for
  * phase 2.
@@ -20,7 +22,8 @@
  * back from /proc/self/status and prctl, checks that each masked syscall
  * really returns its errno, writes one line per check to the readback file
  * (opened by phase 1, passed as an inherited descriptor so an unprivileged
- * phase 2 can still write it) and execs
+ * phase 2 can still write it), puts what the caller hands the supervisor on
+ * descriptors 0-2 (stdio=, caller.h: made with these credentials) and execs
  *
  *     egress-supervisor --report-fd N [--allow SPEC]... [--no-loopback] -- AGENT...
  *
@@ -48,6 +51,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "caller.h"
 #include "hide.h"
 
 #include <linux/audit.h>
@@ -81,6 +85,10 @@ struct cell {
 	int nagent;
 	struct mask_rule mask[MAX_ITEMS];
 	int nmask;
+	struct ev_stdio stdio[3]; /* stdio=: what the caller puts on 0-2 */
+	int nstdio;
+	const char *mount[4]; /* mount=: what the caller has mounted */
+	int nmount;
 };
 
 struct opts {
@@ -90,6 +98,8 @@ struct opts {
 	const char *supervisor;
 	const char *hide[4]; /* phase 1: the directories the run must not see */
 	int nhide;
+	const char *tty; /* phase 1: the pty slave of a stdio=N pty (init holds the master) */
+	int tty_fd;      /* phase 2: that terminal, opened by phase 1 */
 	int verify;
 	int hidden; /* phase 2: phase 1 hid the guest's state (--hide was given) */
 	int readback_fd;
@@ -312,6 +322,7 @@ static void parse_cell(const char *path, struct cell *c)
 	    "launcher",
 	    "guest_profile",
 	};
+	char err[256];
 	char *line, *next;
 	unsigned long v;
 	ssize_t n;
@@ -372,6 +383,16 @@ static void parse_cell(const char *path, struct cell *c)
 			c->drop |= 1ULL << cap;
 		} else if (strcmp(key, "mask") == 0) {
 			parse_mask(c, val, lineno);
+		} else if (strcmp(key, "stdio") == 0) {
+			if (c->nstdio == 3 ||
+			    ev_caller_parse_stdio(val, &c->stdio[c->nstdio], err, sizeof(err)))
+				die_infra("cell", "line %d: %s", lineno,
+					  c->nstdio == 3 ? "more than 3 stdio lines" : err);
+			c->nstdio++;
+		} else if (strcmp(key, "mount") == 0) {
+			if (c->nmount == 4)
+				die_infra("cell", "line %d: more than 4 mount lines", lineno);
+			c->mount[c->nmount++] = val;
 		} else {
 			for (i = 0; i < sizeof(other_keys) / sizeof(other_keys[0]); i++) {
 				if (strcmp(key, other_keys[i]) == 0)
@@ -523,9 +544,9 @@ static void hide_guest_state(const struct opts *o)
 
 static void apply(const struct opts *o, const struct cell *c)
 {
-	char fdbuf[16], bndbuf[32], cellfd[16], cellpath[40];
+	char fdbuf[16], bndbuf[32], cellfd[16], cellpath[40], ttyfd[16] = "-1", err[512];
 	uint64_t bnd;
-	int r, cap, fd;
+	int r, cap, fd, i;
 
 	/* Phase 2 reads the cell through this descriptor: its path may be
 	 * hidden by then. No O_CLOEXEC: it crosses the re-exec. */
@@ -534,8 +555,26 @@ static void apply(const struct opts *o, const struct cell *c)
 		die_infra("cell", "%s: %s", o->cell, strerror(errno));
 	snprintf(cellfd, sizeof(cellfd), "%d", fd);
 	snprintf(cellpath, sizeof(cellpath), "/proc/self/fd/%d", fd);
+	/* The caller's terminal, by init's path before /dev is the run's own;
+	 * phase 2 makes it the controlling terminal. No O_CLOEXEC either. */
+	if (o->tty) {
+		int t = open(o->tty, O_RDWR | O_NOCTTY);
+
+		if (t < 0)
+			die_infra("tty", "%s: %s", o->tty, strerror(errno));
+		snprintf(ttyfd, sizeof(ttyfd), "%d", t);
+	}
 	if (o->nhide)
 		hide_guest_state(o);
+	/* The caller's mounts, in the run's namespace (they go with it;
+	 * without one they would stay in init's). */
+	if (c->nmount && !o->nhide)
+		die_infra("mount", "mount= needs the run's own mount namespace (--hide)");
+	for (i = 0; i < c->nmount; i++) {
+		if (ev_caller_mount(c->mount[i], err, sizeof(err)) != 0)
+			die_infra("mount", "%s", err);
+		readback("pass", "mount", "%s in the run's own mount namespace", c->mount[i]);
+	}
 	r = status_caps("CapBnd", &bnd);
 	if (r)
 		die_infra("CapBnd", "cannot read /proc/self/status: %s", strerror(-r));
@@ -589,6 +628,8 @@ static void apply(const struct opts *o, const struct cell *c)
 				(char *)o->supervisor,
 				(char *)"--expect-bnd",
 				bndbuf,
+				(char *)"--tty-fd",
+				ttyfd,
 				o->nhide ? (char *)"--hidden" : NULL,
 				NULL};
 		extern char **environ;
@@ -704,6 +745,18 @@ static void verify_and_exec(const struct opts *o, const struct cell *c)
 		readback(ev_hide_check(detail, sizeof(detail)) == 0 ? "pass" : "fail", "hidden",
 			 "%s", detail);
 	}
+	/* Last, with the supervisor's credentials: what its caller hands it on
+	 * 0-2 (a failure is the cell's set-up failing, never the supervisor's). */
+	for (i = 0; i < c->nstdio; i++) {
+		char detail[512];
+
+		if (ev_caller_stdio(&c->stdio[i], o->tty_fd, detail, sizeof(detail)) == 0)
+			readback("pass", "stdio", "%s", detail);
+		else
+			readback("fail", "stdio", "%s", detail);
+	}
+	if (o->tty_fd > 2)
+		close(o->tty_fd);
 	if (failures)
 		exit(EXIT_PRECONDITION);
 
@@ -742,7 +795,7 @@ static void verify_and_exec(const struct opts *o, const struct cell *c)
 static void usage(void)
 {
 	fprintf(stderr, "usage: egress-envexec --cell FILE --readback FILE --report-fd N "
-			"--supervisor PATH [--hide DIR]...\n");
+			"--supervisor PATH [--hide DIR]... [--tty PTY-SLAVE]\n");
 	exit(EXIT_INFRA);
 }
 
@@ -753,6 +806,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->readback_fd = -1;
 	o->cell_fd = -1;
+	o->tty_fd = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -778,6 +832,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->hide[o->nhide++] = v;
 		else if (strcmp(a, "--cell-fd") == 0)
 			o->cell_fd = atoi(v);
+		else if (strcmp(a, "--tty") == 0)
+			o->tty = v;
+		else if (strcmp(a, "--tty-fd") == 0)
+			o->tty_fd = atoi(v);
 		else if (strcmp(a, "--expect-bnd") == 0)
 			o->expect_bnd = strtoull(v, NULL, 16);
 		else
