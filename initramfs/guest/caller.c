@@ -69,8 +69,8 @@ int ev_caller_parse_stdio(const char *val, struct ev_stdio *s, char *err, size_t
 	else if (strcmp(kind, "pty") == 0)
 		s->kind = EV_STDIO_PTY;
 	else
-		return fail(err, errlen, EINVAL, "stdio=%s: kind %s is not tcp, udp, io_uring or pty",
-			    val, kind);
+		return fail(err, errlen, EINVAL,
+			    "stdio=%s: kind %s is not tcp, udp, io_uring or pty", val, kind);
 	return 0;
 }
 
@@ -82,9 +82,9 @@ int ev_caller_mount(const char *val, char *err, size_t errlen)
 	if (sscanf(val, "%15s %255s %1s", type, path, extra) != 2 ||
 	    (strcmp(type, "proc") != 0 && strcmp(type, "sysfs") != 0) ||
 	    strncmp(path, "/tmp/", 5) != 0 || strstr(path, "/.."))
-		return fail(err, errlen, EINVAL,
-			    "mount=%s: want proc|sysfs /tmp/PATH (no ..): / is read-only in the run",
-			    val);
+		return fail(
+		    err, errlen, EINVAL,
+		    "mount=%s: want proc|sysfs /tmp/PATH (no ..): / is read-only in the run", val);
 	/* mkdir -p: each parent under /tmp, which is writable. */
 	for (char *p = path + 5;; p++) {
 		if (*p != '/' && *p != '\0')
