@@ -33,8 +33,10 @@ IRFS_ARGS = --out $(INITRAMFS) --guest-bin $(IRFS_GUEST_BIN) --supervisor $(SUPE
 .PHONY: initramfs initramfs-guest initramfs-repro-test initramfs-test initramfs-modules-test
 
 # envexec links libseccomp only for syscall name -> number resolution.
-ENVEXEC_SRCS := $(IRFS_DIR)/guest/envexec.c $(IRFS_DIR)/guest/hide.c $(IRFS_DIR)/guest/caller.c
-ENVEXEC_DEPS := $(ENVEXEC_SRCS) $(IRFS_DIR)/guest/hide.h $(IRFS_DIR)/guest/caller.h
+ENVEXEC_SRCS := $(IRFS_DIR)/guest/envexec.c $(IRFS_DIR)/guest/hide.c $(IRFS_DIR)/guest/caller.c \
+	$(IRFS_DIR)/guest/names.c
+ENVEXEC_DEPS := $(ENVEXEC_SRCS) $(IRFS_DIR)/guest/hide.h $(IRFS_DIR)/guest/caller.h \
+	$(IRFS_DIR)/guest/names.h
 $(IRFS_GUEST_BIN)/egress-envexec: $(ENVEXEC_DEPS) | sv-toolchain
 	$(call musl_prog,$@,$(ENVEXEC_SRCS) $(LIBSECCOMP))
 $(IRFS_GUEST_BIN)/egress-features: $(IRFS_DIR)/guest/features.c | sv-toolchain

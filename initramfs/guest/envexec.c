@@ -53,6 +53,7 @@
 
 #include "caller.h"
 #include "hide.h"
+#include "names.h"
 
 #include <linux/audit.h>
 #include <linux/capability.h>
@@ -65,7 +66,6 @@
 #define EXIT_INFRA 126
 #define MAX_ITEMS 128
 #define MAX_CELL_BYTES 65536
-#define CAP_COUNT 64
 
 struct mask_rule {
 	const char *name;
@@ -111,73 +111,6 @@ static char cell_text[MAX_CELL_BYTES + 1];
 static int readback_fd = -1;
 static int failures;
 
-static const char *const cap_names[] = {
-    "chown",
-    "dac_override",
-    "dac_read_search",
-    "fowner",
-    "fsetid",
-    "kill",
-    "setgid",
-    "setuid",
-    "setpcap",
-    "linux_immutable",
-    "net_bind_service",
-    "net_broadcast",
-    "net_admin",
-    "net_raw",
-    "ipc_lock",
-    "ipc_owner",
-    "sys_module",
-    "sys_rawio",
-    "sys_chroot",
-    "sys_ptrace",
-    "sys_pacct",
-    "sys_admin",
-    "sys_boot",
-    "sys_nice",
-    "sys_resource",
-    "sys_time",
-    "sys_tty_config",
-    "mknod",
-    "lease",
-    "audit_write",
-    "audit_control",
-    "setfcap",
-    "mac_override",
-    "mac_admin",
-    "syslog",
-    "wake_alarm",
-    "block_suspend",
-    "audit_read",
-    "perfmon",
-    "bpf",
-    "checkpoint_restore",
-};
-
-static const struct {
-	const char *name;
-	int err;
-} errno_names[] = {
-    {"EPERM", EPERM},
-    {"ENOENT", ENOENT},
-    {"ESRCH", ESRCH},
-    {"EINTR", EINTR},
-    {"EIO", EIO},
-    {"EBADF", EBADF},
-    {"EAGAIN", EAGAIN},
-    {"ENOMEM", ENOMEM},
-    {"EACCES", EACCES},
-    {"EFAULT", EFAULT},
-    {"EINVAL", EINVAL},
-    {"ENOSYS", ENOSYS},
-    {"ENOTSUP", ENOTSUP},
-    {"EOPNOTSUPP", EOPNOTSUPP},
-    {"ECONNREFUSED", ECONNREFUSED},
-    {"ENETUNREACH", ENETUNREACH},
-    {"EHOSTUNREACH", EHOSTUNREACH},
-};
-
 /* Appends one line to the readback file (and stderr, for the guest log). */
 static void readback(const char *status, const char *name, const char *fmt, ...)
 {
@@ -213,68 +146,6 @@ static _Noreturn void die_infra(const char *what, const char *fmt, ...)
 	exit(EXIT_INFRA);
 }
 
-static const char *errno_name(int err)
-{
-	static char buf[24];
-	size_t i;
-
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
-		if (errno_names[i].err == err)
-			return errno_names[i].name;
-	}
-	snprintf(buf, sizeof(buf), "%d", err);
-	return buf;
-}
-
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_errno(const char *s)
-{
-	unsigned long v;
-	size_t i;
-
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
-		if (strcmp(errno_names[i].name, s) == 0)
-			return errno_names[i].err;
-	}
-	if (parse_uint(s, 4095, &v) == 0 && v > 0)
-		return (int)v;
-	return -EINVAL;
-}
-
-/* "cap_sys_ptrace", "CAP_SYS_PTRACE", "sys_ptrace" or a number. */
-static int parse_cap(const char *s)
-{
-	char low[64];
-	unsigned long v;
-	size_t i;
-
-	if (parse_uint(s, CAP_COUNT - 1, &v) == 0)
-		return (int)v;
-	for (i = 0; s[i] && i < sizeof(low) - 1; i++)
-		low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
-	low[i] = '\0';
-	s = strncmp(low, "cap_", 4) == 0 ? low + 4 : low;
-	for (i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]); i++) {
-		if (strcmp(cap_names[i], s) == 0)
-			return (int)i;
-	}
-	return -EINVAL;
-}
-
 /* mask=SYSCALL:ERRNO, resolved for the native x86_64 table. */
 static void parse_mask(struct cell *c, char *val, int lineno)
 {
@@ -287,7 +158,7 @@ static void parse_mask(struct cell *c, char *val, int lineno)
 		die_infra("cell", "line %d: mask=%s: want SYSCALL:ERRNO", lineno, val);
 	*colon = '\0';
 	nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, val);
-	err = parse_errno(colon + 1);
+	err = ev_parse_errno(colon + 1);
 	if (nr < 0)
 		die_infra("cell", "line %d: mask: unknown x86_64 syscall %s", lineno, val);
 	if (err < 0)
@@ -367,16 +238,16 @@ static void parse_cell(const char *path, struct cell *c)
 					  val);
 			c->loopback = strcmp(val, "yes") == 0;
 		} else if (strcmp(key, "uid") == 0) {
-			if (parse_uint(val, 65535, &v))
+			if (ev_parse_uint(val, 65535, &v))
 				die_infra("cell", "line %d: uid=%s: want 0..65535", lineno, val);
 			c->uid = (uid_t)v;
 		} else if (strcmp(key, "gid") == 0) {
-			if (parse_uint(val, 65535, &v))
+			if (ev_parse_uint(val, 65535, &v))
 				die_infra("cell", "line %d: gid=%s: want 0..65535", lineno, val);
 			c->gid = (gid_t)v;
 			c->have_gid = 1;
 		} else if (strcmp(key, "drop_cap") == 0) {
-			cap = parse_cap(val);
+			cap = ev_parse_cap(val);
 			if (cap < 0)
 				die_infra("cell", "line %d: drop_cap=%s: unknown capability",
 					  lineno, val);
@@ -697,11 +568,11 @@ static void check_mask(const struct mask_rule *m)
 		return;
 	}
 	if (WEXITSTATUS(status) == 255)
-		readback("fail", "mask", "%s want=%s got=success", m->name, errno_name(m->err));
+		readback("fail", "mask", "%s want=%s got=success", m->name, ev_errno_name(m->err));
 	else
 		readback(WEXITSTATUS(status) == m->err ? "pass" : "fail", "mask",
-			 "%s want=%s got=%s (emulation)", m->name, errno_name(m->err),
-			 errno_name(WEXITSTATUS(status)));
+			 "%s want=%s got=%s (emulation)", m->name, ev_errno_name(m->err),
+			 ev_errno_name(WEXITSTATUS(status)));
 }
 
 static void verify_and_exec(const struct opts *o, const struct cell *c)
