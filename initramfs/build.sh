@@ -122,7 +122,7 @@ main() {
 	# its FILE:LINE errors.
 	python3 "$HERE/host/bundle.py" check "$supervisor" || die "supervisor $supervisor: not a usable bundle"
 	local prog
-	for prog in egress-envexec egress-features egress-sink egress-hostprofile; do
+	for prog in egress-envexec egress-features egress-sink egress-hostprofile egress-tty; do
 		[[ -x $guest_bin/$prog ]] || die "$guest_bin/$prog missing (make initramfs-guest)"
 	done
 	ensure_busybox
@@ -144,6 +144,7 @@ main() {
 	install -m 0755 "$guest_bin/egress-features" "$stage/sbin/egress-features"
 	install -m 0755 "$guest_bin/egress-sink" "$stage/sbin/egress-sink"
 	install -m 0755 "$guest_bin/egress-hostprofile" "$stage/sbin/egress-hostprofile"
+	install -m 0755 "$guest_bin/egress-tty" "$stage/sbin/egress-tty"
 	printf 'root:x:0:0:root:/:/bin/sh\nagent:x:1000:1000:agent:/tmp:/bin/sh\n' >"$stage/etc/passwd"
 	printf 'root:x:0:\nagent:x:1000:\n' >"$stage/etc/group"
 	chmod 0644 "$stage/etc/passwd" "$stage/etc/group"

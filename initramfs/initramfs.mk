@@ -1,5 +1,5 @@
 # initramfs/: the guest image (docs/guest.md).
-#   make initramfs-guest      -> build/initramfs/bin/egress-{envexec,features,sink}
+#   make initramfs-guest      -> build/initramfs/bin/egress-{envexec,features,sink,tty}
 #   make initramfs            -> build/initramfs/initramfs.cpio
 #       INITRAMFS_CELLS=DIR   cell files to include (repeat with spaces)
 #       INITRAMFS_AGENTS=DIR  static agents to include (default build/agents if present)
@@ -17,7 +17,7 @@ IRFS_DIR := $(TOP)/initramfs
 IRFS_OUT := $(BUILD)/initramfs
 IRFS_GUEST_BIN := $(IRFS_OUT)/bin
 IRFS_GUEST_PROGS := $(IRFS_GUEST_BIN)/egress-envexec $(IRFS_GUEST_BIN)/egress-features \
-	$(IRFS_GUEST_BIN)/egress-sink $(IRFS_GUEST_BIN)/egress-hostprofile
+	$(IRFS_GUEST_BIN)/egress-sink $(IRFS_GUEST_BIN)/egress-hostprofile $(IRFS_GUEST_BIN)/egress-tty
 INITRAMFS := $(IRFS_OUT)/initramfs.cpio
 SUPERVISOR ?= $(SV_RELEASE)
 INITRAMFS_CELLS ?=
@@ -33,15 +33,21 @@ IRFS_ARGS = --out $(INITRAMFS) --guest-bin $(IRFS_GUEST_BIN) --supervisor $(SUPE
 .PHONY: initramfs initramfs-guest initramfs-repro-test initramfs-test initramfs-modules-test
 
 # envexec links libseccomp only for syscall name -> number resolution.
-$(IRFS_GUEST_BIN)/egress-envexec: $(IRFS_DIR)/guest/envexec.c $(IRFS_DIR)/guest/hide.c \
-		$(IRFS_DIR)/guest/hide.h | sv-toolchain
-	$(call musl_prog,$@,$< $(IRFS_DIR)/guest/hide.c $(LIBSECCOMP))
+ENVEXEC_SRCS := $(IRFS_DIR)/guest/envexec.c $(IRFS_DIR)/guest/hide.c $(IRFS_DIR)/guest/caller.c \
+	$(IRFS_DIR)/guest/names.c
+ENVEXEC_DEPS := $(ENVEXEC_SRCS) $(IRFS_DIR)/guest/hide.h $(IRFS_DIR)/guest/caller.h \
+	$(IRFS_DIR)/guest/names.h
+$(IRFS_GUEST_BIN)/egress-envexec: $(ENVEXEC_DEPS) | sv-toolchain
+	$(call musl_prog,$@,$(ENVEXEC_SRCS) $(LIBSECCOMP))
 $(IRFS_GUEST_BIN)/egress-features: $(IRFS_DIR)/guest/features.c | sv-toolchain
 	$(call musl_prog,$@,$<)
 # The host profile writer, as shipped (make repro compares the guest's
 # profile with the host's: docs/hostprofile.md).
 $(IRFS_GUEST_BIN)/egress-hostprofile: $(HP_BIN)
 	install -D -m 0755 $< $@
+# The caller's terminal (stdio=N pty): holds the master, reads what was typed.
+$(IRFS_GUEST_BIN)/egress-tty: $(IRFS_DIR)/guest/tty.c | sv-toolchain
+	$(call musl_prog,$@,$<)
 # The sink: the ground truth of what arrived (issue 4's oracle reads its log).
 $(IRFS_GUEST_BIN)/egress-sink: $(IRFS_DIR)/guest/sink.c | sv-toolchain
 	$(call musl_prog,$@,$<)
@@ -56,14 +62,13 @@ GUEST_MUTANTS := shared-dev
 guest_mutant_macro = GUEST_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 .PHONY: guest-mutant-bin
 guest-mutant-bin: $(BUILD)/guest-mutants/$(GUEST_MUTANT)/bin/egress-envexec
-$(BUILD)/guest-mutants/%/bin/egress-envexec: $(IRFS_DIR)/guest/envexec.c $(IRFS_DIR)/guest/hide.c \
-		$(IRFS_DIR)/guest/hide.h $(IRFS_GUEST_PROGS) | sv-toolchain
+$(BUILD)/guest-mutants/%/bin/egress-envexec: $(ENVEXEC_DEPS) $(IRFS_GUEST_PROGS) | sv-toolchain
 	@case " $(GUEST_MUTANTS) " in *" $* "*) ;; \
 		*) echo "unknown guest mutant '$*' (known: $(GUEST_MUTANTS))" >&2; exit 2;; esac
 	@mkdir -p $(@D)
 	cp $(filter-out %/egress-envexec,$(IRFS_GUEST_PROGS)) $(@D)/
 	$(MUSL_CC) $(MUSL_CFLAGS) -D$(call guest_mutant_macro,$*) $(MUSL_LDFLAGS) -o $@ \
-		$(IRFS_DIR)/guest/envexec.c $(IRFS_DIR)/guest/hide.c $(LIBSECCOMP)
+		$(ENVEXEC_SRCS) $(LIBSECCOMP)
 
 # Always re-run: build.sh is cheap and the inputs (cell and agent dirs) are
 # directories make cannot track.

@@ -2,14 +2,16 @@
  * egress-envexec: runs the supervisor in the environment a cell asks for.
  *
  *     egress-envexec --cell FILE --readback FILE --report-fd N --supervisor PATH
- *                    [--hide DIR]...
+ *                    [--hide DIR]... [--tty PTY-SLAVE]
  *
  * Phase 1 (as root, from the guest init): with --hide, moves the run into a
  * mount namespace of its own where / is read-only and each DIR (the init's
  * work directory: the cell, the sink's log, the report and status it sends;
  * /run: the batch's reset baseline) is covered by an empty read-only tmpfs, so not even a root
  * agent (which keeps CAP_DAC_OVERRIDE and CAP_LINUX_IMMUTABLE, but no CAP_SYS_ADMIN to undo a
- * mount) can reach what the host judges it by; then installs the cell's syscall mask, drops the
+ * mount) can reach what the host judges it by; mounts the caller's file systems there (mount=,
+ * caller.h) and opens the caller's terminal (--tty, for stdio=N pty) by init's path before
+ * that; then installs the cell's syscall mask, drops the
  * cell's capabilities from the bounding set, clears the ambient set, switches gid and uid, removes
  * the dropped capabilities from the remaining sets, then re-executes itself (/proc/self/exe) for
  * phase 2.
@@ -20,7 +22,8 @@
  * back from /proc/self/status and prctl, checks that each masked syscall
  * really returns its errno, writes one line per check to the readback file
  * (opened by phase 1, passed as an inherited descriptor so an unprivileged
- * phase 2 can still write it) and execs
+ * phase 2 can still write it), puts what the caller hands the supervisor on
+ * descriptors 0-2 (stdio=, caller.h: made with these credentials) and execs
  *
  *     egress-supervisor --report-fd N [--allow SPEC]... [--no-loopback] -- AGENT...
  *
@@ -48,7 +51,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "caller.h"
 #include "hide.h"
+#include "names.h"
 
 #include <linux/audit.h>
 #include <linux/capability.h>
@@ -61,7 +66,6 @@
 #define EXIT_INFRA 126
 #define MAX_ITEMS 128
 #define MAX_CELL_BYTES 65536
-#define CAP_COUNT 64
 
 struct mask_rule {
 	const char *name;
@@ -81,6 +85,10 @@ struct cell {
 	int nagent;
 	struct mask_rule mask[MAX_ITEMS];
 	int nmask;
+	struct ev_stdio stdio[3]; /* stdio=: what the caller puts on 0-2 */
+	int nstdio;
+	const char *mount[4]; /* mount=: what the caller has mounted */
+	int nmount;
 };
 
 struct opts {
@@ -90,6 +98,8 @@ struct opts {
 	const char *supervisor;
 	const char *hide[4]; /* phase 1: the directories the run must not see */
 	int nhide;
+	const char *tty; /* phase 1: the pty slave of a stdio=N pty (init holds the master) */
+	int tty_fd;      /* phase 2: that terminal, opened by phase 1 */
 	int verify;
 	int hidden; /* phase 2: phase 1 hid the guest's state (--hide was given) */
 	int readback_fd;
@@ -100,73 +110,6 @@ struct opts {
 static char cell_text[MAX_CELL_BYTES + 1];
 static int readback_fd = -1;
 static int failures;
-
-static const char *const cap_names[] = {
-    "chown",
-    "dac_override",
-    "dac_read_search",
-    "fowner",
-    "fsetid",
-    "kill",
-    "setgid",
-    "setuid",
-    "setpcap",
-    "linux_immutable",
-    "net_bind_service",
-    "net_broadcast",
-    "net_admin",
-    "net_raw",
-    "ipc_lock",
-    "ipc_owner",
-    "sys_module",
-    "sys_rawio",
-    "sys_chroot",
-    "sys_ptrace",
-    "sys_pacct",
-    "sys_admin",
-    "sys_boot",
-    "sys_nice",
-    "sys_resource",
-    "sys_time",
-    "sys_tty_config",
-    "mknod",
-    "lease",
-    "audit_write",
-    "audit_control",
-    "setfcap",
-    "mac_override",
-    "mac_admin",
-    "syslog",
-    "wake_alarm",
-    "block_suspend",
-    "audit_read",
-    "perfmon",
-    "bpf",
-    "checkpoint_restore",
-};
-
-static const struct {
-	const char *name;
-	int err;
-} errno_names[] = {
-    {"EPERM", EPERM},
-    {"ENOENT", ENOENT},
-    {"ESRCH", ESRCH},
-    {"EINTR", EINTR},
-    {"EIO", EIO},
-    {"EBADF", EBADF},
-    {"EAGAIN", EAGAIN},
-    {"ENOMEM", ENOMEM},
-    {"EACCES", EACCES},
-    {"EFAULT", EFAULT},
-    {"EINVAL", EINVAL},
-    {"ENOSYS", ENOSYS},
-    {"ENOTSUP", ENOTSUP},
-    {"EOPNOTSUPP", EOPNOTSUPP},
-    {"ECONNREFUSED", ECONNREFUSED},
-    {"ENETUNREACH", ENETUNREACH},
-    {"EHOSTUNREACH", EHOSTUNREACH},
-};
 
 /* Appends one line to the readback file (and stderr, for the guest log). */
 static void readback(const char *status, const char *name, const char *fmt, ...)
@@ -203,68 +146,6 @@ static _Noreturn void die_infra(const char *what, const char *fmt, ...)
 	exit(EXIT_INFRA);
 }
 
-static const char *errno_name(int err)
-{
-	static char buf[24];
-	size_t i;
-
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
-		if (errno_names[i].err == err)
-			return errno_names[i].name;
-	}
-	snprintf(buf, sizeof(buf), "%d", err);
-	return buf;
-}
-
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_errno(const char *s)
-{
-	unsigned long v;
-	size_t i;
-
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
-		if (strcmp(errno_names[i].name, s) == 0)
-			return errno_names[i].err;
-	}
-	if (parse_uint(s, 4095, &v) == 0 && v > 0)
-		return (int)v;
-	return -EINVAL;
-}
-
-/* "cap_sys_ptrace", "CAP_SYS_PTRACE", "sys_ptrace" or a number. */
-static int parse_cap(const char *s)
-{
-	char low[64];
-	unsigned long v;
-	size_t i;
-
-	if (parse_uint(s, CAP_COUNT - 1, &v) == 0)
-		return (int)v;
-	for (i = 0; s[i] && i < sizeof(low) - 1; i++)
-		low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
-	low[i] = '\0';
-	s = strncmp(low, "cap_", 4) == 0 ? low + 4 : low;
-	for (i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]); i++) {
-		if (strcmp(cap_names[i], s) == 0)
-			return (int)i;
-	}
-	return -EINVAL;
-}
-
 /* mask=SYSCALL:ERRNO, resolved for the native x86_64 table. */
 static void parse_mask(struct cell *c, char *val, int lineno)
 {
@@ -277,7 +158,7 @@ static void parse_mask(struct cell *c, char *val, int lineno)
 		die_infra("cell", "line %d: mask=%s: want SYSCALL:ERRNO", lineno, val);
 	*colon = '\0';
 	nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, val);
-	err = parse_errno(colon + 1);
+	err = ev_parse_errno(colon + 1);
 	if (nr < 0)
 		die_infra("cell", "line %d: mask: unknown x86_64 syscall %s", lineno, val);
 	if (err < 0)
@@ -312,6 +193,7 @@ static void parse_cell(const char *path, struct cell *c)
 	    "launcher",
 	    "guest_profile",
 	};
+	char err[256];
 	char *line, *next;
 	unsigned long v;
 	ssize_t n;
@@ -356,22 +238,32 @@ static void parse_cell(const char *path, struct cell *c)
 					  val);
 			c->loopback = strcmp(val, "yes") == 0;
 		} else if (strcmp(key, "uid") == 0) {
-			if (parse_uint(val, 65535, &v))
+			if (ev_parse_uint(val, 65535, &v))
 				die_infra("cell", "line %d: uid=%s: want 0..65535", lineno, val);
 			c->uid = (uid_t)v;
 		} else if (strcmp(key, "gid") == 0) {
-			if (parse_uint(val, 65535, &v))
+			if (ev_parse_uint(val, 65535, &v))
 				die_infra("cell", "line %d: gid=%s: want 0..65535", lineno, val);
 			c->gid = (gid_t)v;
 			c->have_gid = 1;
 		} else if (strcmp(key, "drop_cap") == 0) {
-			cap = parse_cap(val);
+			cap = ev_parse_cap(val);
 			if (cap < 0)
 				die_infra("cell", "line %d: drop_cap=%s: unknown capability",
 					  lineno, val);
 			c->drop |= 1ULL << cap;
 		} else if (strcmp(key, "mask") == 0) {
 			parse_mask(c, val, lineno);
+		} else if (strcmp(key, "stdio") == 0) {
+			if (c->nstdio == 3 ||
+			    ev_caller_parse_stdio(val, &c->stdio[c->nstdio], err, sizeof(err)))
+				die_infra("cell", "line %d: %s", lineno,
+					  c->nstdio == 3 ? "more than 3 stdio lines" : err);
+			c->nstdio++;
+		} else if (strcmp(key, "mount") == 0) {
+			if (c->nmount == 4)
+				die_infra("cell", "line %d: more than 4 mount lines", lineno);
+			c->mount[c->nmount++] = val;
 		} else {
 			for (i = 0; i < sizeof(other_keys) / sizeof(other_keys[0]); i++) {
 				if (strcmp(key, other_keys[i]) == 0)
@@ -523,9 +415,9 @@ static void hide_guest_state(const struct opts *o)
 
 static void apply(const struct opts *o, const struct cell *c)
 {
-	char fdbuf[16], bndbuf[32], cellfd[16], cellpath[40];
+	char fdbuf[16], bndbuf[32], cellfd[16], cellpath[40], ttyfd[16] = "-1", err[512];
 	uint64_t bnd;
-	int r, cap, fd;
+	int r, cap, fd, i;
 
 	/* Phase 2 reads the cell through this descriptor: its path may be
 	 * hidden by then. No O_CLOEXEC: it crosses the re-exec. */
@@ -534,8 +426,26 @@ static void apply(const struct opts *o, const struct cell *c)
 		die_infra("cell", "%s: %s", o->cell, strerror(errno));
 	snprintf(cellfd, sizeof(cellfd), "%d", fd);
 	snprintf(cellpath, sizeof(cellpath), "/proc/self/fd/%d", fd);
+	/* The caller's terminal, by init's path before /dev is the run's own;
+	 * phase 2 makes it the controlling terminal. No O_CLOEXEC either. */
+	if (o->tty) {
+		int t = open(o->tty, O_RDWR | O_NOCTTY);
+
+		if (t < 0)
+			die_infra("tty", "%s: %s", o->tty, strerror(errno));
+		snprintf(ttyfd, sizeof(ttyfd), "%d", t);
+	}
 	if (o->nhide)
 		hide_guest_state(o);
+	/* The caller's mounts, in the run's namespace (they go with it;
+	 * without one they would stay in init's). */
+	if (c->nmount && !o->nhide)
+		die_infra("mount", "mount= needs the run's own mount namespace (--hide)");
+	for (i = 0; i < c->nmount; i++) {
+		if (ev_caller_mount(c->mount[i], err, sizeof(err)) != 0)
+			die_infra("mount", "%s", err);
+		readback("pass", "mount", "%s in the run's own mount namespace", c->mount[i]);
+	}
 	r = status_caps("CapBnd", &bnd);
 	if (r)
 		die_infra("CapBnd", "cannot read /proc/self/status: %s", strerror(-r));
@@ -589,6 +499,8 @@ static void apply(const struct opts *o, const struct cell *c)
 				(char *)o->supervisor,
 				(char *)"--expect-bnd",
 				bndbuf,
+				(char *)"--tty-fd",
+				ttyfd,
 				o->nhide ? (char *)"--hidden" : NULL,
 				NULL};
 		extern char **environ;
@@ -656,11 +568,11 @@ static void check_mask(const struct mask_rule *m)
 		return;
 	}
 	if (WEXITSTATUS(status) == 255)
-		readback("fail", "mask", "%s want=%s got=success", m->name, errno_name(m->err));
+		readback("fail", "mask", "%s want=%s got=success", m->name, ev_errno_name(m->err));
 	else
 		readback(WEXITSTATUS(status) == m->err ? "pass" : "fail", "mask",
-			 "%s want=%s got=%s (emulation)", m->name, errno_name(m->err),
-			 errno_name(WEXITSTATUS(status)));
+			 "%s want=%s got=%s (emulation)", m->name, ev_errno_name(m->err),
+			 ev_errno_name(WEXITSTATUS(status)));
 }
 
 static void verify_and_exec(const struct opts *o, const struct cell *c)
@@ -704,6 +616,18 @@ static void verify_and_exec(const struct opts *o, const struct cell *c)
 		readback(ev_hide_check(detail, sizeof(detail)) == 0 ? "pass" : "fail", "hidden",
 			 "%s", detail);
 	}
+	/* Last, with the supervisor's credentials: what its caller hands it on
+	 * 0-2 (a failure is the cell's set-up failing, never the supervisor's). */
+	for (i = 0; i < c->nstdio; i++) {
+		char detail[512];
+
+		if (ev_caller_stdio(&c->stdio[i], o->tty_fd, detail, sizeof(detail)) == 0)
+			readback("pass", "stdio", "%s", detail);
+		else
+			readback("fail", "stdio", "%s", detail);
+	}
+	if (o->tty_fd > 2)
+		close(o->tty_fd);
 	if (failures)
 		exit(EXIT_PRECONDITION);
 
@@ -742,7 +666,7 @@ static void verify_and_exec(const struct opts *o, const struct cell *c)
 static void usage(void)
 {
 	fprintf(stderr, "usage: egress-envexec --cell FILE --readback FILE --report-fd N "
-			"--supervisor PATH [--hide DIR]...\n");
+			"--supervisor PATH [--hide DIR]... [--tty PTY-SLAVE]\n");
 	exit(EXIT_INFRA);
 }
 
@@ -753,6 +677,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->readback_fd = -1;
 	o->cell_fd = -1;
+	o->tty_fd = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -778,6 +703,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->hide[o->nhide++] = v;
 		else if (strcmp(a, "--cell-fd") == 0)
 			o->cell_fd = atoi(v);
+		else if (strcmp(a, "--tty") == 0)
+			o->tty = v;
+		else if (strcmp(a, "--tty-fd") == 0)
+			o->tty_fd = atoi(v);
 		else if (strcmp(a, "--expect-bnd") == 0)
 			o->expect_bnd = strtoull(v, NULL, 16);
 		else

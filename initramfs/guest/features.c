@@ -6,7 +6,7 @@
  *     NAME=no DETAIL...
  *
  * NAME is one of seccomp_notify, pidfd_getfd, process_vm_readv, kcmp, yama,
- * ia32, x32, io_uring (docs/guest.md). The guest init runs it as root before any
+ * ia32, x32, io_uring, pty (docs/guest.md). The guest init runs it as root before any
  * precondition or syscall mask is applied, so it describes the kernel, not the
  * cell's emulated environment. Every probe that could leave state behind (a
  * seccomp filter) or die (a missing syscall entry point) runs in a forked child.
@@ -271,6 +271,20 @@ static void probe_io_uring(void)
 	print_errno("io_uring", errno);
 }
 
+/* A pseudo-terminal for stdio=N pty: /dev/ptmx with devpts on /dev/pts
+ * (the guest init mounts it; CONFIG_UNIX98_PTYS). */
+static void probe_pty(void)
+{
+	int fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		printf("pty=yes /dev/ptmx ok\n");
+		return;
+	}
+	print_errno("pty", errno);
+}
+
 int main(void)
 {
 	print_child("seccomp_notify", run_child(probe_notify_child), "listener ok");
@@ -281,5 +295,6 @@ int main(void)
 	print_child("ia32", run_child(probe_ia32_child), "int80 getpid ok");
 	print_child("x32", run_child(probe_x32_child), "x32 getpid ok");
 	probe_io_uring();
+	probe_pty();
 	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -462,6 +462,14 @@ def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
     if survivors:
         problems.append(f"{len(survivors)} process(es) of the run outlived the supervisor: "
                         f"{'; '.join(survivors[:3])}")
+    # (e) nothing was typed into the caller's terminal (stdio=N pty): input
+    # queued there is what the caller's shell reads and runs after the run,
+    # outside every filter. The guest never runs it; any byte is an escape.
+    typed = sections.get("tty_input", b"")
+    facts["tty_input_bytes"] = len(typed)
+    if typed:
+        problems.append(f"{len(typed)} byte(s) were typed into the caller's terminal, which its "
+                        f"shell would run after the run: {typed[:80]!r}")
     # expect_agent_exit: the agent's own exit status (in the report: a
     # bundle without one has no agent exit status to compare).
     want_exit = single.get("expect_agent_exit") if not no_report else None

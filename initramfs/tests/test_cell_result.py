@@ -389,6 +389,14 @@ class Oracle(unittest.TestCase):
         self.assertIsNotNone(got)
         self.assertIn("the agent was not run", got)
 
+    def test_input_typed_into_the_callers_terminal_is_caught(self):
+        base = {"cell": ORACLE_CELL.encode(), "agent_log": b"", "sink_log": b""}
+        rep = {"verdict": "pass", "events": [], "agent": {"exit_code": 0, "signal": None}}
+        self.assertIsNone(CR.oracle_check("o+k", base, rep))
+        got = CR.oracle_check("o+k", dict(base, tty_input=b"/agents/connect-tcp x\n"), rep)
+        self.assertIsNotNone(got)
+        self.assertIn("typed into the caller's terminal", got)
+
     def test_parse_dest_normalizes(self):
         self.assertEqual(CR.dest_text(CR.parse_dest("[::ffff:192.0.2.1]:80")), "192.0.2.1:80")
         self.assertEqual(CR.dest_text(CR.parse_dest("[2001:DB8::1]:53")), "[2001:db8::1]:53")

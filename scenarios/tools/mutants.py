@@ -111,6 +111,18 @@ MUTANTS = [
     ("no-landlock",
      "a uid-1000 agent opens /proc/PID/mem of another uid-1000 process outside its tree (exit 1)",
      ["outsider-mem*"], ["debian-6.1-cloud"]),
+    ("io-uring-enter-open",
+     "the caller's ring on stdin reaches the agent and io_uring_enter submits its IORING_OP_CONNECT: the undeclared sink sees it, the agent exits 1 (oracle-mismatch)",
+     ["stdio-ring-connect*"], ["debian-6.1-cloud"]),
+    ("shared-session",
+     "the agent keeps the caller's session and terminal: TIOCSTI types a command line into the caller's pty (tty_input: oracle-mismatch)",
+     ["stdio-tty-inject*"], ["debian-6.1-cloud"]),
+    ("stdio-socket-open",
+     "the caller's UDP socket to the undeclared sink on stdin reaches the agent, whose write() arrives there: pass where capability-error is due (false-green)",
+     ["stdio-socket-undeclared*"], ["debian-6.1-cloud"]),
+    ("proc-by-path",
+     "the caller's second proc mount stays writable: a root agent sets core_pattern through it and the helper connects to the undeclared sink (oracle-mismatch)",
+     ["second-proc-core-pattern*"], ["debian-6.1-cloud"]),
 ]
 # Guest mutants (make guest-mutant-bin): the guest's own programs with one
 # known defect put back, run with the real supervisor. What they break is the
@@ -121,26 +133,23 @@ GUEST_MUTANTS = [
      ["result-port-forge*"], ["debian-6.1-cloud"]),
 ]
 
-# io-uring-enter-open (supervisor/mutant.h) has no cell here: on the matrix's
-# kernels no ring can reach the agent without a syscall the real filter also
-# traps (io_uring_setup, pidfd_getfd), and they refuse to pass a ring with
-# SCM_RIGHTS (ring-inherited-connect's giver gets EINVAL). Only a ring
-# inherited from the supervisor's caller would show it, which the guest
-# cannot set up today. The filter table tests kill it (make filter-table-test).
-# shared-session, stdio-socket-open and proc-by-path (found by the hostile
-# review of the merged supervisor) have no cell yet either: a caller's
-# terminal, a socket on the supervisor's own stdio and a second proc mount
-# are set up by the integration tests on this host, which run each of them
-# and require the hole to reopen (tests/integration/run.py, "the agent's
-# session, stdio and kernel knobs"); guest-side set-ups for the matrix are
-# still to be written.
+# The caller's side (stdio = and mount = in the scenario, set up by the
+# guest's egress-envexec): io-uring-enter-open is also killed by the filter
+# table tests (make filter-table-test), and on the matrix only by a ring the
+# supervisor's caller puts on its stdin (close_range spares 0-2; a ring
+# passed with SCM_RIGHTS is refused by the kernel, and io_uring_setup and
+# pidfd_getfd are trapped). shared-session, stdio-socket-open and
+# proc-by-path (found by the hostile review of the merged supervisor) are
+# also killed by the host integration tests (tests/integration/run.py, "the
+# agent's session, stdio and kernel knobs"). shared-session only where
+# TIOCSTI works for a session's own terminal: before 6.2, or with
+# CONFIG_LEGACY_TIOCSTI (Debian 6.12 and 7.3 leave it unset: EIO there).
 # listen-name-unchecked and reaper-holds-fds (found by the audit of
-# docs/design.md against the tests) have no cell either: the first is a race
-# that only the fault seam's listen_window makes land every time (a release
-# build in the guest would lose it most runs, so no verdict could be
-# derived), the second a race in the reaper that an integration test shows
-# deterministically by reading its descriptor table
-# (listen_rebound_during_judgement_is_stopped_and_denied,
+# docs/design.md against the tests) have no cell: the first is a race that
+# only the fault seam's listen_window makes land every time (a release build
+# in the guest would lose it most runs, so no verdict could be derived), the
+# second a race in the reaper that an integration test shows deterministically
+# by reading its descriptor table (listen_rebound_during_judgement_is_stopped_and_denied,
 # reaper_holds_none_of_the_callers_descriptors).
 
 # The original false green: both defects at once, on a Debian kernel under

@@ -67,7 +67,11 @@ SINGLE_KEYS = ("name", "description", "agent", "loopback", "user", "uid", "gid",
                "timeout", "expect", "kill_supervisor_after", "expect_agent_exit", "launcher",
                "guest_profile", "isolation")
 REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requires",
-                 "sink")
+                 "sink", "stdio", "mount")
+# stdio = FD KIND [ADDR:PORT]: what the supervisor's caller puts on its
+# descriptor FD (docs/scenarios.md), and the feature each kind's set-up needs.
+STDIO_KINDS = {"tcp": None, "udp": None, "io_uring": "io_uring", "pty": "pty"}
+MOUNT_RE = re.compile(r"^(proc|sysfs) (/tmp(/[A-Za-z0-9._-]+)+)$")
 REQUIRED_KEYS = ("name", "description", "agent", "expect")
 DEFAULT_TIMEOUT = 60
 
@@ -334,6 +338,11 @@ def parse_field(sc, path, no, key, value):
         err = f"expect_agent_exit must be an exit status 0..255, not {value!r}"
     elif key == "sink":
         value, err = check_sink(value)
+    elif key == "stdio":
+        value, err = check_stdio(value, sc.lists["stdio"])
+    elif key == "mount" and not MOUNT_RE.match(value) or key == "mount" and "/.." in value:
+        err = (f"mount must be 'proc /tmp/PATH' or 'sysfs /tmp/PATH' (/ is read-only in the "
+               f"run; no ..), not {value!r}")
     elif key == "allow":
         e = check_allow(value)
         err = f"bad allow {value!r}: {e}" if e else None
@@ -402,6 +411,32 @@ def check_sink(value):
         return parse_sink(value)[3], None
     except ValueError as e:
         return value, f"bad sink {value!r}: {e}"
+
+
+def check_stdio(value, earlier):
+    """`FD KIND [ADDR:PORT]` -> (canonical value, error or None). FD 0-2,
+    each once; tcp and udp take an endpoint like sink's."""
+    parts = value.split()
+    if len(parts) < 2 or parts[0] not in ("0", "1", "2") or parts[1] not in STDIO_KINDS:
+        return value, (f"stdio must be 'FD KIND [ADDR:PORT]' with FD 0, 1 or 2 and KIND one of "
+                       f"{', '.join(STDIO_KINDS)}, not {value!r}")
+    fd, kind = parts[0], parts[1]
+    for v, ln in earlier:
+        if v.split()[0] == fd:
+            return value, f"stdio: descriptor {fd} already given on line {ln}"
+    if kind in ("tcp", "udp"):
+        if len(parts) != 3:
+            return value, f"stdio {fd} {kind} needs ADDR:PORT"
+        try:
+            text = parse_sink(f"{kind} {parts[2]}")[3]
+        except ValueError as e:
+            return value, f"bad stdio {value!r}: {e}"
+        return f"{fd} {text}", None
+    if len(parts) != 2:
+        return value, f"stdio {fd} {kind} takes no argument"
+    if kind == "pty" and any(v.split()[1] == "pty" for v, _ in earlier):
+        return value, "stdio: one pty (the caller's terminal) at most"
+    return f"{fd} {kind}", None
 
 
 def check_addr(value):
@@ -488,6 +523,15 @@ def finish(sc, kernels):
     # A sink binds its address, so the address must be on lo: loopback, or
     # inside an addr= line; one endpoint once.
     addrs = [ipaddress.ip_interface(a) for a, _ in sc.lists["addr"]]
+    # The caller connects a stdio socket before the run: its address must be
+    # reachable on lo too.
+    for value, ln in sc.lists["stdio"]:
+        parts = value.split()
+        if parts[1] in ("tcp", "udp"):
+            ip = parse_sink(" ".join(parts[1:]))[1]
+            if not ip.is_loopback and not any(ip in a.network for a in addrs):
+                raise ScenarioError(path, ln, f"stdio {value}: {ip} is not on the guest's lo: "
+                                    f"add 'addr = {ip}/{ip.max_prefixlen}'")
     seen_sinks = {}
     for value, ln in sc.lists["sink"]:
         proto, ip, port, text = parse_sink(value)
@@ -586,6 +630,11 @@ def environment(sc, axes):
         elif name.startswith("sysctl."):
             sysctls.append(f"{name[len('sysctl.'):]}={axes[name]}")
     requires = [r for r, _ in sc.lists["requires"]]
+    # What the caller's objects need (a ring, a terminal), like yama below.
+    for value, _ in sc.lists["stdio"]:
+        need = STDIO_KINDS[value.split()[1]]
+        if need and need not in requires:
+            requires.append(need)
     # Setting a Yama sysctl is only meaningful where Yama exists: without it
     # the cell is skipped with that reason, never run with the setting absent.
     if any(s.startswith("kernel.yama.") for s in sysctls) and "yama" not in requires:
@@ -614,6 +663,8 @@ def compile_cell(sc, axes, kernel):
     out += [f"service={' '.join(check_argv(s, 'service')[0])}" for s, _ in sc.lists["service"]]
     out += [f"addr={a}" for a, _ in sc.lists["addr"]]
     out += [f"sink={x}" for x, _ in sc.lists["sink"]]
+    out += [f"stdio={x}" for x, _ in sc.lists["stdio"]]
+    out += [f"mount={x}" for x, _ in sc.lists["mount"]]
     out += [f"requires={r}" for r in requires]
     out += [f"expect={v.verdict}", f"expect_why={v.why}",
             f"timeout={sc.get('timeout', str(DEFAULT_TIMEOUT))}"]

@@ -289,6 +289,36 @@ def error_unknown_key():
 
 
 @test
+def stdio_and_mount_compile_with_the_features_they_need():
+    text = replace("timeout = 30", "timeout = 30\nstdio = 0 udp 203.0.113.5:9\nstdio = 1 pty\n"
+                   "stdio = 2 io_uring\nmount = proc /tmp/chroot/proc")
+    sc = parse(text)
+    _, out = S.compile_cell(sc, {"ptrace_scope": "1", "user": "root"}, "debian-6.1")
+    for want in ("stdio=0 udp 203.0.113.5:9", "stdio=1 pty", "stdio=2 io_uring",
+                 "mount=proc /tmp/chroot/proc", "requires=pty", "requires=io_uring"):
+        assert want + "\n" in out, f"{want} missing:\n{out}"
+
+
+@test
+def error_stdio_and_mount_values_name_their_line():
+    for line, fragment in (("stdio = 3 pty", "FD 0, 1 or 2"),
+                           ("stdio = 0 fifo", "KIND one of"),
+                           ("stdio = 0 udp", "needs ADDR:PORT"),
+                           ("stdio = 0 pty extra", "takes no argument"),
+                           ("stdio = 0 udp 8.8.8.8:53", "documentation ranges"),
+                           ("mount = tmpfs /tmp/x", "mount must be"),
+                           ("mount = proc /srv/chroot/proc", "mount must be"),
+                           ("mount = proc /tmp/a/../b", "mount must be")):
+        expect_error(replace("timeout = 30", "timeout = 30\n" + line), 11, fragment)
+    expect_error(replace("timeout = 30", "timeout = 30\nstdio = 0 pty\nstdio = 0 io_uring"), 12,
+                 "descriptor 0 already given on line 11")
+    expect_error(replace("timeout = 30", "timeout = 30\nstdio = 0 pty\nstdio = 1 pty"), 12,
+                 "one pty")
+    expect_error(replace("timeout = 30", "timeout = 30\nstdio = 0 udp 192.0.2.1:9"), 11,
+                 "not on the guest's lo")
+
+
+@test
 def error_isolation_value_names_its_line():
     expect_error(replace("timeout = 30", "timeout = 30\nisolation = alone"), 11,
                  "isolation must be boot or batch")

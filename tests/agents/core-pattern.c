@@ -6,10 +6,12 @@
  * tries to open kernel.modprobe and /sys/kernel/uevent_helper for writing
  * (opened only, never written). With --same it writes core_pattern's own
  * value back instead (changes nothing: safe on a real host) and crashes
- * nothing.
+ * nothing. With --file PATH it writes PATH instead of /proc/sys's
+ * core_pattern (the same sysctl through another proc mount: a chroot
+ * builder's /srv/chroot/proc/sys/kernel/core_pattern).
  *
- *     core-pattern HELPER ARG
- *     core-pattern --same
+ *     core-pattern [--file PATH] HELPER ARG
+ *     core-pattern [--file PATH] --same
  */
 #include "agentlib.h"
 
@@ -48,14 +50,21 @@ static long write_file(const char *path, const char *text)
 
 int main(int argc, char **argv)
 {
+	const char *file = CORE_PATTERN;
 	char old[512] = "", want[600];
-	int same = argc == 2 && strcmp(argv[1], "--same") == 0, fd;
+	int same, fd;
 	long r;
 
 	agent_init("core-pattern");
+	if (argc >= 3 && strcmp(argv[1], "--file") == 0) {
+		file = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
+	same = argc == 2 && strcmp(argv[1], "--same") == 0;
 	if (!same && argc != 3)
-		return agent_usage("HELPER ARG | --same");
-	fd = open(CORE_PATTERN, O_RDONLY | O_CLOEXEC);
+		return agent_usage("[--file PATH] HELPER ARG | [--file PATH] --same");
+	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		ssize_t n = read(fd, old, sizeof(old) - 1);
 
@@ -66,8 +75,8 @@ int main(int argc, char **argv)
 		snprintf(want, sizeof(want), "%s", old);
 	else
 		snprintf(want, sizeof(want), "|%s %s\n", argv[1], argv[2]);
-	r = write_file(CORE_PATTERN, want);
-	agent_log("write_core_pattern", CORE_PATTERN, r, errno, NULL);
+	r = write_file(file, want);
+	agent_log("write_core_pattern", file, r, errno, NULL);
 	try_open("/proc/sys/kernel/modprobe");
 	try_open("/sys/kernel/uevent_helper");
 	if (!same && r > 0) {

@@ -3,7 +3,11 @@
  * write() (never trapped: no destination), and logs each write with the
  * socket's peer. A socket the caller connected before any filter existed
  * would carry the line to wherever the caller pointed it; the supervisor
- * must have closed every such descriptor before exec.
+ * must have closed every such descriptor before exec. With --stdio it
+ * looks at descriptors 0-2 too (which the supervisor keeps for the agent: a
+ * socket there must lead where the policy allows, or the run is refused).
+ *
+ *     inherit-fd [--stdio]
  */
 #include "agentlib.h"
 
@@ -46,9 +50,10 @@ int main(int argc, char **argv)
 	int n = 0, open_fds = 0;
 	char extra[64];
 
-	(void)argv;
+	int first = argc == 2 && strcmp(argv[1], "--stdio") == 0 ? 0 : 3;
+
 	/* Before agent_init: its log descriptor is not one we inherited. */
-	for (int fd = 3; fd < MAX_FD; fd++) {
+	for (int fd = first; fd < MAX_FD; fd++) {
 		struct stat st;
 
 		if (fstat(fd, &st) != 0)
@@ -58,8 +63,8 @@ int main(int argc, char **argv)
 			socks[n++] = fd;
 	}
 	agent_init("inherit-fd");
-	if (argc != 1)
-		return agent_usage("(no arguments)");
+	if (argc != 1 && first != 0)
+		return agent_usage("[--stdio]");
 	snprintf(extra, sizeof(extra), ",\"sockets\":%d", n);
 	agent_log("inherited_fds", NULL, open_fds, 0, extra);
 	for (int i = 0; i < n; i++) {
