@@ -145,6 +145,24 @@ TEST(sockaddr_decoded_by_family)
 	check_cases(c, TH_ARRAY_SIZE(c));
 }
 
+TEST(sockaddr_netlink_peer_when_name_is_not_the_kernel)
+{
+	struct name kernel = netlink_name(0, 12), peer = netlink_name(1234, 12),
+		    group = netlink_name(0, 12);
+	struct sv_dest d;
+	uint32_t groups = 1;
+
+	memcpy(group.b + offsetof(struct sockaddr_nl, nl_groups), &groups, sizeof(groups));
+	sv_sockaddr_decode(kernel.b, kernel.len, 0, &d);
+	EXPECT_EQ(d.netlink_peer, 0);
+	sv_sockaddr_decode(peer.b, peer.len, 0, &d);
+	EXPECT_EQ(d.netlink_peer, 1);
+	sv_sockaddr_decode(group.b, group.len, 0, &d);
+	EXPECT_EQ(d.kind, SV_DEST_NETLINK);
+	EXPECT_EQ(d.netlink_peer, 1);
+	expect_text(&d, &group, "netlink:pid=0,groups=0x1");
+}
+
 TEST(sockaddr_malformed_when_shorter_than_family_needs)
 {
 	struct name v4 = inet4("192.0.2.1", 443);
