@@ -14,7 +14,8 @@
  * AF_NETLINK) give; an inet address and port are the bytes at their offsets
  * in the name (a mapped IPv6 name as its IPv4 tail); the printed text fits,
  * is printable ASCII, is cut only as -ENOSPC, and reads back as what was
- * decoded (inet text through inet_pton, a unix name by undoing \xHH). */
+ * decoded (inet text through inet_pton, a unix name by undoing \xHH); a
+ * netlink name is a peer exactly when nl_pid or nl_groups is set. */
 #include "fuzz.h"
 
 #include <arpa/inet.h>
@@ -192,8 +193,13 @@ static void check_text(const struct sv_dest *d, const uint8_t *b, size_t len, co
 		check_unix_text(b, len, text);
 		break;
 	case SV_DEST_NETLINK:
-		snprintf(want, sizeof(want), "netlink:pid=%u", sv_load32(b + 4));
+		if (sv_load32(b + 8))
+			snprintf(want, sizeof(want), "netlink:pid=%u,groups=0x%x", sv_load32(b + 4),
+				 sv_load32(b + 8));
+		else
+			snprintf(want, sizeof(want), "netlink:pid=%u", sv_load32(b + 4));
 		FUZZ_CHECK(strcmp(text, want) == 0);
+		FUZZ_CHECK(d->netlink_peer == (sv_load32(b + 4) != 0 || sv_load32(b + 8) != 0));
 		break;
 	case SV_DEST_UNSUPPORTED:
 		snprintf(want, sizeof(want), "family=%d", d->family);
