@@ -12,10 +12,10 @@
 #define FAULT_ENV "EGRESS_SV_FAULT"
 #define MAX_FAULTS 16
 
-static const char *const sites[] = {"recv",        "process_vm_readv", "process_vm_writev",
-				    "proc_mem",    "id_valid",         "pidfd_open",
-				    "pidfd_getfd", "dup_close",        "send",
-				    "listener",    "pidfd_thread",     "listen_window"};
+static const char *const sites[] = {
+    "recv",         "process_vm_readv", "process_vm_writev", "proc_mem", "id_valid",
+    "pidfd_open",   "pidfd_getfd",      "dup_close",         "send",     "listener",
+    "pidfd_thread", "listen_window",    "id_valid_intr"};
 
 static struct {
 	char site[32];

@@ -47,6 +47,8 @@
  *   NETLINK_DEPUTY        call.c     named netlink sends are performed with the name:
  *                         the kernel checks only our capabilities (a root agent gets
  *                         CAP_NET_ADMIN)
+ *   ID_VALID_EINTR        notify.c   an ID_VALID interrupted by a signal (EINTR before
+ *                         anything was checked) is a mechanism failure
  *   LISTEN_NAME_UNCHECKED mediate_sock.c  the bound name is not read again after the
  *                         listen: a socket rebound to the wildcard in between listens
  * This header is documentation only; nothing includes it. */

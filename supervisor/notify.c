@@ -75,13 +75,25 @@ int sv_notify_id_valid(int listener, uint64_t id)
 #endif
 	if (err)
 		return err;
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
-		return 0;
-	if (errno == EINVAL || errno == ENOTTY) {
-		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID_OLD, &id) == 0)
+	for (int first = 1;; first = 0) {
+		/* The kernel takes the filter's notify_lock interruptibly
+		 * (mutex_lock_interruptible in seccomp_notify_id_valid), so a
+		 * signal to this thread while the other receivers hold it is
+		 * EINTR before anything was checked: ask again. Seen in the
+		 * matrix as exit-storm's capability-error on 7.3. */
+		if (first && sv_fault("id_valid_intr"))
+			errno = EINTR;
+		else if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
 			return 0;
+		else if ((errno == EINVAL || errno == ENOTTY) &&
+			 ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID_OLD, &id) == 0)
+			return 0;
+#ifndef SV_MUTANT_ID_VALID_EINTR
+		if (errno == EINTR)
+			continue;
+#endif
+		return -errno;
 	}
-	return -errno;
 }
 
 int sv_notify_send(int listener, struct seccomp_notif_resp *resp)

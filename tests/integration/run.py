@@ -1953,6 +1953,32 @@ def outsider_mem_refused_to_unprivileged_agent(ctx):
     ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0, "outsider-mem exit code")
 
 
+# ------------------------------------------------ a supervisor thread interrupted in ID_VALID
+
+@test()
+def id_valid_interrupted_by_a_signal_is_asked_again(ctx):
+    # The kernel takes the notify lock interruptibly, so ID_VALID can answer
+    # EINTR before it checked anything (exit-storm on 7.3 in the matrix).
+    # Through the seam every first attempt is interrupted.
+    lis = ctx.tcp(reply=True)
+    proc, report_path, log_path = ctx.start("connect-tcp", ["--send", "hi", lis.dest],
+                                            fault="id_valid_intr:EINTR")
+    run = ctx.finish(proc, report_path, log_path)
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect(wait_for(lambda: lis.received() == b"hi\n"), "listener got %r" % lis.received())
+    # The check can fail: without the retry the interrupted ID_VALID is a
+    # mechanism failure and the run a capability-error.
+    binary = os.path.join(BUILD, "mutants-faults", "id-valid-eintr", "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("%s missing (make mutant-faults-bin MUTANT=id-valid-eintr)" % binary)
+    proc, report_path, log_path = ctx.start("connect-tcp", ["--send", "hi", lis.dest],
+                                            fault="id_valid_intr:EINTR", binary=binary)
+    mrun = ctx.finish(proc, report_path, log_path)
+    expect_outcome(ctx, mrun, 3, "capability-error")
+    expect_event(ctx, mrun, "the interrupted ID_VALID", bucket="mechanism_failure",
+                 mechanism="id_valid")
+
+
 # ------------------------------------------------ a listener rebound while it is judged
 
 def listen_race_run(ctx, binary):
