@@ -35,8 +35,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PF_KTHREAD 0x00200000 /* include/linux/sched.h */
-
 /* --cell-cgroup: "" when the kernel has no cgroup2 */
 static const char *cell_cg = "";
 
@@ -193,56 +191,7 @@ static void prove(int s, struct rs_buf *now, const char *pass_detail, const char
 	rs_buf_free(&d);
 }
 
-/* Every process but init, this one and the kernel's threads (PF_KTHREAD in
- * /proc/PID/stat's flags) as "pid state comm;", and their pids. */
 #define MAX_LEFT 64
-static size_t user_procs(struct rs_buf *out, pid_t *pids)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	size_t n = 0;
-
-	if (!d) {
-		rs_buf_add(out, "/proc unreadable;", 17);
-		return 1;
-	}
-	while ((e = readdir(d))) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-
-		if (*end || pid <= 1 || pid == getpid())
-			continue;
-		char path[64];
-		struct rs_buf st = {0};
-
-		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-		if (rs_read_file(path, &st) < 0 || !st.len) {
-			rs_buf_free(&st);
-			continue; /* gone meanwhile */
-		}
-		const char *open = strchr(st.p, '(');
-		const char *close = strrchr(st.p, ')');
-		char state = '?';
-		unsigned long flags = 0;
-
-		if (open && close && close > open &&
-		    sscanf(close + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) == 2 &&
-		    (flags & PF_KTHREAD)) {
-			rs_buf_free(&st);
-			continue;
-		}
-		rs_buf_printf(out, "%ld %c %.*s;", pid, state,
-			      open && close > open ? (int)(close - open - 1) : 1,
-			      open && close > open ? open + 1 : "?");
-		if (n < MAX_LEFT)
-			pids[n] = (pid_t)pid;
-		n++;
-		rs_buf_free(&st);
-	}
-	closedir(d);
-	return n;
-}
-
 static pid_t left_pids[MAX_LEFT];
 static size_t nleft;
 
@@ -260,7 +209,7 @@ static void check_processes(void)
 
 	for (;; tries++) {
 		rs_buf_free(&list);
-		nleft = user_procs(&list, left_pids);
+		nleft = rs_user_procs(&list, left_pids, MAX_LEFT);
 		if (!nleft || tries == 50)
 			break;
 		nanosleep(&(struct timespec){0, 20000000}, NULL);
@@ -327,28 +276,6 @@ static void check_cgroups(void)
 	rs_buf_free(&done);
 }
 
-/* Field 2 of a mounts line (the mount point, octal escapes undone) into
- * OUT; false when the line has none. */
-static bool mount_point(const char *l, size_t n, char *out, size_t outlen)
-{
-	const char *sp = memchr(l, ' ', n);
-	size_t o = 0;
-
-	if (!sp)
-		return false;
-	for (size_t i = (size_t)(sp + 1 - l); i < n && l[i] != ' ' && o + 1 < outlen; i++) {
-		if (l[i] == '\\' && i + 3 < n) {
-			out[o++] =
-			    (char)((l[i + 1] - '0') * 64 + (l[i + 2] - '0') * 8 + (l[i + 3] - '0'));
-			i += 3;
-		} else {
-			out[o++] = l[i];
-		}
-	}
-	out[o] = '\0';
-	return o > 0;
-}
-
 /* True when PATH is the mount point of one of the boot's mounts. */
 static bool boot_mount_point(const char *path)
 {
@@ -360,7 +287,7 @@ static bool boot_mount_point(const char *path)
 		const char *nl = memchr(b + off, '\n', blen - off);
 		size_t end = nl ? (size_t)(nl - b) : blen;
 
-		if (mount_point(b + off, end - off, mp, sizeof(mp)) && strcmp(mp, path) == 0)
+		if (rs_mount_point(b + off, end - off, mp, sizeof(mp)) && strcmp(mp, path) == 0)
 			return true;
 		off = end + 1;
 	}
@@ -385,7 +312,7 @@ static void check_mounts(void)
 
 			while (start > 0 && now.p[start - 1] != '\n')
 				start--;
-			if (mount_point(now.p + start, end - 1 - start, mp, sizeof(mp)) &&
+			if (rs_mount_point(now.p + start, end - 1 - start, mp, sizeof(mp)) &&
 			    !boot_mount_point(mp)) {
 				int r = umount2(mp, MNT_DETACH);
 

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Text owned by the buffer; p is NUL-terminated whenever len > 0. */
 struct rs_buf {
@@ -60,6 +61,10 @@ bool rs_lines_has(const char *set, size_t setlen, const char *l, size_t n);
 size_t rs_lines_only_in(struct rs_buf *out, const char *a, size_t alen, const char *b, size_t blen,
 			size_t max);
 
+/* Field 2 of a /proc/self/mounts line L (the mount point, octal escapes
+ * undone) into OUT; false when the line has none. */
+bool rs_mount_point(const char *l, size_t n, char *out, size_t outlen);
+
 /* The whole file into B (appended); -errno when it cannot be read. */
 int rs_read_file(const char *path, struct rs_buf *b);
 
@@ -78,6 +83,13 @@ int rs_remove_tree(int at, const char *name);
  * cgroup2).
  */
 int rs_snap(int s, const char *cgroup, const struct rs_baseline *boot, struct rs_buf *out);
+
+/*
+ * Every process but init, this one and the kernel's threads (PF_KTHREAD in
+ * /proc/PID/stat's flags) as "pid state comm;" lines in OUT, and the first
+ * MAX of their pids in PIDS; returns how many there are.
+ */
+size_t rs_user_procs(struct rs_buf *out, pid_t *pids, size_t max);
 
 /* Loaded modules' names, newest first as /proc/modules lists them. */
 int rs_module_names(struct rs_buf *out);

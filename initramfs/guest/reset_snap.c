@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define PF_KTHREAD 0x00200000 /* include/linux/sched.h */
+
 const char *const rs_sect_names[RS_NSECT] = {"cgroups", "mounts",  "tmp",    "dev",   "rootfs",
 					     "network", "modules", "sysctl", "taint", "ipc"};
 
@@ -309,6 +311,53 @@ static const snap_fn snaps[RS_NSECT] = {
     snap_cgroups,    snap_mounts,  snap_tmp,    snap_dev,   snap_rootfs,
     rs_net_snapshot, snap_modules, snap_sysctl, snap_taint, snap_ipc,
 };
+
+size_t rs_user_procs(struct rs_buf *out, pid_t *pids, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d) {
+		rs_buf_add(out, "/proc unreadable;", 17);
+		return 1;
+	}
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 1 || pid == getpid())
+			continue;
+		char path[64];
+		struct rs_buf st = {0};
+
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		if (rs_read_file(path, &st) < 0 || !st.len) {
+			rs_buf_free(&st);
+			continue; /* gone meanwhile */
+		}
+		const char *open = strchr(st.p, '(');
+		const char *close = strrchr(st.p, ')');
+		char state = '?';
+		unsigned long flags = 0;
+
+		if (open && close && close > open &&
+		    sscanf(close + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) == 2 &&
+		    (flags & PF_KTHREAD)) {
+			rs_buf_free(&st);
+			continue;
+		}
+		rs_buf_printf(out, "%ld %c %.*s;", pid, state,
+			      open && close > open ? (int)(close - open - 1) : 1,
+			      open && close > open ? open + 1 : "?");
+		if (n < max)
+			pids[n] = (pid_t)pid;
+		n++;
+		rs_buf_free(&st);
+	}
+	closedir(d);
+	return n;
+}
 
 int rs_snap(int s, const char *cgroup, const struct rs_baseline *boot, struct rs_buf *out)
 {

@@ -249,3 +249,23 @@ int rs_remove_tree(int at, const char *name)
 		err = -errno;
 	return err;
 }
+
+bool rs_mount_point(const char *l, size_t n, char *out, size_t outlen)
+{
+	const char *sp = memchr(l, ' ', n);
+	size_t o = 0;
+
+	if (!sp)
+		return false;
+	for (size_t i = (size_t)(sp + 1 - l); i < n && l[i] != ' ' && o + 1 < outlen; i++) {
+		if (l[i] == '\\' && i + 3 < n) {
+			out[o++] =
+			    (char)((l[i + 1] - '0') * 64 + (l[i + 2] - '0') * 8 + (l[i + 3] - '0'));
+			i += 3;
+		} else {
+			out[o++] = l[i];
+		}
+	}
+	out[o] = '\0';
+	return o > 0;
+}
