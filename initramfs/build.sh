@@ -122,7 +122,7 @@ main() {
 	# its FILE:LINE errors.
 	python3 "$HERE/host/bundle.py" check "$supervisor" || die "supervisor $supervisor: not a usable bundle"
 	local prog
-	for prog in egress-envexec egress-features egress-sink egress-hostprofile egress-tty; do
+	for prog in egress-envexec egress-features egress-sink egress-hostprofile egress-tty egress-reset egress-frame; do
 		[[ -x $guest_bin/$prog ]] || die "$guest_bin/$prog missing (make initramfs-guest)"
 	done
 	ensure_busybox
@@ -136,15 +136,16 @@ main() {
 	chmod 1777 "$stage/tmp"
 	stage_busybox "$stage"
 	install -m 0755 "$HERE/guest/init" "$stage/init"
-	# install -d: each directory 0755 whatever the umask (mkdir -p would pass it on).
-	install -d -m 0755 "$stage/lib" "$stage/lib/egress"
-	install -m 0644 "$HERE/guest/reset.sh" "$stage/lib/egress/reset.sh"
+	# install -d: the directory 0755 whatever the umask (mkdir -p would pass it on).
+	install -d -m 0755 "$stage/lib"
 	python3 "$HERE/host/bundle.py" stage "$supervisor" "$stage" >/dev/null
 	install -m 0755 "$guest_bin/egress-envexec" "$stage/sbin/egress-envexec"
 	install -m 0755 "$guest_bin/egress-features" "$stage/sbin/egress-features"
 	install -m 0755 "$guest_bin/egress-sink" "$stage/sbin/egress-sink"
 	install -m 0755 "$guest_bin/egress-hostprofile" "$stage/sbin/egress-hostprofile"
 	install -m 0755 "$guest_bin/egress-tty" "$stage/sbin/egress-tty"
+	install -m 0755 "$guest_bin/egress-reset" "$stage/sbin/egress-reset"
+	install -m 0755 "$guest_bin/egress-frame" "$stage/sbin/egress-frame"
 	printf 'root:x:0:0:root:/:/bin/sh\nagent:x:1000:1000:agent:/tmp:/bin/sh\n' >"$stage/etc/passwd"
 	printf 'root:x:0:\nagent:x:1000:\n' >"$stage/etc/group"
 	chmod 0644 "$stage/etc/passwd" "$stage/etc/group"

@@ -1,5 +1,5 @@
 # initramfs/: the guest image (docs/guest.md).
-#   make initramfs-guest      -> build/initramfs/bin/egress-{envexec,features,sink,tty}
+#   make initramfs-guest      -> build/initramfs/bin/egress-{envexec,features,sink,tty,reset,frame}
 #   make initramfs            -> build/initramfs/initramfs.cpio
 #       INITRAMFS_CELLS=DIR   cell files to include (repeat with spaces)
 #       INITRAMFS_AGENTS=DIR  static agents to include (default build/agents if present)
@@ -17,7 +17,8 @@ IRFS_DIR := $(TOP)/initramfs
 IRFS_OUT := $(BUILD)/initramfs
 IRFS_GUEST_BIN := $(IRFS_OUT)/bin
 IRFS_GUEST_PROGS := $(IRFS_GUEST_BIN)/egress-envexec $(IRFS_GUEST_BIN)/egress-features \
-	$(IRFS_GUEST_BIN)/egress-sink $(IRFS_GUEST_BIN)/egress-hostprofile $(IRFS_GUEST_BIN)/egress-tty
+	$(IRFS_GUEST_BIN)/egress-sink $(IRFS_GUEST_BIN)/egress-hostprofile $(IRFS_GUEST_BIN)/egress-tty \
+	$(IRFS_GUEST_BIN)/egress-reset $(IRFS_GUEST_BIN)/egress-frame
 INITRAMFS := $(IRFS_OUT)/initramfs.cpio
 SUPERVISOR ?= $(SV_RELEASE)
 INITRAMFS_CELLS ?=
@@ -50,6 +51,17 @@ $(IRFS_GUEST_BIN)/egress-tty: $(IRFS_DIR)/guest/tty.c | sv-toolchain
 	$(call musl_prog,$@,$<)
 # The sink: the ground truth of what arrived (issue 4's oracle reads its log).
 $(IRFS_GUEST_BIN)/egress-sink: $(IRFS_DIR)/guest/sink.c | sv-toolchain
+	$(call musl_prog,$@,$<)
+
+# The reset between the cells of a batch and its proof (docs/guest.md
+# "Batches"): one process where reset.sh forked dozens.
+IRFS_RESET_SRCS := $(IRFS_DIR)/guest/reset.c $(IRFS_DIR)/guest/reset_util.c \
+	$(IRFS_DIR)/guest/reset_net.c $(IRFS_DIR)/guest/reset_snap.c
+$(IRFS_GUEST_BIN)/egress-reset: $(IRFS_RESET_SRCS) $(IRFS_DIR)/guest/reset.h | sv-toolchain
+	$(call musl_prog,$@,$(IRFS_RESET_SRCS))
+
+# A cell's result frame, every section in one process (docs/guest.md).
+$(IRFS_GUEST_BIN)/egress-frame: $(IRFS_DIR)/guest/frame.c | sv-toolchain
 	$(call musl_prog,$@,$<)
 
 initramfs-guest: $(IRFS_GUEST_PROGS)

@@ -9,6 +9,8 @@
 #                        the same cells with ISOLATION=batch and =boot: wall per
 #                        cell, ratio, boots, shares; exit 1 when an outcome differs
 #   make batch-panic-test  a cell that panics mid-batch costs one reboot
+#   make batch-reset-test  the reset repairs what it can and fails every check
+#                        on what it cannot (scenarios/tests/reset-plant-*)
 #   make vm-smoke        a few cells on each Debian kernel (part of make test)
 #   make scenario-test   the scenario parser's unit tests and the shipped files
 #   make scenario-list   every cell and its expected verdict, booting nothing
@@ -62,13 +64,18 @@ matrix: matrix-host-deps supervisor agents initramfs-guest
 
 # Issue 14's benchmark: one kernel (debian-6.1-cloud unless KERNELS names
 # one), every scenario unless SCENARIOS narrows it (>= 64 cells wanted).
-.PHONY: bench-matrix batch-panic-test
+.PHONY: bench-matrix batch-panic-test batch-reset-test
 bench-matrix: matrix-host-deps supervisor agents initramfs-guest
 	$(SC_MATRIX_ENV) python3 $(SC_TOOLS)/bench_matrix.py bench
 
 # scenarios/tests/panic-mid-batch between other cells of one boot (JOBS=1).
 batch-panic-test: matrix-host-deps supervisor agents initramfs-guest
 	$(SC_MATRIX_ENV) python3 $(SC_TOOLS)/bench_matrix.py panic
+
+# scenarios/tests/reset-plant-* in one batch (JOBS=1): every reset check
+# still fails on what a cell leaves behind, and repairs what it can.
+batch-reset-test: matrix-host-deps supervisor agents initramfs-guest
+	$(SC_MATRIX_ENV) python3 $(SC_TOOLS)/bench_matrix.py reset
 
 # Part of `make test`: boots QEMU for real, no kernel builds (Debian kernels
 # only, fetched and cached).

@@ -11,6 +11,14 @@
         the middle of a batch: its outcome is panic, it costs one reboot,
         and every other cell's outcome is the one it has in boot mode
 
+    bench_matrix.py reset [--kernel K]
+        the reset's checks can still fail: a cell that leaves repairable
+        state behind (scenarios/tests/reset-plant-1-repairable) must be put
+        back and the next reset pass, naming each repair; the next cell
+        (reset-plant-2-leftovers) leaves one thing per check that no reset
+        may pass, and the reset after it must fail each of those checks and
+        end the batch (the cells after it run in a fresh boot)
+
     bench_matrix.py report RESULTS/BATCH-RUN RESULTS/BOOT-RUN
         the same comparison of two runs made already
 
@@ -132,6 +140,77 @@ def cmd_panic(a):
     return 1 if failures else 0
 
 
+# The reset test's cells in id order: a neighbour, the two plant cells, a
+# neighbour that must run in a fresh boot after the failed reset.
+RESET_SCENARIOS = ("no-network.ptrace_scope=2,user=root reset-plant-* "
+                   "starter-undeclared.ptrace_scope=2,user=root")
+# What the reset after reset-plant-1-repairable must say it put back.
+RESET_REPAIRS = {
+    "sysctl": "net/ipv4/ip_default_ttl",
+    "network": "192.0.2.200",
+    "mounts": "/tmp/egress-planted-mnt",
+    "dev": "/dev/egress-planted",
+    "cgroups": "/sys/fs/cgroup/egress-planted-empty",
+}
+# The checks the reset after reset-plant-2-leftovers must fail (init-seccomp
+# cannot be planted from a service: no process but init can filter init).
+RESET_FAILS = ("processes", "cgroups", "mounts", "tmp", "dev", "rootfs", "network", "modules",
+               "sysctl", "ipc")
+
+
+def reset_lines(text):
+    """{check: (verdict, line)} of a reset's lines."""
+    out = {}
+    for line in text.splitlines():
+        verdict, _, rest = line.partition(" reset:")
+        name = rest.split(" ", 1)[0]
+        if verdict in ("pass", "fail") and name:
+            out.setdefault(name, (verdict, line))
+    return out
+
+
+def cmd_reset(a):
+    extra = os.path.join(TOP, "scenarios", "tests")
+    batch = run_matrix("batch", a.run_id, a.kernel, RESET_SCENARIOS, 1, a.results, extra)
+    cells = {c["scenario"]: c for c in batch["cells"]}
+    failures = []
+    after = cells.get("reset-plant-2-leftovers")
+    if not after:
+        failures.append("no reset-plant-2-leftovers cell")
+    else:
+        path = os.path.join(a.results, f"{a.run_id}-batch", "cells", after["cell"], "guest",
+                            "reset")
+        text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+        got = reset_lines(text)
+        for name, want in RESET_REPAIRS.items():
+            verdict, line = got.get(name, (None, ""))
+            if verdict != "pass" or want not in line:
+                failures.append(f"repairable: reset:{name} is not a pass naming {want}: "
+                                f"{line or 'absent'}")
+        for name, (verdict, line) in got.items():
+            if verdict != "pass":
+                failures.append(f"repairable: {line}")
+    ends = [b for b in batch["batches"]
+            if isinstance(b.get("end"), dict) and b["end"].get("status") == "reset-failed"]
+    if len(ends) != 1:
+        failures.append(f"{len(ends)} batches ended by a failed reset (want 1)")
+    else:
+        got = reset_lines(ends[0]["end"].get("detail") or "")
+        for name in RESET_FAILS:
+            verdict, line = got.get(name, (None, ""))
+            if verdict != "fail":
+                failures.append(f"leftovers: reset:{name} did not fail: {line or 'absent'}")
+    if batch["boots"] != 2:
+        failures.append(f"{batch['boots']} boots (want 2: the batch, and one fresh boot for "
+                        f"the cell after the failed reset)")
+    for f in failures:
+        print(f"not ok: {f}")
+    print(f"batch-reset: {'ok' if not failures else 'FAILED'}: {len(batch['cells'])} cells, "
+          f"{batch['boots']} boots, {len(RESET_REPAIRS)} repairs and {len(RESET_FAILS)} "
+          f"refusals checked")
+    return 1 if failures else 0
+
+
 def load(run_dir):
     with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
         return json.load(f)
@@ -144,7 +223,7 @@ def main(argv=None):
     p.add_argument("batch_run")
     p.add_argument("boot_run")
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    for name in ("bench", "panic"):
+    for name in ("bench", "panic", "reset"):
         p = sub.add_parser(name)
         p.add_argument("--kernel", default=os.environ.get("KERNELS") or "debian-6.1-cloud")
         p.add_argument("--run-id", default=os.environ.get("RUN_ID") or f"{name}-{stamp}")
@@ -156,7 +235,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.cmd == "report":
         return report(load(a.batch_run), load(a.boot_run))
-    return cmd_bench(a) if a.cmd == "bench" else cmd_panic(a)
+    return {"bench": cmd_bench, "panic": cmd_panic, "reset": cmd_reset}[a.cmd](a)
 
 
 if __name__ == "__main__":

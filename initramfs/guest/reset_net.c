@@ -1,0 +1,332 @@
+/*
+ * egress-reset's network state (reset.h): what `ip -o link`, `ip -o addr`
+ * and `ip route show table all` (IPv4 and IPv6) showed, read from rtnetlink
+ * in this process instead of four busybox processes. Attributes are kept by
+ * an allow-list: what ip prints (flags, MTU, queue, state, addresses,
+ * routes' table, protocol, scope, type, gateway, device, metric, preferred
+ * source, metrics), never counters, lifetimes or cache data.
+ */
+#include "reset.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+struct nl_req {
+	struct nlmsghdr nh;
+	union {
+		struct ifinfomsg ifi;
+		struct ifaddrmsg ifa;
+		struct rtmsg rtm;
+	} u;
+};
+
+/* Sends REQ and appends every reply message (until NLMSG_DONE or the ack)
+ * to RAW. */
+static int nl_talk(int fd, struct nlmsghdr *req, struct rs_buf *raw)
+{
+	static unsigned seq;
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+
+	req->nlmsg_seq = ++seq;
+	if (sendto(fd, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		return -errno;
+	static char msgs[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
+
+	for (;;) {
+		ssize_t n = recv(fd, msgs, sizeof(msgs), 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (struct nlmsghdr *h = (struct nlmsghdr *)msgs; NLMSG_OK(h, (size_t)n);
+		     h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != req->nlmsg_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				return e->error;
+			}
+			if (raw)
+				rs_buf_add(raw, (const char *)h, NLMSG_ALIGN(h->nlmsg_len));
+		}
+	}
+}
+
+static int nl_dump(int fd, int type, int family, struct rs_buf *raw)
+{
+	struct nl_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_type = (unsigned short)type;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	if (type == RTM_GETLINK) {
+		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.u.ifi));
+		req.u.ifi.ifi_family = (unsigned char)family;
+	} else if (type == RTM_GETADDR) {
+		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.u.ifa));
+		req.u.ifa.ifa_family = (unsigned char)family;
+	} else {
+		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.u.rtm));
+		req.u.rtm.rtm_family = (unsigned char)family;
+	}
+	return nl_talk(fd, &req.nh, raw);
+}
+
+static bool kept(unsigned short type, const unsigned short *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == type)
+			return true;
+	return false;
+}
+
+/* " T=HEX" for each attribute in KEEP; addresses, and the attributes
+ * STRINGS names (a name, a label, a qdisc), as text. */
+static void attrs(struct rs_buf *out, int family, struct rtattr *a, int len,
+		  const unsigned short *keep, size_t nkeep, const unsigned short *addrs,
+		  size_t naddrs, const unsigned short strings[2])
+{
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		unsigned short t = a->rta_type & NLA_TYPE_MASK;
+		const unsigned char *d = RTA_DATA(a);
+		size_t n = RTA_PAYLOAD(a);
+		char text[INET6_ADDRSTRLEN];
+
+		if (!kept(t, keep, nkeep))
+			continue;
+		rs_buf_printf(out, " %u=", t);
+		if ((t == strings[0] || t == strings[1]) && n > 0 && memchr(d, '\0', n)) {
+			rs_buf_printf(out, "%s", (const char *)d);
+			continue;
+		}
+		if (kept(t, addrs, naddrs) &&
+		    ((family == AF_INET && n == 4) || (family == AF_INET6 && n == 16)) &&
+		    inet_ntop(family, d, text, sizeof(text))) {
+			rs_buf_printf(out, "%s", text);
+			continue;
+		}
+		for (size_t i = 0; i < n; i++)
+			rs_buf_printf(out, "%02x", d[i]);
+	}
+}
+
+static const unsigned short link_keep[] = {
+    IFLA_ADDRESS, IFLA_BROADCAST, IFLA_IFNAME,    IFLA_MTU,      IFLA_LINK,  IFLA_QDISC,
+    IFLA_MASTER,  IFLA_TXQLEN,    IFLA_OPERSTATE, IFLA_LINKMODE, IFLA_GROUP, IFLA_PROMISCUITY,
+};
+static const unsigned short addr_keep[] = {IFA_ADDRESS,   IFA_LOCAL,   IFA_LABEL,
+					   IFA_BROADCAST, IFA_ANYCAST, IFA_FLAGS};
+static const unsigned short addr_addrs[] = {IFA_ADDRESS, IFA_LOCAL, IFA_BROADCAST, IFA_ANYCAST};
+static const unsigned short route_keep[] = {RTA_DST,       RTA_SRC,      RTA_IIF,     RTA_OIF,
+					    RTA_GATEWAY,   RTA_PRIORITY, RTA_PREFSRC, RTA_METRICS,
+					    RTA_MULTIPATH, RTA_TABLE,    RTA_PREF};
+static const unsigned short link_strings[2] = {IFLA_IFNAME, IFLA_QDISC};
+static const unsigned short addr_strings[2] = {IFA_LABEL, IFA_LABEL};
+static const unsigned short no_strings[2] = {0xffff, 0xffff};
+static const unsigned short route_addrs[] = {RTA_DST, RTA_SRC, RTA_GATEWAY, RTA_PREFSRC};
+
+/* One line for message H. */
+static void format_msg(struct rs_buf *out, const struct nlmsghdr *h)
+{
+	if (h->nlmsg_type == RTM_NEWLINK) {
+		const struct ifinfomsg *i = NLMSG_DATA(h);
+
+		rs_buf_printf(out, "link %d type=%u flags=%x", i->ifi_index, i->ifi_type,
+			      i->ifi_flags);
+		attrs(out, AF_UNSPEC, IFLA_RTA(i), (int)IFLA_PAYLOAD(h), link_keep,
+		      sizeof(link_keep) / sizeof(link_keep[0]), NULL, 0, link_strings);
+	} else if (h->nlmsg_type == RTM_NEWADDR) {
+		const struct ifaddrmsg *a = NLMSG_DATA(h);
+
+		rs_buf_printf(out, "addr %u family=%u prefix=%u flags=%x scope=%u", a->ifa_index,
+			      a->ifa_family, a->ifa_prefixlen, a->ifa_flags, a->ifa_scope);
+		attrs(out, a->ifa_family, IFA_RTA(a), (int)IFA_PAYLOAD(h), addr_keep,
+		      sizeof(addr_keep) / sizeof(addr_keep[0]), addr_addrs,
+		      sizeof(addr_addrs) / sizeof(addr_addrs[0]), addr_strings);
+	} else if (h->nlmsg_type == RTM_NEWROUTE) {
+		const struct rtmsg *r = NLMSG_DATA(h);
+
+		rs_buf_printf(out,
+			      "route family=%u dst/%u src/%u tos=%u table=%u proto=%u scope=%u "
+			      "type=%u flags=%x",
+			      r->rtm_family, r->rtm_dst_len, r->rtm_src_len, r->rtm_tos,
+			      r->rtm_table, r->rtm_protocol, r->rtm_scope, r->rtm_type,
+			      r->rtm_flags);
+		attrs(out, r->rtm_family, RTM_RTA(r), (int)RTM_PAYLOAD(h), route_keep,
+		      sizeof(route_keep) / sizeof(route_keep[0]), route_addrs,
+		      sizeof(route_addrs) / sizeof(route_addrs[0]), no_strings);
+	} else {
+		rs_buf_printf(out, "message type=%u", h->nlmsg_type);
+	}
+	rs_buf_add(out, "\n", 1);
+}
+
+static int nl_open(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* The raw dumps: links, addresses (both families), routes (both). */
+static int dump_all(int fd, struct rs_buf *raw)
+{
+	int err = nl_dump(fd, RTM_GETLINK, AF_UNSPEC, raw);
+
+	if (!err)
+		err = nl_dump(fd, RTM_GETADDR, AF_UNSPEC, raw);
+	if (!err)
+		err = nl_dump(fd, RTM_GETROUTE, AF_INET, raw);
+	if (!err)
+		err = nl_dump(fd, RTM_GETROUTE, AF_INET6, raw);
+	return err;
+}
+
+int rs_net_snapshot(struct rs_buf *out)
+{
+	int fd = nl_open();
+
+	if (fd < 0)
+		return fd;
+	struct rs_buf raw = {0};
+	int err = dump_all(fd, &raw);
+
+	close(fd);
+	for (size_t off = 0; !err && off < raw.len;) {
+		const struct nlmsghdr *h = (const struct nlmsghdr *)(raw.p + off);
+
+		format_msg(out, h);
+		off += NLMSG_ALIGN(h->nlmsg_len);
+	}
+	rs_buf_free(&raw);
+	if (!err)
+		rs_lines_sort(out);
+	return err;
+}
+
+/* The value of " TAG=" in line L (length n) up to the next space. */
+static bool field(const char *l, size_t n, const char *tag, const char **v, size_t *vn)
+{
+	size_t tl = strlen(tag);
+
+	for (size_t i = 0; i + tl <= n; i++) {
+		if (memcmp(l + i, tag, tl) != 0)
+			continue;
+		*v = l + i + tl;
+		*vn = 0;
+		while (i + tl + *vn < n && (*v)[*vn] != ' ')
+			(*vn)++;
+		return true;
+	}
+	return false;
+}
+
+/* A link is BASE's when a base line has its index and its name. */
+static bool link_in_base(const char *base, size_t baselen, const char *l, size_t n)
+{
+	const char *idx, *name, *bidx, *bname;
+	size_t idxn, namen, bidxn, bnamen;
+
+	if (!field(l, n, "link ", &idx, &idxn) || !field(l, n, " 3=", &name, &namen))
+		return false;
+	for (size_t off = 0; off < baselen;) {
+		const char *nl = memchr(base + off, '\n', baselen - off);
+		size_t end = nl ? (size_t)(nl - base) : baselen;
+		const char *b = base + off;
+		size_t bn = end - off;
+
+		off = end + 1;
+		if (bn > 5 && memcmp(b, "link ", 5) == 0 && field(b, bn, "link ", &bidx, &bidxn) &&
+		    field(b, bn, " 3=", &bname, &bnamen) && bidxn == idxn && bnamen == namen &&
+		    memcmp(bidx, idx, idxn) == 0 && memcmp(bname, name, namen) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A delete request for the link or address H describes: the index, and for
+ * an address its family, prefix and address attributes. */
+static int nl_delete(int fd, const struct nlmsghdr *h)
+{
+	struct {
+		struct nl_req r;
+		char attrs[64];
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.r.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	if (h->nlmsg_type == RTM_NEWLINK) {
+		const struct ifinfomsg *i = NLMSG_DATA(h);
+
+		req.r.nh.nlmsg_type = RTM_DELLINK;
+		req.r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.r.u.ifi));
+		req.r.u.ifi.ifi_index = i->ifi_index;
+		return nl_talk(fd, &req.r.nh, NULL);
+	}
+	const struct ifaddrmsg *a = NLMSG_DATA(h);
+	struct rtattr *at = IFA_RTA(a);
+	int len = (int)IFA_PAYLOAD(h);
+
+	req.r.nh.nlmsg_type = RTM_DELADDR;
+	req.r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.r.u.ifa));
+	req.r.u.ifa = *a;
+	for (; RTA_OK(at, len); at = RTA_NEXT(at, len)) {
+		if (at->rta_type != IFA_ADDRESS && at->rta_type != IFA_LOCAL)
+			continue;
+		if (NLMSG_ALIGN(req.r.nh.nlmsg_len) + RTA_ALIGN(at->rta_len) > sizeof(req))
+			return -E2BIG;
+		memcpy((char *)&req + NLMSG_ALIGN(req.r.nh.nlmsg_len), at, at->rta_len);
+		req.r.nh.nlmsg_len = NLMSG_ALIGN(req.r.nh.nlmsg_len) + RTA_ALIGN(at->rta_len);
+	}
+	return nl_talk(fd, &req.r.nh, NULL);
+}
+
+int rs_net_repair(const char *base, size_t baselen, struct rs_buf *done)
+{
+	int fd = nl_open();
+
+	if (fd < 0)
+		return fd;
+	struct rs_buf raw = {0};
+	int err = dump_all(fd, &raw);
+
+	/* Links first (their addresses and routes go with them), then addresses. */
+	for (int pass = 0; !err && pass < 2; pass++) {
+		for (size_t off = 0; off < raw.len;) {
+			const struct nlmsghdr *h = (const struct nlmsghdr *)(raw.p + off);
+			struct rs_buf line = {0};
+			bool del = false;
+
+			off += NLMSG_ALIGN(h->nlmsg_len);
+			format_msg(&line, h);
+			if (pass == 0 && h->nlmsg_type == RTM_NEWLINK)
+				del = !link_in_base(base, baselen, line.p, line.len - 1);
+			else if (pass == 1 && h->nlmsg_type == RTM_NEWADDR)
+				del = !rs_lines_has(base, baselen, line.p, line.len - 1);
+			if (del) {
+				int r = nl_delete(fd, h);
+
+				rs_buf_printf(done, " %.*s%s", (int)(line.len - 1), line.p,
+					      r ? " (refused)" : "");
+			}
+			rs_buf_free(&line);
+		}
+	}
+	rs_buf_free(&raw);
+	close(fd);
+	return err;
+}
