@@ -903,6 +903,30 @@ def leader_exit_allowed_connect_that_cannot_be_performed_is_capability_error(ctx
     expect_event(ctx, run, "pidfd_getfd failure", bucket="mechanism_failure", mechanism="pidfd_getfd")
 
 
+@test()
+def leader_exit_ebadf_from_pidfd_getfd_is_a_mechanism_failure(ctx):
+    # Kernels without the 6.9 fix-up answer EBADF, not ESRCH, for a process
+    # whose leader has exited (Debian's 5.10 and 6.1 have it backported, so
+    # the seam makes every pidfd_getfd answer EBADF here): kcmp shows the
+    # calling thread does hold the descriptor, so it is no bad descriptor of
+    # the agent's.
+    lis = ctx.tcp()
+    run = ctx.sv("leader-exit", [lis.dest], fault="pidfd_thread:EINVAL,pidfd_getfd:EBADF")
+    expect_outcome(ctx, run, 3, "capability-error")
+    ev = expect_event(ctx, run, "the leader-exited connect", bucket="mechanism_failure")
+    ctx.expect_eq(ev.get("mechanism"), "pidfd_getfd", "mechanism")
+    ctx.expect_eq(ev.get("mechanism_errno"), "ESRCH", "mechanism errno")
+    # The check can fail: the mutant files it as the agent's EBADF and passes.
+    binary = os.path.join(BUILD, "mutants-faults", "leader-ebadf-trusted", "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("%s missing (make mutant-faults-bin MUTANT=leader-ebadf-trusted)" % binary)
+    proc, report_path, log_path = ctx.start("leader-exit", [lis.dest], binary=binary,
+                                            fault="pidfd_thread:EINVAL,pidfd_getfd:EBADF")
+    mrun = ctx.finish(proc, report_path, log_path)
+    expect_outcome(ctx, mrun, 0, "pass")
+    expect_event(ctx, mrun, "the call filed as invalid", bucket="invalid")
+
+
 def require_pidfd_thread(ctx):
     try:
         major, minor = (int(x) for x in os.uname().release.split(".")[:2])
