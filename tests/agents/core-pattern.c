@@ -79,6 +79,7 @@ int main(int argc, char **argv)
 	agent_log("write_core_pattern", file, r, errno, NULL);
 	try_open("/proc/sys/kernel/modprobe");
 	try_open("/sys/kernel/uevent_helper");
+	try_open("/proc/sysrq-trigger");
 	if (!same && r > 0) {
 		pid_t pid = fork();
 		int status = 0;

@@ -1428,6 +1428,8 @@ def report_fd_forgery_by_agent_finds_no_route_and_killed_supervisor_vouches_for_
         ctx.expect(line.get("errno") in ("EACCES", "EPERM"), "%s: %s" % (call, line))
     ctx.require(recs, "no record on the report channel")
     ctx.expect_eq([k for k, _ in recs], ["provisional"] * len(recs), "records left by a killed supervisor")
+    ctx.expect_eq((recs[0][1].get("channel") or {}).get("path_agent_writable"), True,
+                  "the report says its --report path is the agent's to write")
     ctx.expect_eq(recs[-1][1].get("verdict"), "capability-error", "last record's verdict")
     ctx.expect_eq(rest, b"", "bytes after the last record")
     # The --report path is the documented weak channel: the agent (same uid,
@@ -1450,6 +1452,10 @@ def report_fd_forging_root_agent_cannot_reach_its_supervisor(ctx):
     expect_outcome(ctx, run, 1, "fail")
     expect_agent(ctx, run, "kill_supervisor", 0)
     expect_agent(ctx, run, "forge_fd", -1, "EBADF")
+    # /proc/PPID is the reaper (pid 1 of the namespace): not dumpable, and
+    # it holds nothing of the caller's.
+    line = expect_agent(ctx, run, "forge_proc_fd", -1)
+    ctx.expect(line.get("errno") in ("EACCES", "EPERM", "ENOENT"), "forge_proc_fd: %s" % line)
     ctx.expect_eq([k for k, _ in recs][-1:], ["final"], "the last record is the supervisor's final one")
     ctx.expect_eq(rest, b"", "bytes after the last record")
     ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
@@ -1906,6 +1912,13 @@ def root_agent_cannot_write_core_pattern(ctx):
     line = expect_agent(ctx, run, "write_core_pattern", -1)
     ctx.expect(line.get("errno") in ("EROFS", "30"),
                "core_pattern write: want EROFS, got %r" % line.get("errno"))
+    # The other helpers the kernel starts as full root, and the sysrq knob:
+    # read-only too (docs/design.md, "usermode helpers and /proc/sys").
+    for path in ("/proc/sys/kernel/modprobe", "/sys/kernel/uevent_helper", "/proc/sysrq-trigger"):
+        if not os.path.exists(path):
+            continue
+        line = expect_agent(ctx, run, "open_for_write", -1, dest=path)
+        ctx.expect(line.get("errno") in ("EROFS", "30"), "%s: want EROFS, got %r" % (path, line))
 
 
 @test()
