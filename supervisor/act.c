@@ -315,6 +315,7 @@ struct rights_ctx {
 	int pidfd;
 	pid_t check_tid;
 	int getfd_err;
+	const char *mech; /* the mechanism that failed with getfd_err */
 	int *dups;
 	size_t n, cap;
 };
@@ -339,6 +340,7 @@ static int translate_fds(void *arg, int *fds, size_t nfds)
 		d = sv_act_getfd_as(c->pidfd, c->check_tid, fds[i], &mech);
 		if (d < 0) {
 			c->getfd_err = d;
+			c->mech = mech;
 			return -ECANCELED;
 		}
 		c->dups[c->n++] = d;
@@ -348,12 +350,13 @@ static int translate_fds(void *arg, int *fds, size_t nfds)
 }
 
 int sv_act_translate_rights(int pidfd, pid_t check_tid, void *control, size_t len, int **dups,
-			    size_t *ndups, int *getfd_err)
+			    size_t *ndups, int *getfd_err, const char **mech)
 {
-	struct rights_ctx c = {.pidfd = pidfd, .check_tid = check_tid};
+	struct rights_ctx c = {.pidfd = pidfd, .check_tid = check_tid, .mech = "pidfd_getfd"};
 	int rc = sv_msghdr_walk_control(control, len, translate_fds, &c);
 
 	*getfd_err = c.getfd_err;
+	*mech = c.mech;
 	if (rc < 0) {
 		sv_act_free_dups(c.dups, c.n);
 		return rc;

@@ -65,12 +65,13 @@ int sv_act_is_blocking(int fd);
  * in our table (checked against check_tid's table as sv_act_getfd_as does).
  * Returns 0, -EINVAL (malformed, as the kernel answers),
  * -EPERM (a message that is not forwarded: a denial), or -ECANCELED when
- * pidfd_getfd failed on a passed descriptor, with its -errno in *getfd_err
- * (-EBADF: the agent has no such descriptor). On success *dups holds the
+ * pidfd_getfd (or kcmp, sv_act_getfd_as) failed on a passed descriptor, with
+ * its -errno in *getfd_err and the mechanism in *mech (-EBADF: the agent has
+ * no such descriptor). On success *dups holds the
  * duplicates to close after the send (*ndups of them; free with
  * sv_act_free_dups). */
 int sv_act_translate_rights(int pidfd, pid_t check_tid, void *control, size_t len, int **dups,
-			    size_t *ndups, int *getfd_err);
+			    size_t *ndups, int *getfd_err, const char **mech);
 void sv_act_free_dups(int *dups, size_t ndups);
 
 #endif

@@ -114,15 +114,17 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 		return -2;
 	}
 	if (cm->control) {
+		const char *mech = "pidfd_getfd";
+
 		rc = sv_act_translate_rights(c->pidfd, c->check_tid, cm->control, cm->m.controllen,
-					     &dups, &ndups, &getfd_err);
+					     &dups, &ndups, &getfd_err, &mech);
 		if (rc < 0) {
 			free(payload);
 			if (rc == -ECANCELED && getfd_err == -EBADF)
 				sv_call_finish(c, SV_INVALID, "bad-descriptor", SV_ACT_ERRNO, EBADF,
 					       0);
 			else
-				sv_call_mech_failure(c, "pidfd_getfd",
+				sv_call_mech_failure(c, rc == -ECANCELED ? mech : "pidfd_getfd",
 						     rc == -ECANCELED ? -getfd_err : -rc);
 			return -2;
 		}
