@@ -22,29 +22,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "names.h"
+
 #include <linux/io_uring.h>
 
 #ifndef SYS_io_uring_setup
 #define SYS_io_uring_setup 425
 #endif
-
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Formats "WHAT: strerror(e)" into ERR (no strerror when e is EINVAL from a
- * parse); returns -e. */
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	if (n >= 0 && (size_t)n < errlen && e != EINVAL)
-		snprintf(err + n, errlen - (size_t)n, ": %s", strerror(e));
-	return -e;
-}
 
 int ev_caller_parse_stdio(const char *val, struct ev_stdio *s, char *err, size_t errlen)
 {
@@ -54,23 +38,25 @@ int ev_caller_parse_stdio(const char *val, struct ev_stdio *s, char *err, size_t
 	memset(s, 0, sizeof(*s));
 	n = sscanf(val, "%d %15s %63s %1s", &s->fd, kind, dest, extra);
 	if (n < 2 || n > 3 || s->fd < 0 || s->fd > 2)
-		return fail(err, errlen, EINVAL, "stdio=%s: want FD KIND [ADDR:PORT], FD 0-2", val);
+		return ev_fail(err, errlen, EINVAL, "stdio=%s: want FD KIND [ADDR:PORT], FD 0-2",
+			       val);
 	if (strcmp(kind, "tcp") == 0 || strcmp(kind, "udp") == 0) {
 		if (n != 3)
-			return fail(err, errlen, EINVAL, "stdio=%s: %s needs ADDR:PORT", val, kind);
+			return ev_fail(err, errlen, EINVAL, "stdio=%s: %s needs ADDR:PORT", val,
+				       kind);
 		s->kind = kind[0] == 't' ? EV_STDIO_TCP : EV_STDIO_UDP;
 		memcpy(s->dest, dest, sizeof(s->dest));
 		return 0;
 	}
 	if (n != 2)
-		return fail(err, errlen, EINVAL, "stdio=%s: %s takes no argument", val, kind);
+		return ev_fail(err, errlen, EINVAL, "stdio=%s: %s takes no argument", val, kind);
 	if (strcmp(kind, "io_uring") == 0)
 		s->kind = EV_STDIO_IO_URING;
 	else if (strcmp(kind, "pty") == 0)
 		s->kind = EV_STDIO_PTY;
 	else
-		return fail(err, errlen, EINVAL,
-			    "stdio=%s: kind %s is not tcp, udp, io_uring or pty", val, kind);
+		return ev_fail(err, errlen, EINVAL,
+			       "stdio=%s: kind %s is not tcp, udp, io_uring or pty", val, kind);
 	return 0;
 }
 
@@ -82,7 +68,7 @@ int ev_caller_mount(const char *val, char *err, size_t errlen)
 	if (sscanf(val, "%15s %255s %1s", type, path, extra) != 2 ||
 	    (strcmp(type, "proc") != 0 && strcmp(type, "sysfs") != 0) ||
 	    strncmp(path, "/tmp/", 5) != 0 || strstr(path, "/.."))
-		return fail(
+		return ev_fail(
 		    err, errlen, EINVAL,
 		    "mount=%s: want proc|sysfs /tmp/PATH (no ..): / is read-only in the run", val);
 	/* mkdir -p: each parent under /tmp, which is writable. */
@@ -93,13 +79,13 @@ int ev_caller_mount(const char *val, char *err, size_t errlen)
 
 		*p = '\0';
 		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			return fail(err, errlen, errno, "mount=%s: mkdir %s", val, path);
+			return ev_fail(err, errlen, errno, "mount=%s: mkdir %s", val, path);
 		*p = c;
 		if (!c)
 			break;
 	}
 	if (mount(type, path, type, flags, NULL) != 0)
-		return fail(err, errlen, errno, "mount=%s: mount -t %s %s", val, type, path);
+		return ev_fail(err, errlen, errno, "mount=%s: mount -t %s %s", val, type, path);
 	return 0;
 }
 
@@ -163,18 +149,18 @@ static int connected_socket(const struct ev_stdio *s, char *detail, size_t len)
 	int type = s->kind == EV_STDIO_TCP ? SOCK_STREAM : SOCK_DGRAM, sock, r;
 
 	if (parse_dest(s->dest, &ss, &sl) != 0)
-		return fail(detail, len, EINVAL, "stdio %d: bad ADDR:PORT %s", s->fd, s->dest);
+		return ev_fail(detail, len, EINVAL, "stdio %d: bad ADDR:PORT %s", s->fd, s->dest);
 	sock = socket(ss.ss_family, type | SOCK_CLOEXEC, 0);
 	if (sock < 0)
-		return fail(detail, len, errno, "stdio %d: socket", s->fd);
+		return ev_fail(detail, len, errno, "stdio %d: socket", s->fd);
 	if (connect(sock, (struct sockaddr *)&ss, sl) != 0) {
 		int e = errno;
 
 		close(sock);
-		return fail(detail, len, e, "stdio %d: connect %s", s->fd, s->dest);
+		return ev_fail(detail, len, e, "stdio %d: connect %s", s->fd, s->dest);
 	}
 	if ((r = place(sock, s->fd)) < 0)
-		return fail(detail, len, -r, "stdio %d: dup2", s->fd);
+		return ev_fail(detail, len, -r, "stdio %d: dup2", s->fd);
 	snprintf(detail, len, "descriptor %d: a %s socket connected to %s by the caller", s->fd,
 		 type == SOCK_STREAM ? "TCP" : "UDP", s->dest);
 	return 0;
@@ -190,17 +176,17 @@ static int ring(const struct ev_stdio *s, char *detail, size_t len)
 	memset(&p, 0, sizeof(p));
 	fd = syscall(SYS_io_uring_setup, 4, &p);
 	if (fd < 0)
-		return fail(detail, len, errno, "stdio %d: io_uring_setup", s->fd);
+		return ev_fail(detail, len, errno, "stdio %d: io_uring_setup", s->fd);
 	snprintf(path, sizeof(path), EV_CALLER_PARAMS_FMT, s->fd);
 	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0 || write(out, &p, sizeof(p)) != (ssize_t)sizeof(p) || close(out) != 0) {
 		int e = errno;
 
 		close((int)fd);
-		return fail(detail, len, e, "stdio %d: writing %s", s->fd, path);
+		return ev_fail(detail, len, e, "stdio %d: writing %s", s->fd, path);
 	}
 	if ((r = place((int)fd, s->fd)) < 0)
-		return fail(detail, len, -r, "stdio %d: dup2", s->fd);
+		return ev_fail(detail, len, -r, "stdio %d: dup2", s->fd);
 	snprintf(detail, len,
 		 "descriptor %d: an io_uring ring (4 entries, no SQPOLL) set up by the caller, "
 		 "its params in %s",
@@ -211,18 +197,19 @@ static int ring(const struct ev_stdio *s, char *detail, size_t len)
 static int terminal(const struct ev_stdio *s, int tty_fd, char *detail, size_t len)
 {
 	if (tty_fd < 0)
-		return fail(detail, len, EBADF, "stdio %d: no terminal from init (--tty)", s->fd);
+		return ev_fail(detail, len, EBADF, "stdio %d: no terminal from init (--tty)",
+			       s->fd);
 	if (dup2(tty_fd, s->fd) != s->fd)
-		return fail(detail, len, errno, "stdio %d: dup2", s->fd);
+		return ev_fail(detail, len, errno, "stdio %d: dup2", s->fd);
 	/* A login's terminal: the caller leads its session and the terminal
 	 * is that session's controlling terminal. Not a process group leader
 	 * (init's background subshell), so setsid keeps this pid. A second pty
 	 * descriptor finds the session made already. */
 	if (getsid(0) != getpid() && setsid() < 0)
-		return fail(detail, len, errno, "stdio %d: setsid", s->fd);
+		return ev_fail(detail, len, errno, "stdio %d: setsid", s->fd);
 	/* The session leader's process group becomes the foreground one. */
 	if (ioctl(s->fd, TIOCSCTTY, 0) != 0)
-		return fail(detail, len, errno, "stdio %d: TIOCSCTTY", s->fd);
+		return ev_fail(detail, len, errno, "stdio %d: TIOCSCTTY", s->fd);
 	snprintf(detail, len,
 		 "descriptor %d: the caller's terminal (a pty init holds the master of), the "
 		 "controlling terminal of the session the supervisor leads",
@@ -241,5 +228,5 @@ int ev_caller_stdio(const struct ev_stdio *s, int tty_fd, char *detail, size_t l
 	case EV_STDIO_PTY:
 		return terminal(s, tty_fd, detail, len);
 	}
-	return fail(detail, len, EINVAL, "stdio %d: unknown kind", s->fd);
+	return ev_fail(detail, len, EINVAL, "stdio %d: unknown kind", s->fd);
 }

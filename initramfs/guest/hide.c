@@ -20,6 +20,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "names.h"
+
 /* What a program may need from /dev; everything else (the serial ports,
  * the console, /dev/kmsg, /dev/mem, block devices) stays init's. */
 static const char *const kept_nodes[] = {"null",    "zero", "full",       "random",
@@ -35,23 +37,6 @@ static const char *const links[][2] = {{"fd", "/proc/self/fd"},
  * splat would go through). */
 static const char *const refused_nodes[] = {"/dev/ttyS0", "/dev/ttyS1", "/dev/console",
 					    "/dev/kmsg",  "/dev/mem",   "/dev/port"};
-
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Formats "WHAT: strerror(e)" into ERR; returns -e. */
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	if (n >= 0 && (size_t)n < errlen)
-		snprintf(err + n, errlen - (size_t)n, ": %s", strerror(e));
-	return -e;
-}
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
 static void unescape(char *s)
@@ -131,13 +116,13 @@ static int each_mount(int (*fn)(const char *, unsigned long, void *), void *arg,
 	int n = 0, i, j, r = 0;
 
 	if (!f)
-		return fail(err, errlen, errno, "/proc/self/mountinfo");
+		return ev_fail(err, errlen, errno, "/proc/self/mountinfo");
 	while (fgets(line, sizeof(line), f)) {
 		char opts[256];
 
 		if (n == MAX_MOUNTS) {
 			fclose(f);
-			return fail(err, errlen, E2BIG, "more than %d mounts", MAX_MOUNTS);
+			return ev_fail(err, errlen, E2BIG, "more than %d mounts", MAX_MOUNTS);
 		}
 		/* id parent major:minor root mountpoint options ... */
 		if (sscanf(line, "%*s %*s %*s %*s %511s %255s", mounts[n].mp, opts) != 2)
@@ -171,7 +156,7 @@ static int make_nodev(const char *mp, unsigned long flags, void *arg)
 	if (under_dev(mp) || (flags & (MS_RDONLY | MS_NODEV)))
 		return 0;
 	if (mount(NULL, mp, NULL, MS_REMOUNT | MS_BIND | flags | MS_NODEV, NULL) != 0)
-		return fail(c->err, c->errlen, errno, "making %s nodev", mp);
+		return ev_fail(c->err, c->errlen, errno, "making %s nodev", mp);
 	return 0;
 }
 
@@ -188,26 +173,26 @@ static int private_dev(char *err, size_t errlen)
 		have[i] = stat(path, &st[i]) == 0 && S_ISCHR(st[i].st_mode);
 	}
 	if (mount("egress-dev", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=4k,mode=0755") != 0)
-		return fail(err, errlen, errno, "mounting the run's own /dev (CONFIG_TMPFS)");
+		return ev_fail(err, errlen, errno, "mounting the run's own /dev (CONFIG_TMPFS)");
 	for (i = 0; i < NKEPT; i++) {
 		if (!have[i])
 			continue;
 		snprintf(path, sizeof(path), "/dev/%s", kept_nodes[i]);
 		if (mknod(path, S_IFCHR | (st[i].st_mode & 07777), st[i].st_rdev) != 0)
-			return fail(err, errlen, errno, "mknod %s", path);
+			return ev_fail(err, errlen, errno, "mknod %s", path);
 		/* mknod applies the umask: the original mode, exactly. */
 		if (chmod(path, st[i].st_mode & 07777) != 0 ||
 		    chown(path, st[i].st_uid, st[i].st_gid) != 0)
-			return fail(err, errlen, errno, "chmod/chown %s", path);
+			return ev_fail(err, errlen, errno, "chmod/chown %s", path);
 	}
 	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
 		snprintf(path, sizeof(path), "/dev/%s", links[i][0]);
 		if (symlink(links[i][1], path) != 0)
-			return fail(err, errlen, errno, "symlink %s", path);
+			return ev_fail(err, errlen, errno, "symlink %s", path);
 	}
 	if (mount(NULL, "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
 		  NULL) != 0)
-		return fail(err, errlen, errno, "making the run's /dev read-only");
+		return ev_fail(err, errlen, errno, "making the run's /dev read-only");
 	return 0;
 }
 
@@ -217,12 +202,12 @@ int ev_hide_enter(char *err, size_t errlen)
 	int r;
 
 	if (unshare(CLONE_NEWNS) != 0)
-		return fail(err, errlen, errno, "unshare(CLONE_NEWNS) (CONFIG_NAMESPACES)");
+		return ev_fail(err, errlen, errno, "unshare(CLONE_NEWNS) (CONFIG_NAMESPACES)");
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-		return fail(err, errlen, errno, "making / private");
+		return ev_fail(err, errlen, errno, "making / private");
 	/* A per-mount flag: init's view stays writable. */
 	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
-		return fail(err, errlen, errno, "/ read-only");
+		return ev_fail(err, errlen, errno, "/ read-only");
 #ifdef GUEST_MUTANT_SHARED_DEV
 	/* MUTANT shared-dev: the shared devtmpfs, only read-only, and
 	 * writable mounts that allow device nodes (before the third review). */
@@ -231,7 +216,7 @@ int ev_hide_enter(char *err, size_t errlen)
 	(void)private_dev;
 	(void)make_nodev;
 	if (mount(NULL, "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
-		return fail(err, errlen, errno, "/dev read-only");
+		return ev_fail(err, errlen, errno, "/dev read-only");
 	return 0;
 #else
 	r = each_mount(make_nodev, &c, err, errlen);
@@ -245,7 +230,7 @@ int ev_hide_cover(const char *dir, char *err, size_t errlen)
 {
 	if (mount("egress-hidden", dir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  "size=4k,mode=0555") != 0)
-		return fail(err, errlen, errno, "covering %s", dir);
+		return ev_fail(err, errlen, errno, "covering %s", dir);
 	return 0;
 }
 
@@ -288,7 +273,7 @@ int ev_hide_check(char *detail, size_t len)
 			return -EEXIST;
 		}
 		if (errno != ENOENT)
-			return fail(detail, len, errno, "stat %s", refused_nodes[i]);
+			return ev_fail(detail, len, errno, "stat %s", refused_nodes[i]);
 	}
 	r = each_mount(writable_dev_mount, &c, detail, len);
 	if (r)

@@ -5,6 +5,7 @@
 #include "names.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,4 +136,17 @@ int ev_parse_cap(const char *s)
 			return (int)i;
 	}
 	return -EINVAL;
+}
+
+int ev_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < errlen && e != EINVAL)
+		snprintf(err + n, errlen - (size_t)n, ": %s", strerror(e));
+	return -e;
 }
