@@ -25,16 +25,36 @@ static const char *const io_uring[] = {"io_uring_setup", "io_uring_enter", "io_u
  * would steer the native calls that follow. */
 static const char *const foreign_only[] = {"socketcall", "socket", "setsockopt", "listen"};
 
-/* Socket options that choose the path or the first hop of what is sent,
- * after the destination was judged: source routes. */
+/* Socket options that choose the path or the first hop of what is sent
+ * after the destination was judged (source routes), or the source address
+ * it claims (a forged source makes every router on the path a reflector:
+ * an ICMP error quoting the datagram goes to whatever source it names). */
 static const struct {
 	int level, name;
+	const char *reason;
 } route_options[] = {
-    {IPPROTO_IP, 4},    /* IP_OPTIONS: LSRR/SSRR */
-    {IPPROTO_IPV6, 57}, /* IPV6_RTHDR */
-    {IPPROTO_IPV6, 5},  /* IPV6_2292RTHDR */
-    {IPPROTO_IPV6, 6},  /* IPV6_2292PKTOPTIONS */
+    {IPPROTO_IP, 4, "source-route"},    /* IP_OPTIONS: LSRR/SSRR */
+    {IPPROTO_IPV6, 57, "source-route"}, /* IPV6_RTHDR */
+    {IPPROTO_IPV6, 5, "source-route"},  /* IPV6_2292RTHDR */
+    {IPPROTO_IPV6, 6, "source-route"},  /* IPV6_2292PKTOPTIONS */
+    /* IPV6_FLOWLABEL_MGR: a flow label can carry options, a type-2
+     * routing header among them (CONFIG_IPV6_MIP6), which a send then
+     * attaches through sin6_flowinfo with IPV6_FLOWINFO_SEND. */
+    {IPPROTO_IPV6, 32, "source-route"},
+    /* IP_FREEBIND (the same bit for IPv6 sockets) and IPV6_FREEBIND: a
+     * source address that is not ours, bound or given in IPV6_PKTINFO. */
+    {IPPROTO_IP, 15, "source-address"},
+    {IPPROTO_IPV6, 78, "source-address"},
 };
+
+const char *sv_filter_option_reason(uint32_t level, uint32_t name)
+{
+	for (size_t i = 0; i < sizeof(route_options) / sizeof(route_options[0]); i++)
+		if ((uint32_t)route_options[i].level == level &&
+		    (uint32_t)route_options[i].name == name)
+			return route_options[i].reason;
+	return NULL;
+}
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 /* An int parameter is the low 32 bits of its register (the kernel's

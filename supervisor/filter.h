@@ -2,6 +2,8 @@
 #ifndef SV_FILTER_H
 #define SV_FILTER_H
 
+#include <stdint.h>
+
 /* Builds the whole filter (native x86_64 plus the i386 and x32 ABIs, merged)
  * without loading it, into *ctx (a scmp_filter_ctx the caller releases with
  * seccomp_release). Returns 0 or -errno. What notifies, on every ABI:
@@ -9,10 +11,15 @@
  * io_uring_register; ptrace, process_vm_readv, process_vm_writev,
  * pidfd_getfd, kcmp. Natively also: listen; socket() for every (family,
  * type, protocol) but AF_UNIX and TCP/UDP over IPv4/IPv6; setsockopt() of
- * source routes. On i386 and x32 also socketcall, socket, setsockopt and
- * listen, whole. Every int argument is compared in its low 32 bits only.
- * Used by sv_filter_install and by the filter table tests (filter-export). */
+ * source routes, flow labels and free binding. On i386 and x32 also socketcall, socket, setsockopt
+ * and listen, whole. Every int argument is compared in its low 32 bits only. Used by
+ * sv_filter_install and by the filter table tests (filter-export). */
 int sv_filter_build(void **ctx);
+
+/* The reason a trapped setsockopt (level, name: the low 32 bits of its
+ * registers) is denied: "source-route" or "source-address"; NULL for an
+ * option the filter does not trap. */
+const char *sv_filter_option_reason(uint32_t level, uint32_t name);
 
 /* Installs the filter in the calling process (with no_new_privs) and returns
  * the new listener fd (close-on-exec), or -errno. Must be called in the

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "call.h"
+#include "filter.h"
 #include "mediate_msg.h"
 #include "mediate_sock.h"
 #include "msghdr.h"
@@ -112,12 +113,15 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	sv_call_answer_performed(c, why, rc, err);
 }
 
-/* setsockopt() reaches us only for source routes (IP_OPTIONS, IPV6_RTHDR):
- * they choose the first hop after the destination was judged. */
+/* setsockopt() reaches us only for the options the filter traps (source
+ * routes, flow labels, free binding): each chooses a hop or the source
+ * after the destination was judged. */
 static void on_setsockopt(struct sv_call *c, const __u64 *a)
 {
-	(void)a;
-	sv_call_finish(c, SV_DENIED, "source-route", SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
+	const char *why = sv_filter_option_reason((uint32_t)a[1], (uint32_t)a[2]);
+
+	sv_call_finish(c, SV_DENIED, why ? why : "source-route", SV_ACT_ERRNO,
+		       sv_call_denial_errno(c), 0);
 }
 
 /* i386 and x32 calls are denied whatever their destination; reading it is

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "fault.h"
 #include "mediate.h"
 #include "report.h"
@@ -137,8 +138,9 @@ static void release_slot(struct slot *sl)
 static int spawn_receiver(void);
 
 /* A receive that failed has no notification id: it is still a trapped call
- * whose fate we know (abandoned for ENOENT) or do not (a mechanism failure). */
-static void record_recv_failure(int err)
+ * whose fate we know (abandoned for ENOENT) or do not (a mechanism failure
+ * of mechanism, "recv" or the receiver's own set-up). */
+static void record_recv_failure(const char *mechanism, int err)
 {
 	struct sv_event ev = {.t_ms = sv_report_now_ms(), .syscall = "unknown", .abi = "unknown"};
 
@@ -150,7 +152,7 @@ static void record_recv_failure(int err)
 	} else {
 		ev.bucket = SV_MECH_FAILURE;
 		ev.reason = "mechanism";
-		ev.mechanism = "recv";
+		ev.mechanism = mechanism;
 		ev.mech_err = err;
 	}
 	ev.action = SV_ACT_NONE;
@@ -173,6 +175,20 @@ static void *receiver(void *arg)
 	sl->tid = (pid_t)syscall(SYS_gettid);
 	sl->state = SLOT_RUNNING;
 	pthread_mutex_unlock(&P.lock);
+#ifndef SV_MUTANT_NETLINK_DEPUTY
+	/* Before the first call we perform: a receiver that kept our
+	 * capabilities would lend them to the agent (netlink's sender checks).
+	 * One that cannot lower them must not perform anything. */
+	{
+		int err = sv_caps_lower_thread();
+
+		if (err != 0) {
+			record_recv_failure("capset", -err);
+			sv_notify_fatal();
+			atomic_store(&P.stop, 1);
+		}
+	}
+#endif
 	while (!atomic_load(&P.stop)) {
 		int rc, err = 0, left;
 
@@ -193,7 +209,7 @@ static void *receiver(void *arg)
 			 * filter any more: that is the end of the run, not a call. */
 			if (err == ENOENT && listener_hung_up())
 				break;
-			record_recv_failure(err);
+			record_recv_failure("recv", err);
 			if (err == ENOENT)
 				continue;
 			sv_notify_fatal();

@@ -11,64 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "filter.h"
-
-/* Capabilities that would let the agent step around mediation or outlive
- * the run (docs/design.md, "Threat model: the agent process"): raw and
- * packet sockets, routing and netfilter, BPF hooks, ptrace or memory access
- * to the supervisor itself, mounts and namespaces (SYS_ADMIN: also what
- * keeps the read-only /proc/sys and /sys in place), kexec and reboot
- * (SYS_BOOT: kexec_load starts another kernel outside every filter), and
- * choosing pids (CHECKPOINT_RESTORE: clone3 set_tid and ns_last_pid, with
- * which a tree of decreasing pids defeated a kill in pid order; also
- * map_files and PR_SET_MM). Kept on purpose: SETUID/SETGID (a root agent
- * may change ids; cross-process access is then stopped by the pid
- * namespace and the filter, not by its uid), KILL (in the pid namespace it
- * reaches only the agent's own tree), DAC_OVERRIDE and the other file
- * capabilities (a root agent's file access is the user's choice of running
- * it as root: a known limit). */
-static const int risky_caps[] = {
-    12 /* NET_ADMIN */,
-    13 /* NET_RAW */,
-    16 /* SYS_MODULE */,
-    17 /* SYS_RAWIO */,
-    19 /* SYS_PTRACE */,
-    21 /* SYS_ADMIN */,
-    22 /* SYS_BOOT */,
-    38 /* PERFMON */,
-    39 /* BPF */,
-#ifndef SV_MUTANT_CHECKPOINT_RESTORE_KEPT
-#ifndef SV_MUTANT_OLD_DESCENDANT_KILL
-    /* MUTANT checkpoint-restore-kept, old-descendant-kill: kept. */
-    40 /* CHECKPOINT_RESTORE */,
-#endif
-#endif
-};
-
-/* Removes risky_caps from every set. For a root supervisor that is what
- * keeps a root agent mediated; an unprivileged one holds none of them and
- * cannot drop from the bounding set (EPERM, on purpose ignored: no_new_privs
- * already stops exec from granting file capabilities). Unknown capabilities
- * on older kernels (EINVAL) are likewise nothing to drop. */
-static void drop_risky_caps(void)
-{
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct d[2];
-
-	for (size_t i = 0; i < sizeof(risky_caps) / sizeof(risky_caps[0]); i++)
-		prctl(PR_CAPBSET_DROP, risky_caps[i], 0, 0, 0);
-	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	if (syscall(SYS_capget, &h, d) != 0)
-		return;
-	for (size_t i = 0; i < sizeof(risky_caps) / sizeof(risky_caps[0]); i++) {
-		unsigned idx = (unsigned)risky_caps[i] / 32, bit = 1u << (risky_caps[i] % 32);
-
-		d[idx].effective &= ~bit;
-		d[idx].permitted &= ~bit;
-		d[idx].inheritable &= ~bit;
-	}
-	syscall(SYS_capset, &h, d);
-}
 
 /* Closes the caller's descriptors and runs fn. A descriptor that cannot be
  * closed means the agent must not run: the errno goes to keep_fd. */
@@ -128,7 +72,7 @@ static void child(const struct child_args *a)
 	 * the child must be, like an exec'd agent, or the canary would prove
 	 * access to a process unlike the agent. */
 	prctl(PR_SET_DUMPABLE, 1);
-	drop_risky_caps();
+	sv_caps_drop_for_agent();
 
 	msg[0] = msg[2] == 0 ? sv_filter_install() : -ECANCELED;
 	/* Without a pid namespace, the Landlock domain is what keeps the agent

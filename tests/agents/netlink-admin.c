@@ -11,8 +11,10 @@
  * Logs each request with the kernel's answer (the nlmsgerr error: 0, or the
  * errno it names) and the datagram's sendto. Exits 0 when both answers are
  * WANT (an errno name, or "ok"), 1 otherwise, 2 on a set-up failure.
+ * With FD, the requests go through descriptor FD, a NETLINK_ROUTE socket
+ * the caller opened (with its own credentials), instead of one of its own.
  *
- *     netlink-admin WANT
+ *     netlink-admin WANT [FD]
  */
 #include "agentlib.h"
 
@@ -75,9 +77,10 @@ int main(int argc, char **argv)
 	long r;
 
 	agent_init("netlink-admin");
-	if (argc != 2)
-		return agent_usage("WANT");
-	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (argc != 2 && argc != 3)
+		return agent_usage("WANT [FD]");
+	nl = argc == 3 ? (int)agent_parse_count(argv[2])
+		       : socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (nl < 0 || u < 0)
 		return 2;

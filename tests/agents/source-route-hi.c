@@ -1,9 +1,13 @@
 /*
  * source-route-hi: sets source routes with bit 32 set in the level argument
  * (the kernel reads only the low 32 bits of an int): IP_OPTIONS with a
- * loose source route through HOP (IPv4), then a type-0 IPV6_RTHDR. Each is
- * the raw syscall, logged. Exits 0 when both were refused (any errno, logged:
- * the host checks it against the report's promise), 1 otherwise.
+ * loose source route through HOP (IPv4), a type-0 IPV6_RTHDR, then the
+ * options that reach the same ends another way: an IPV6_FLOWLABEL_MGR
+ * request (a flow label can carry a type-2 routing header, attached by a
+ * send's sin6_flowinfo), and IP_FREEBIND and IPV6_FREEBIND (a source address
+ * that is not ours: every router on the path then reflects an ICMP error,
+ * quoting the datagram, to it). Each is the raw syscall, logged. Exits 0 when both were refused
+ * (any errno, logged: the host checks it against the report's promise), 1 otherwise.
  */
 #include "agentlib.h"
 
@@ -51,6 +55,25 @@ int main(int argc, char **argv)
 	rthdr[11] = 0xb8;
 	rthdr[23] = 5;
 	bad |= try("ipv6_rthdr", fd, IPPROTO_IPV6, IPV6_RTHDR, rthdr, sizeof(rthdr));
+	/* struct in6_flowlabel_req: dst 2001:db8::5, label 1, IPV6_FL_A_GET,
+	 * IPV6_FL_S_EXCL, IPV6_FL_F_CREATE (32 bytes); refused before the
+	 * kernel reads it. */
+	{
+		unsigned char flr[32] = {0};
+
+		memcpy(flr, rthdr + 8, 16);
+		flr[19] = 1;
+		flr[20] = 0; /* IPV6_FL_A_GET */
+		flr[21] = 1; /* IPV6_FL_S_EXCL */
+		flr[22] = 1; /* IPV6_FL_F_CREATE */
+		bad |= try("ipv6_flowlabel_mgr", fd, IPPROTO_IPV6, 32, flr, sizeof(flr));
+	}
+	{
+		int one = 1;
+
+		bad |= try("ipv6_freebind", fd, IPPROTO_IPV6, 78, &one, sizeof(one));
+		bad |= try("ip_freebind", fd, IPPROTO_IP, 15, &one, sizeof(one));
+	}
 	close(fd);
 	return bad;
 }

@@ -1,0 +1,77 @@
+#include "caps.h"
+
+#include <errno.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Capabilities that would let the agent step around mediation or outlive
+ * the run (docs/design.md, "Threat model: the agent process"): raw and
+ * packet sockets, routing and netfilter, BPF hooks, ptrace or memory access
+ * to the supervisor itself, mounts and namespaces (SYS_ADMIN: also what
+ * keeps the read-only /proc/sys and /sys in place), kexec and reboot
+ * (SYS_BOOT: kexec_load starts another kernel outside every filter), and
+ * choosing pids (CHECKPOINT_RESTORE: clone3 set_tid and ns_last_pid, with
+ * which a tree of decreasing pids defeated a kill in pid order; also
+ * map_files and PR_SET_MM). Kept on purpose: SETUID/SETGID (a root agent
+ * may change ids; cross-process access is then stopped by the pid
+ * namespace and the filter, not by its uid), KILL (in the pid namespace it
+ * reaches only the agent's own tree), DAC_OVERRIDE and the other file
+ * capabilities (a root agent's file access is the user's choice of running
+ * it as root: a known limit). */
+static const int risky_caps[] = {
+    12 /* NET_ADMIN */,
+    13 /* NET_RAW */,
+    16 /* SYS_MODULE */,
+    17 /* SYS_RAWIO */,
+    19 /* SYS_PTRACE */,
+    21 /* SYS_ADMIN */,
+    22 /* SYS_BOOT */,
+    38 /* PERFMON */,
+    39 /* BPF */,
+#ifndef SV_MUTANT_CHECKPOINT_RESTORE_KEPT
+#ifndef SV_MUTANT_OLD_DESCENDANT_KILL
+    /* MUTANT checkpoint-restore-kept, old-descendant-kill: kept. */
+    40 /* CHECKPOINT_RESTORE */,
+#endif
+#endif
+};
+
+void sv_caps_drop_for_agent(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+
+	for (size_t i = 0; i < sizeof(risky_caps) / sizeof(risky_caps[0]); i++)
+		prctl(PR_CAPBSET_DROP, risky_caps[i], 0, 0, 0);
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (syscall(SYS_capget, &h, d) != 0)
+		return;
+	for (size_t i = 0; i < sizeof(risky_caps) / sizeof(risky_caps[0]); i++) {
+		unsigned idx = (unsigned)risky_caps[i] / 32, bit = 1u << (risky_caps[i] % 32);
+
+		d[idx].effective &= ~bit;
+		d[idx].permitted &= ~bit;
+		d[idx].inheritable &= ~bit;
+	}
+	syscall(SYS_capset, &h, d);
+}
+
+int sv_caps_lower_thread(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) != 0)
+		return -errno;
+	for (size_t i = 0; i < sizeof(risky_caps) / sizeof(risky_caps[0]); i++) {
+		unsigned idx = (unsigned)risky_caps[i] / 32, bit = 1u << (risky_caps[i] % 32);
+
+		/* Reading and duplicating from the agent is ours to do. */
+		if (risky_caps[i] == 19 /* SYS_PTRACE */)
+			continue;
+		d[idx].effective &= ~bit;
+	}
+	return syscall(SYS_capset, &h, d) == 0 ? 0 : -errno;
+}

@@ -1,0 +1,25 @@
+/* The capabilities the agent does not get, in one list: dropped from the
+ * agent for good, and from the effective set of every thread of ours that
+ * performs the agent's calls. */
+#ifndef SV_CAPS_H
+#define SV_CAPS_H
+
+/* Removes the list from every set of the calling process (bounding,
+ * ambient, effective, permitted, inheritable): for the agent's child, before
+ * exec. For a root supervisor that is what keeps a root agent mediated; an
+ * unprivileged one holds none of them and cannot drop from the bounding set
+ * (EPERM, on purpose ignored: no_new_privs already stops exec from granting
+ * file capabilities). Unknown capabilities on older kernels (EINVAL) are
+ * likewise nothing to drop. */
+void sv_caps_drop_for_agent(void);
+
+/* Clears the list, CAP_SYS_PTRACE excepted, from the calling thread's
+ * effective set (capabilities are per thread). A call we perform for the
+ * agent is then checked against capabilities the agent has too: the kernel
+ * checks the sending task in places (a named netlink send, a netlink socket
+ * the agent did not open), and ours must not stand in for its. CAP_SYS_PTRACE
+ * stays: reading the agent and duplicating its descriptors is ours to do, and
+ * no socket call checks it. Returns 0 or -errno (capset). */
+int sv_caps_lower_thread(void);
+
+#endif
