@@ -102,6 +102,9 @@ MUTANTS = [
     ("broken-promise",
      "denials answer ECONNREFUSED while the report promises EACCES: the verdict is right, the oracle finds the agent's errno breaking the promise (oracle-mismatch)",
      ["starter-undeclared.ptrace_scope=1,user=uid1000*"], ["debian-6.1-cloud"]),
+    ("leader-ebadf-trusted",
+     "an allowed connect from a thread whose leader has exited gets pidfd_getfd's EBADF (debian-5.10 has no ESRCH fix-up; Debian's 6.1 has it backported), filed as the agent's bad descriptor: never performed, and the run passes",
+     ["leader-exit-declared*"], ["debian-5.10"]),
     ("netlink-deputy",
      "a root agent's named rtnetlink requests performed with the supervisor's CAP_NET_ADMIN: a tc NAT on lo rewrites a declared datagram to the undeclared sink (false-green)",
      ["netlink-deputy*"], ["debian-6.1-cloud"]),
@@ -148,12 +151,6 @@ GUEST_MUTANTS = [
 # second a race in the reaper that an integration test shows deterministically
 # by reading its descriptor table (listen_rebound_during_judgement_is_stopped_and_denied,
 # reaper_holds_none_of_the_callers_descriptors).
-# leader-ebadf-trusted has no cell: every kernel of the matrix answers
-# pidfd_getfd on a leader-exited process with ESRCH (the 6.9 fix-up is
-# backported to Debian's 5.10 and 6.1: the mutant's leader-exit-declared cell
-# on debian-6.1-cloud was capability-error, mechanism pidfd_getfd ESRCH), so
-# only the seam shows the EBADF that older kernels give
-# (leader_exit_ebadf_from_pidfd_getfd_is_a_mechanism_failure).
 
 # The original false green: both defects at once, on a Debian kernel under
 # ptrace_scope 2 without CAP_SYS_PTRACE (README).
