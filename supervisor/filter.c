@@ -37,6 +37,7 @@ static const struct {
     {IPPROTO_IPV6, 57, "source-route"}, /* IPV6_RTHDR */
     {IPPROTO_IPV6, 5, "source-route"},  /* IPV6_2292RTHDR */
     {IPPROTO_IPV6, 6, "source-route"},  /* IPV6_2292PKTOPTIONS */
+#ifndef SV_MUTANT_PATH_OPTIONS_OPEN
     /* IPV6_FLOWLABEL_MGR: a flow label can carry options, a type-2
      * routing header among them (CONFIG_IPV6_MIP6), which a send then
      * attaches through sin6_flowinfo with IPV6_FLOWINFO_SEND. */
@@ -45,6 +46,7 @@ static const struct {
      * source address that is not ours, bound or given in IPV6_PKTINFO. */
     {IPPROTO_IP, 15, "source-address"},
     {IPPROTO_IPV6, 78, "source-address"},
+#endif
 };
 
 const char *sv_filter_option_reason(uint32_t level, uint32_t name)

@@ -49,6 +49,8 @@
  *                         CAP_NET_ADMIN)
  *   ID_VALID_EINTR        notify.c   an ID_VALID interrupted by a signal (EINTR before
  *                         anything was checked) is a mechanism failure
+ *   PATH_OPTIONS_OPEN     filter.c   only the four classic source routes trapped: a
+ *                         flow label's routing header and free binding pass
  *   LISTEN_NAME_UNCHECKED mediate_sock.c  the bound name is not read again after the
  *                         listen: a socket rebound to the wildcard in between listens
  * This header is documentation only; nothing includes it. */

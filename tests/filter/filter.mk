@@ -14,7 +14,7 @@ FILTER_SIM := $(FILTER_BUILD)/scmp_bpf_sim
 FILTER_TABLES := $(wildcard $(FILTER_DIR)/*.tests)
 LIBSECCOMP_TOOLS := $(BUILD)/libseccomp/src/tools
 # The mutants that live in filter.c: each reopens a class the table covers.
-FILTER_MUTANTS := unmasked-compares socket-deny-list no-listen-mediation cross-process-open \
+FILTER_MUTANTS := path-options-open unmasked-compares socket-deny-list no-listen-mediation cross-process-open \
 	io-uring-enter-open io-uring-open
 
 # Same compiler and flags as the supervisor, so the filter is the same code.
