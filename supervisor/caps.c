@@ -69,7 +69,7 @@ int sv_caps_lower_thread(void)
 		unsigned idx = (unsigned)risky_caps[i] / 32, bit = 1u << (risky_caps[i] % 32);
 
 		/* Reading and duplicating from the agent is ours to do. */
-		if (risky_caps[i] == 19 /* SYS_PTRACE */)
+		if (risky_caps[i] == CAP_SYS_PTRACE)
 			continue;
 		d[idx].effective &= ~bit;
 	}

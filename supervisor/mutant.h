@@ -25,8 +25,8 @@
  *   IO_URING_ENTER_OPEN   filter.c   io_uring_enter and io_uring_register untrapped
 
  *   NO_CLOSE_RANGE        contain.c  the caller's descriptors reach the agent
- *   CHECKPOINT_RESTORE_KEPT spawn.c  the agent keeps CAP_CHECKPOINT_RESTORE (set_tid)
- *   OLD_DESCENDANT_KILL   main.c, contain.c, spawn.c  the tree as before: no pid
+ *   CHECKPOINT_RESTORE_KEPT caps.c   the agent keeps CAP_CHECKPOINT_RESTORE (set_tid)
+ *   OLD_DESCENDANT_KILL   main.c, contain.c, caps.c  the tree as before: no pid
  *                         namespace, CAP_CHECKPOINT_RESTORE kept, and the /proc scan
  *                         in pid order of direct children for at most 1000 rounds
  *   ROOT_AGENT_OPEN       contain.c  no pid or mount namespace: a root agent
@@ -44,9 +44,9 @@
  *                         descriptors and is dumpable until it has forked the agent
  *   LEADER_EBADF_TRUSTED  act.c      before 6.9, pidfd_getfd's EBADF for a process whose
  *                         leader has exited is taken for the agent's bad descriptor
- *   NETLINK_DEPUTY        call.c     named netlink sends are performed with the name:
- *                         the kernel checks only our capabilities (a root agent gets
- *                         CAP_NET_ADMIN)
+ *   NETLINK_DEPUTY        call.c, notify.c  named netlink sends are performed with
+ *                         the name, by receivers that keep all our capabilities: the
+ *                         kernel checks only ours (a root agent gets CAP_NET_ADMIN)
  *   ID_VALID_EINTR        notify.c   an ID_VALID interrupted by a signal (EINTR before
  *                         anything was checked) is a mechanism failure
  *   PATH_OPTIONS_OPEN     filter.c   only the four classic source routes trapped: a
