@@ -94,6 +94,11 @@ int main(int argc, char **argv)
 			continue;
 		if (n < 0 && errno == EINTR)
 			continue;
+		/* EAGAIN: the queue is empty. Any other failure means the queue
+		 * was not read, and an empty tty_input would then claim nothing
+		 * was typed: fail instead, so the cell cannot be judged on it. */
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return die("read of the queued input");
 		break;
 	}
 	if (write_file(typed_file, typed, got) != 0)
