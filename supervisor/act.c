@@ -29,6 +29,20 @@
 /* include/uapi/linux/kcmp.h */
 #define SV_KCMP_FILE 0
 
+/* kcmp(KCMP_FILE) of our descriptor ours and tid's descriptor theirs:
+ * 0 the same file, > 0 another, -1 with errno. */
+static long kcmp_file(pid_t tid, int ours, int theirs)
+{
+	int err = sv_fault("kcmp");
+
+	if (err) {
+		errno = -err;
+		return -1;
+	}
+	return syscall(SYS_kcmp, (pid_t)getpid(), tid, SV_KCMP_FILE, (unsigned long)ours,
+		       (unsigned long)theirs);
+}
+
 static int tgid_of(pid_t tid)
 {
 	char path[40], line[128];
@@ -93,8 +107,7 @@ int sv_act_getfd_as(int pidfd, pid_t check_tid, int targetfd, const char **mech)
 		 * whether the agent named a descriptor it does not have: kcmp
 		 * against one of ours answers EBADF then, and 0 or more when
 		 * the thread has it, which we could not duplicate. */
-		same = syscall(SYS_kcmp, (pid_t)getpid(), check_tid, SV_KCMP_FILE,
-			       (unsigned long)pidfd, (unsigned long)targetfd);
+		same = kcmp_file(check_tid, pidfd, targetfd);
 		if (same >= 0)
 			return -ESRCH;
 		err = errno;
@@ -110,8 +123,7 @@ int sv_act_getfd_as(int pidfd, pid_t check_tid, int targetfd, const char **mech)
 	 * (only it could unshare it, and it is blocked in the call), so a
 	 * duplicate that is the same file as its descriptor targetfd now is
 	 * the one it asked about. */
-	same = syscall(SYS_kcmp, (pid_t)getpid(), check_tid, SV_KCMP_FILE, (unsigned long)fd,
-		       (unsigned long)targetfd);
+	same = kcmp_file(check_tid, fd, targetfd);
 	if (same == 0)
 		return fd;
 	err = same > 0 ? EXDEV : errno;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "errnames.h"
+#include "fault.h"
 
 /* Beyond this many stored events the rest are only counted: a runaway agent
  * must not take the supervisor's memory with it. */
@@ -414,7 +415,12 @@ static int open_next(const char *path, char *tmp, size_t len, int *unnamed)
 	if (snprintf(tmp, len, "%s.XXXXXX", path) >= (int)len)
 		return -ENAMETOOLONG;
 	dir_of(path, dir, sizeof(dir));
-	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	/* Seam: a filesystem without O_TMPFILE (EOPNOTSUPP). */
+	fd = sv_fault("tmpfile");
+	if (fd < 0)
+		errno = -fd;
+	else
+		fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		*unnamed = 1;
 		return fd;

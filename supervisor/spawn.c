@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "fault.h"
 #include "filter.h"
 
 /* Closes the caller's descriptors and runs fn. A descriptor that cannot be
@@ -189,7 +190,9 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 	/* A raw clone with CLONE_FILES and no new stack behaves like fork but
 	 * shares the fd table. The child only uses async-signal-safe calls and
 	 * libseccomp before it unshares. */
-	pid = syscall(SYS_clone, flags, 0, 0, 0, 0);
+	/* Seam: a kernel without pid namespaces answers EINVAL to CLONE_NEWPID. */
+	rc = a.mode == SV_CONTAIN_PIDNS ? sv_fault("clone_newpid") : 0;
+	pid = rc < 0 ? (errno = -rc, -1L) : syscall(SYS_clone, flags, 0, 0, 0, 0);
 	if (pid < 0) {
 		int err = -errno;
 		close(p[0]);

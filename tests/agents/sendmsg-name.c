@@ -4,6 +4,9 @@
  *   null DEST        connect to DEST first, then msg_name NULL
  *   bad-family DEST  msg_name is DEST with sa_family 5 (AF_APPLETALK)
  *   short DEST       msg_name is DEST with msg_namelen 4 (too short)
+ *   creds DEST       msg_name is DEST, with an SCM_CREDENTIALS control
+ *                    message of our own pid, uid and gid (UDP ignores it;
+ *                    outside the supervisor's control-message allow-list)
  *   unix PATH        AF_UNIX datagram socket, msg_name is PATH
  */
 #include "agentlib.h"
@@ -22,6 +25,29 @@ static long send_with_name(int fd, void *name, socklen_t namelen)
 	struct msghdr mh = {
 	    .msg_name = name, .msg_namelen = namelen, .msg_iov = &iov, .msg_iovlen = 1};
 
+	return sendmsg(fd, &mh, 0);
+}
+
+static long send_with_creds(int fd, void *name, socklen_t namelen)
+{
+	struct iovec iov = {.iov_base = (void *)payload, .iov_len = sizeof(payload) - 1};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} ctl;
+	struct ucred cred = {.pid = getpid(), .uid = getuid(), .gid = getgid()};
+	struct msghdr mh = {.msg_name = name,
+			    .msg_namelen = namelen,
+			    .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf)};
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.h.cmsg_level = SOL_SOCKET;
+	ctl.h.cmsg_type = SCM_CREDENTIALS;
+	ctl.h.cmsg_len = CMSG_LEN(sizeof(cred));
+	memcpy(CMSG_DATA(&ctl.h), &cred, sizeof(cred));
 	return sendmsg(fd, &mh, 0);
 }
 
@@ -72,6 +98,8 @@ static int run_inet(const char *mode, const char *arg)
 		r = send_with_name(fd, &d.ss, d.len);
 	} else if (strcmp(mode, "short") == 0) {
 		r = send_with_name(fd, &d.ss, 4);
+	} else if (strcmp(mode, "creds") == 0) {
+		r = send_with_creds(fd, &d.ss, d.len);
 	} else {
 		close(fd);
 		return -1;
@@ -88,7 +116,7 @@ static int run_inet(const char *mode, const char *arg)
 
 int main(int argc, char **argv)
 {
-	static const char usage[] = "{name|null|bad-family|short DEST | unix PATH}...";
+	static const char usage[] = "{name|null|bad-family|short|creds DEST | unix PATH}...";
 	int i;
 
 	agent_init("sendmsg-name");
@@ -101,7 +129,8 @@ int main(int argc, char **argv)
 
 		if (is_unix ? strlen(argv[i + 1]) >= sizeof(((struct sockaddr_un *)0)->sun_path)
 			    : (strcmp(argv[i], "name") && strcmp(argv[i], "null") &&
-			       strcmp(argv[i], "bad-family") && strcmp(argv[i], "short")) ||
+			       strcmp(argv[i], "bad-family") && strcmp(argv[i], "short") &&
+			       strcmp(argv[i], "creds")) ||
 				  agent_parse_dest(argv[i + 1], &d) < 0)
 			return agent_usage(usage);
 	}
