@@ -352,7 +352,13 @@ static int translate_fds(void *arg, int *fds, size_t nfds)
 		d = sv_act_getfd_as(c->pidfd, c->check_tid, fds[i], &mech);
 		if (d < 0) {
 			c->getfd_err = d;
+#ifndef SV_MUTANT_RIGHTS_MECH_UNLABELLED
 			c->mech = mech;
+#else
+			/* MUTANT rights-mech-unlabelled: a kcmp failure on a
+			 * passed descriptor is filed under pidfd_getfd. */
+			(void)mech;
+#endif
 			return -ECANCELED;
 		}
 		c->dups[c->n++] = d;

@@ -53,4 +53,6 @@
  *                         flow label's routing header and free binding pass
  *   LISTEN_NAME_UNCHECKED mediate_sock.c  the bound name is not read again after the
  *                         listen: a socket rebound to the wildcard in between listens
+ *   RIGHTS_MECH_UNLABELLED act.c     a kcmp failure on an SCM_RIGHTS descriptor is
+ *                         recorded with mechanism pidfd_getfd
  * This header is documentation only; nothing includes it. */

@@ -10,6 +10,15 @@
  * "leader_peer" (ok or the getpeername errno). Exit 0 when what the thread
  * was told is what happened to its own socket and the leader's socket was
  * left alone; 1 otherwise (the lie is logged as "table_mismatch").
+ *
+ *   thread-files --rights
+ *       the same two tables, but the thread's 100 is a UDP socket and the
+ *       leader's a TCP one, and the thread passes its 100 with SCM_RIGHTS
+ *       over an AF_UNIX datagram pair made before the thread (so the pair is
+ *       the same in both tables). Logs one "sendmsg" line with "received":
+ *       what the leader then finds at the pair's other end (none, thread,
+ *       leader). Exit 0 when the thread's own socket arrived and it was told
+ *       so, or nothing arrived and it was told the send failed.
  */
 #include "agentlib.h"
 
@@ -20,6 +29,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +41,55 @@ static struct agent_dest dest;
 static atomic_int leader_ready, thread_done;
 static long thread_result;
 static int thread_err, thread_peer_err, thread_setup_err;
+static int rights, pair[2];
+
+/* The thread's descriptor SLOT over pair[0], by raw syscall. */
+static long send_slot(void)
+{
+	static char byte = 'x';
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf)};
+	int slot = SLOT;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.h.cmsg_level = SOL_SOCKET;
+	ctl.h.cmsg_type = SCM_RIGHTS;
+	ctl.h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(&ctl.h), &slot, sizeof(int));
+	return syscall(SYS_sendmsg, pair[0], &mh, 0);
+}
+
+/* Which socket arrived at pair[1]: "none", "thread" (UDP), "leader" (TCP). */
+static const char *received(void)
+{
+	char byte;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf)};
+	socklen_t len = sizeof(int);
+	int fd, type = 0;
+
+	if (recvmsg(pair[1], &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0 ||
+	    mh.msg_controllen < CMSG_LEN(sizeof(int)) || ctl.h.cmsg_type != SCM_RIGHTS)
+		return "none";
+	memcpy(&fd, CMSG_DATA(&ctl.h), sizeof(int));
+	getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len);
+	close(fd);
+	return type == SOCK_DGRAM ? "thread" : type == SOCK_STREAM ? "leader" : "other";
+}
 
 static int peer_err(int fd)
 {
@@ -43,7 +103,8 @@ static int peer_err(int fd)
  * the leader's TLS, so libc state is the leader's). */
 static int thread_main(void *arg)
 {
-	long s = syscall(SYS_socket, dest.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	long s =
+	    syscall(SYS_socket, dest.family, (rights ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
 	const struct timespec ms = {.tv_nsec = 1000 * 1000};
 
 	(void)arg;
@@ -55,7 +116,7 @@ static int thread_main(void *arg)
 	syscall(SYS_close, (int)s);
 	while (!atomic_load(&leader_ready))
 		syscall(SYS_nanosleep, &ms, NULL);
-	thread_result = syscall(SYS_connect, SLOT, &dest.ss, dest.len);
+	thread_result = rights ? send_slot() : syscall(SYS_connect, SLOT, &dest.ss, dest.len);
 	thread_err = thread_result < 0 ? errno : 0;
 	thread_peer_err = peer_err(SLOT);
 	atomic_store(&thread_done, 1);
@@ -69,15 +130,22 @@ static const char *err_text(int err)
 
 int main(int argc, char **argv)
 {
-	static const char usage[] = "DEST";
+	static const char usage[] = "DEST | --rights";
 	size_t stack_size = 256 * 1024;
 	char *stack;
 	char extra[200];
 	int l, leader_peer, told_ok, ok;
 
 	agent_init("thread-files");
-	if (argc != 2 || agent_parse_dest(argv[1], &dest) < 0)
+	rights = argc == 2 && strcmp(argv[1], "--rights") == 0;
+	if (rights)
+		dest.family = AF_INET;
+	if (argc != 2 || (!rights && agent_parse_dest(argv[1], &dest) < 0))
 		return agent_usage(usage);
+	if (rights && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) < 0) {
+		agent_log("socketpair", NULL, -1, errno, NULL);
+		return 1;
+	}
 	stack = malloc(stack_size);
 	if (!stack) {
 		agent_log("clone", NULL, -1, ENOMEM, NULL);
@@ -102,6 +170,17 @@ int main(int argc, char **argv)
 		agent_log("thread", NULL, -1, thread_setup_err ? thread_setup_err : ETIMEDOUT,
 			  NULL);
 		return 1;
+	}
+	if (rights) {
+		const char *got = received();
+
+		told_ok = thread_result == 1;
+		ok = told_ok ? strcmp(got, "thread") == 0 : strcmp(got, "none") == 0;
+		snprintf(extra, sizeof(extra), ",\"received\":\"%s\"", got);
+		agent_log("sendmsg", NULL, thread_result, thread_err, extra);
+		if (!ok)
+			agent_log("table_mismatch", NULL, -1, 0, extra);
+		return ok ? 0 : 1;
 	}
 	leader_peer = peer_err(SLOT);
 	told_ok = thread_result == 0 || thread_err == EINPROGRESS;

@@ -21,5 +21,6 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	proc-by-path reaper-holds-fds netlink-deputy io-uring-enter-open
 integration-test: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
-IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted
+IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
+	rights-mech-unlabelled
 integration-test: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from run import (AGENTS, DECLARED, SV, UNDECLARED, Run, Skip, check_report, expect_agent,
+from run import (AGENTS, BUILD, DECLARED, SV, UNDECLARED, Run, Skip, check_report, expect_agent,
                  expect_event, expect_outcome, errno_in, mutant_binary, parse_records,
                  read_log, start_launched, test, wait_for)
 
@@ -195,6 +195,34 @@ def kcmp_refused_is_a_mechanism_failure_never_performed(ctx):
     expect_agent(ctx, run, "connect", -1, "EPERM", thread_peer="ENOTCONN", leader_peer="ENOTCONN")
     time.sleep(0.2)
     ctx.expect_eq(lis.conns, 0, "connections made although kcmp was refused")
+
+
+@test()
+def scm_rights_of_a_thread_with_its_own_table_checked_by_kcmp(ctx):
+    # thread-files --rights: the thread passes its descriptor 100 (a UDP
+    # socket) with SCM_RIGHTS; the leader's 100 is a TCP socket. On 6.9+ the
+    # thread's own socket arrives. Before 6.9 (the seam) the duplicate comes
+    # from the leader's table: kcmp finds another file (EXDEV), recorded with
+    # mechanism kcmp, and nothing is sent. Mutants: leader-table passes the
+    # leader's socket; rights-mech-unlabelled files it under pidfd_getfd.
+    native = ctx.sv("thread-files", ["--rights"])
+    line = expect_agent(ctx, native, "sendmsg")
+    if line.get("result") == 1:
+        expect_outcome(ctx, native, 0, "pass")
+        ctx.expect_eq(line.get("received"), "thread", "6.9+: what arrived")
+    run = ctx.sv("thread-files", ["--rights"], fault="pidfd_thread:EINVAL")
+    expect_outcome(ctx, run, 3, "capability-error")
+    ev = expect_event(ctx, run, "kcmp failure", syscall="sendmsg", bucket="mechanism_failure")
+    ctx.expect_eq((ev.get("mechanism"), ev.get("mechanism_errno")), ("kcmp", "EXDEV"), "mechanism")
+    expect_agent(ctx, run, "sendmsg", -1, "EPERM", received="none")
+    mrun = ctx.sv("thread-files", ["--rights"], binary=mutant_binary("leader-table"))
+    expect_agent(ctx, mrun, "table_mismatch", received="leader")
+    binary = os.path.join(BUILD, "mutants-faults", "rights-mech-unlabelled", "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("%s missing (make mutant-faults-bin MUTANT=rights-mech-unlabelled)" % binary)
+    mrun = ctx.sv("thread-files", ["--rights"], binary=binary, fault="pidfd_thread:EINVAL")
+    ev = expect_event(ctx, mrun, "mutant's failure", syscall="sendmsg", bucket="mechanism_failure")
+    ctx.expect_eq(ev.get("mechanism"), "pidfd_getfd", "rights-mech-unlabelled: mechanism")
 
 
 # ----------------------------------------- --report FILE without O_TMPFILE
