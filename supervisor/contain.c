@@ -279,6 +279,9 @@ int sv_contain_landlock(void)
 	/* MUTANT no-landlock: a uid-1000 agent can reach other processes of its uid. */
 	return 0;
 #endif
+	/* Seam: Landlock built but not in the lsm= list (EOPNOTSUPP), or absent. */
+	if ((rc = sv_fault("landlock")) < 0)
+		return rc;
 	memset(&attr, 0, sizeof(attr));
 	attr.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0u);

@@ -11,6 +11,11 @@
  * was told is what happened to its own socket and the leader's socket was
  * left alone; 1 otherwise (the lie is logged as "table_mismatch").
  *
+ *   thread-files --closed DEST
+ *       the thread has no descriptor 100 of its own (only the leader has
+ *       one) and connects 100 to DEST: the kernel answers EBADF, and the
+ *       leader's socket must stay unconnected.
+ *
  *   thread-files --rights
  *       the same two tables, but the thread's 100 is a UDP socket and the
  *       leader's a TCP one, and the thread passes its 100 with SCM_RIGHTS
@@ -41,7 +46,7 @@ static struct agent_dest dest;
 static atomic_int leader_ready, thread_done;
 static long thread_result;
 static int thread_err, thread_peer_err, thread_setup_err;
-static int rights, pair[2];
+static int rights, closed, pair[2];
 
 /* The thread's descriptor SLOT over pair[0], by raw syscall. */
 static long send_slot(void)
@@ -103,17 +108,18 @@ static int peer_err(int fd)
  * the leader's TLS, so libc state is the leader's). */
 static int thread_main(void *arg)
 {
-	long s =
-	    syscall(SYS_socket, dest.family, (rights ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+	int type = (rights ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC;
+	long s = closed ? -1 : syscall(SYS_socket, dest.family, type, 0);
 	const struct timespec ms = {.tv_nsec = 1000 * 1000};
 
 	(void)arg;
-	if (s < 0 || syscall(SYS_dup3, (int)s, SLOT, O_CLOEXEC) < 0) {
+	if (!closed && (s < 0 || syscall(SYS_dup3, (int)s, SLOT, O_CLOEXEC) < 0)) {
 		thread_setup_err = errno;
 		atomic_store(&thread_done, 1);
 		return 0;
 	}
-	syscall(SYS_close, (int)s);
+	if (!closed)
+		syscall(SYS_close, (int)s);
 	while (!atomic_load(&leader_ready))
 		syscall(SYS_nanosleep, &ms, NULL);
 	thread_result = rights ? send_slot() : syscall(SYS_connect, SLOT, &dest.ss, dest.len);
@@ -130,7 +136,7 @@ static const char *err_text(int err)
 
 int main(int argc, char **argv)
 {
-	static const char usage[] = "DEST | --rights";
+	static const char usage[] = "DEST | --closed DEST | --rights";
 	size_t stack_size = 256 * 1024;
 	char *stack;
 	char extra[200];
@@ -138,6 +144,11 @@ int main(int argc, char **argv)
 
 	agent_init("thread-files");
 	rights = argc == 2 && strcmp(argv[1], "--rights") == 0;
+	closed = argc == 3 && strcmp(argv[1], "--closed") == 0;
+	if (closed) {
+		argc = 2;
+		argv++;
+	}
 	if (rights)
 		dest.family = AF_INET;
 	if (argc != 2 || (!rights && agent_parse_dest(argv[1], &dest) < 0))

@@ -84,6 +84,49 @@ def kernel_without_pid_namespaces_refuses_a_root_agent(ctx):
         ctx.expect_eq(lis.conns, 0, "%s: connections at the listener" % where)
 
 
+@test()
+def no_landlock_refuses_a_non_root_agent(ctx):
+    # A uid-1000 supervisor keeps its agent from other processes of its uid
+    # only by a Landlock domain; Landlock not in the lsm= list answers
+    # EOPNOTSUPP (the seam), in the probe's canary and in the agent's child.
+    for fault, where in (("probe.landlock:EOPNOTSUPP", "probe"), ("landlock:EOPNOTSUPP", "run")):
+        lis = ctx.tcp()
+        run = ctx.sv("connect-tcp", [lis.dest], fault=fault, uid1000=True)
+        expect_outcome(ctx, run, 3, "capability-error")
+        probe = run.report.get("probe") or {}
+        if where == "probe":
+            ctx.expect_eq((probe.get("containment"), probe.get("result")), ("EOPNOTSUPP", "failed"),
+                          "probe containment / result")
+            ctx.expect("Landlock" in run.out, "probe: no Landlock hint on stdout: %r" % run.out)
+        else:
+            ctx.expect_eq(probe.get("result"), "ok", "probe.result")
+            ctx.expect("could not contain the agent" in (run.report.get("reason") or ""),
+                       "run: reason %r" % run.report.get("reason"))
+        ctx.expect_eq(run.log, [], "%s: agent log (the agent ran)" % where)
+        time.sleep(0.2)
+        ctx.expect_eq(lis.conns, 0, "%s: connections at the listener" % where)
+
+
+@test()
+def outsider_mem_of_a_root_agent_cannot_be_named(ctx):
+    # A root supervisor's agent has its own pid namespace and /proc: a root
+    # process outside it (idle-as 0) is not there to open. The mutant
+    # root-agent-open (no namespace) finds it.
+    require_root_containment(ctx)
+    victim = subprocess.Popen([os.path.join(AGENTS, "idle-as"), "0"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ctx.closers.append(victim.kill)
+    ctx.require(wait_for(lambda: "--idle" in open("/proc/%d/cmdline" % victim.pid).read(), 5),
+                "idle-as never re-executed itself")
+    run = ctx.sv("outsider-mem", [])
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.report.get("containment"), "pid-namespace", "containment")
+    expect_agent(ctx, run, "open_outsider_mem", -1, "ESRCH", dest=None)
+    mrun = ctx.sv("outsider-mem", [], binary=mutant_binary("root-agent-open"))
+    line = expect_agent(ctx, mrun, "open_outsider_mem")
+    ctx.expect_eq(line.get("dest"), "/proc/%d/mem" % victim.pid, "root-agent-open: the victim found")
+
+
 # ----------------------------------------- after the supervisor is killed
 
 @test(timeout=90)
@@ -195,6 +238,28 @@ def kcmp_refused_is_a_mechanism_failure_never_performed(ctx):
     expect_agent(ctx, run, "connect", -1, "EPERM", thread_peer="ENOTCONN", leader_peer="ENOTCONN")
     time.sleep(0.2)
     ctx.expect_eq(lis.conns, 0, "connections made although kcmp was refused")
+
+
+@test()
+def descriptor_only_the_leader_has_is_the_threads_ebadf(ctx):
+    # thread-files --closed: only the leader has a descriptor 100. On 6.9+
+    # the thread's own pidfd answers EBADF; before 6.9 (the seam) the
+    # leader's socket is duplicated and kcmp answers EBADF for the thread's
+    # table. Either way the call is invalid (EBADF, as the kernel answers)
+    # and the leader's socket is never connected (leader-table connects it).
+    for fault in (None, "pidfd_thread:EINVAL"):
+        lis = ctx.tcp()
+        run = ctx.sv("thread-files", ["--closed", lis.dest], fault=fault)
+        expect_outcome(ctx, run, 0, "pass")
+        ev = expect_event(ctx, run, "the call", syscall="connect")
+        ctx.expect_eq((ev.get("bucket"), ev.get("reason"), ev.get("errno")),
+                      ("invalid", "bad-descriptor", "EBADF"), "%s: event" % fault)
+        expect_agent(ctx, run, "connect", -1, "EBADF", leader_peer="ENOTCONN")
+        time.sleep(0.2)
+        ctx.expect_eq(lis.conns, 0, "%s: connections" % fault)
+    lis = ctx.tcp()
+    mrun = ctx.sv("thread-files", ["--closed", lis.dest], binary=mutant_binary("leader-table"))
+    expect_agent(ctx, mrun, "table_mismatch")
 
 
 @test()

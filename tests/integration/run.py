@@ -349,7 +349,9 @@ class Ctx:
         log = read_log(log_path)
         run = Run(proc.returncode, out, err, report, log, proc.pid)
         if report is not None:
-            check_report(self, run, build or ("faults" if "faults" in self.last_argv[0] else "release"))
+            # The supervisor's own path decides, wherever a launcher put it.
+            sv = next((a for a in self.last_argv if a.endswith("/egress-supervisor")), self.last_argv[0])
+            check_report(self, run, build or ("faults" if "faults" in sv else "release"))
         for line in (err or "").splitlines()[-5:]:
             print("  supervisor stderr: " + line)
         return run
