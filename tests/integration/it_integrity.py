@@ -12,7 +12,7 @@ import time
 
 from run import (AGENTS, BUILD, DECLARED, SV, UNDECLARED, Run, Skip, check_report, expect_agent,
                  expect_event, expect_outcome, errno_in, mutant_binary, parse_records,
-                 read_log, start_launched, test, wait_for)
+                 read_log, rewrite_run, start_launched, test, wait_for)
 
 
 # ----------------------------------------- the agent's descriptors (close_range)
@@ -125,6 +125,34 @@ def outsider_mem_of_a_root_agent_cannot_be_named(ctx):
     mrun = ctx.sv("outsider-mem", [], binary=mutant_binary("root-agent-open"))
     line = expect_agent(ctx, mrun, "open_outsider_mem")
     ctx.expect_eq(line.get("dest"), "/proc/%d/mem" % victim.pid, "root-agent-open: the victim found")
+
+
+@test()
+def root_agent_cannot_write_through_a_second_sysfs_mount(ctx):
+    # Kernel knobs are judged by file system type, not path: a sysfs mounted
+    # outside /sys (a chroot builder's) is read-only to a root agent too.
+    # The file rewritten is printk's time parameter, written back with the
+    # bytes it holds (a no-op where it succeeds: under proc-by-path).
+    require_root_containment(ctx)
+    knob = "module/printk/parameters/time"
+    if not os.path.exists("/sys/" + knob):
+        raise Skip("no /sys/%s here" % knob)
+    extra = os.path.join(ctx.tmp, "sys2")
+    os.mkdir(extra)
+
+    def second_sysfs(argv):
+        return ["unshare", "-m", "--propagation", "private", "sh", "-c",
+                'mount -t sysfs sysfs "$0" && exec "$@"', extra] + argv
+
+    for real in (True, False):
+        binary = SV if real else mutant_binary("proc-by-path")
+        run = rewrite_run(ctx, binary, "/", [os.path.join(extra, knob)], wrap=second_sysfs)
+        line = expect_agent(ctx, run, "rewrite") or {}
+        if real:
+            expect_outcome(ctx, run, 0, "pass")
+            ctx.expect_eq((line.get("result"), line.get("errno")), (-1, "EROFS"), "second sysfs")
+        else:
+            ctx.expect(line.get("result", -1) >= 0, "proc-by-path: should be writable: %s" % line)
 
 
 # ----------------------------------------- after the supervisor is killed
@@ -331,7 +359,8 @@ def io_uring_enter_neutralized_on_ring_on_stdin(ctx):
     # the IORING_OP_CONNECT queued in it from being submitted. The mutant
     # io-uring-enter-open shows the check can fail.
     params = os.path.join(ctx.tmp, "ring.params")
-    for binary in (SV, mutant_binary("io-uring-enter-open")):
+    for real in (True, False):
+        binary = SV if real else mutant_binary("io-uring-enter-open")
         lis = ctx.tcp(addr=UNDECLARED)
         d, report_path, log_path = ctx.paths()
         argv = [os.path.join(AGENTS, "ring-giver"), "--exec", params, sys.executable, "-c",
@@ -346,7 +375,7 @@ def io_uring_enter_neutralized_on_ring_on_stdin(ctx):
         run = ctx.finish(proc, report_path, log_path)
         setup = run.agent_lines(call="io_uring_setup")
         ctx.require(setup and setup[0].get("result", -1) >= 0, "ring-giver has no io_uring here: %s" % run.log)
-        if binary == SV:
+        if real:
             expect_outcome(ctx, run, 0, "pass")
             expect_agent(ctx, run, "io_uring_enter", -1, "ENOSYS")
             ev = expect_event(ctx, run, "io_uring_enter", syscall="io_uring_enter")
