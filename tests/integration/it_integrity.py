@@ -187,6 +187,15 @@ def supervisor_sigkilled_leaves_enosys_to_what_survives(ctx):
     time.sleep(0.2)
     ctx.expect_eq(bad.conns, 0, "connections at the undeclared destination")
     ctx.expect_eq(proc.returncode, -9, "supervisor exit (killed)")
+    # The control: with the supervisor alive, the same late connect is its
+    # denial, so the ENOSYS above is the dead listener's.
+    flag2 = os.path.join(ctx.tmp, "go")
+    with open(flag2, "w"):
+        pass
+    run = ctx.sv("daemonize", ["--outlive", flag2, lis.dest, bad.dest], allow=[lis.dest],
+                 no_loopback=True, uid1000=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "connect_after", -1, "EACCES")
 
 
 # ----------------------------------------- --report-fd over a memfd and a pipe
