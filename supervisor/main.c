@@ -25,6 +25,7 @@
 #include "probe.h"
 #include "report.h"
 #include "spawn.h"
+#include "stdfds.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_CAPABILITY = 3 };
 
@@ -360,59 +361,6 @@ static int finish_run(int complete)
 	return verdict;
 }
 
-/* The agent inherits descriptors 0-2 (only those above 2 are closed), and
- * write() on a socket there is never trapped: a socket that is not local
- * IPC (AF_UNIX, AF_NETLINK, allowed by design) must have a peer the policy
- * allows. Returns 0, or -EACCES with why saying which descriptor and where
- * it leads (the run is then refused, never a quiet pass). */
-static int stdio_sockets_allowed(const struct sv_policy *pol, char *why, size_t len)
-{
-#ifdef SV_MUTANT_STDIO_SOCKET_OPEN
-	/* MUTANT stdio-socket-open: whatever socket is on 0-2 reaches the agent. */
-	(void)pol;
-	(void)why;
-	(void)len;
-	return 0;
-#endif
-	for (int fd = 0; fd < 3; fd++) {
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss), dl = sizeof(int);
-		struct sv_dest d;
-		struct stat st;
-		const char *ok, *deny;
-		char text[SV_DEST_TEXT];
-		int dom = 0;
-
-		if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
-			continue;
-		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == 0 &&
-		    (dom == AF_UNIX || dom == AF_NETLINK))
-			continue;
-		if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0) {
-			int e = errno;
-
-			snprintf(
-			    why, len,
-			    "descriptor %d is a socket of family %d with no peer (%s): the agent "
-			    "would use it unmediated",
-			    fd, dom, strerror(e));
-			return -EACCES;
-		}
-		sv_sockaddr_decode(&ss, sl, 0, &d);
-		deny = sv_call_judge_name(pol, &d, 1, &ok);
-		if (!deny)
-			continue;
-		if (sv_dest_format(&d, &ss, sl, text, sizeof(text)) < 0)
-			snprintf(text, sizeof(text), "?");
-		snprintf(why, len,
-			 "descriptor %d is a socket connected to %s, outside the allow-list (%s): "
-			 "the agent would write to it unmediated",
-			 fd, text, deny);
-		return -EACCES;
-	}
-	return 0;
-}
-
 static int run(struct sv_cli *cli, const sigset_t *set)
 {
 	static char stdio_why[512];
@@ -437,7 +385,7 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	if (sv_report_write(0) < 0)
 		fprintf(stderr,
 			"egress-supervisor: warning: cannot write the provisional report\n");
-	if (stdio_sockets_allowed(&cli->policy, stdio_why, sizeof(stdio_why)) < 0) {
+	if (sv_stdfds_check(&cli->policy, stdio_why, sizeof(stdio_why)) < 0) {
 		fprintf(stderr, "egress-supervisor: %s; not running the agent\n", stdio_why);
 		sv_report_internal_error(stdio_why, EACCES);
 		return finish_run(1);

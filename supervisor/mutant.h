@@ -35,8 +35,10 @@
  *                         other processes of its uid (/proc/PID/mem)
  *   SHARED_SESSION        spawn.c    the agent keeps the caller's session and
  *                         controlling terminal (TIOCSTI, kill(0))
- *   STDIO_SOCKET_OPEN     main.c     a socket on descriptor 0-2 reaches the agent
+ *   STDIO_SOCKET_OPEN     stdfds.c   a socket on descriptor 0-2 reaches the agent
  *                         whatever its peer
+ *   STDIO_UNIX_QUEUE_OPEN stdfds.c   an AF_UNIX socket on 0-2 passes whatever its
+ *                         queue holds (a caller's socket queued with SCM_RIGHTS)
  *   BROKEN_PROMISE        call.c     denials answer ECONNREFUSED; the report promises EACCES
  *   PROC_BY_PATH          contain.c  only /sys mounts read-only: the old /proc (the
  *                         working directory) and other proc mounts writable

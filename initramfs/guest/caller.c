@@ -32,19 +32,23 @@
 
 int ev_caller_parse_stdio(const char *val, struct ev_stdio *s, char *err, size_t errlen)
 {
-	char kind[16] = "", dest[64] = "", extra[2] = "";
+	char kind[24] = "", dest[64] = "", extra[2] = "";
 	int n;
 
 	memset(s, 0, sizeof(*s));
-	n = sscanf(val, "%d %15s %63s %1s", &s->fd, kind, dest, extra);
+	n = sscanf(val, "%d %23s %63s %1s", &s->fd, kind, dest, extra);
 	if (n < 2 || n > 3 || s->fd < 0 || s->fd > 2)
 		return ev_fail(err, errlen, EINVAL, "stdio=%s: want FD KIND [ADDR:PORT], FD 0-2",
 			       val);
-	if (strcmp(kind, "tcp") == 0 || strcmp(kind, "udp") == 0) {
+	if (strcmp(kind, "tcp") == 0 || strcmp(kind, "udp") == 0 ||
+	    strcmp(kind, "unix-rights") == 0 || strcmp(kind, "unix-dgram-rights") == 0) {
 		if (n != 3)
 			return ev_fail(err, errlen, EINVAL, "stdio=%s: %s needs ADDR:PORT", val,
 				       kind);
-		s->kind = kind[0] == 't' ? EV_STDIO_TCP : EV_STDIO_UDP;
+		s->kind = strcmp(kind, "tcp") == 0           ? EV_STDIO_TCP
+			  : strcmp(kind, "udp") == 0         ? EV_STDIO_UDP
+			  : strcmp(kind, "unix-rights") == 0 ? EV_STDIO_UNIX_RIGHTS
+							     : EV_STDIO_UNIX_DGRAM_RIGHTS;
 		memcpy(s->dest, dest, sizeof(s->dest));
 		return 0;
 	}
@@ -56,7 +60,9 @@ int ev_caller_parse_stdio(const char *val, struct ev_stdio *s, char *err, size_t
 		s->kind = EV_STDIO_PTY;
 	else
 		return ev_fail(err, errlen, EINVAL,
-			       "stdio=%s: kind %s is not tcp, udp, io_uring or pty", val, kind);
+			       "stdio=%s: kind %s is not tcp, udp, unix-rights, "
+			       "unix-dgram-rights, io_uring or pty",
+			       val, kind);
 	return 0;
 }
 
@@ -166,6 +172,58 @@ static int connected_socket(const struct ev_stdio *s, char *detail, size_t len)
 	return 0;
 }
 
+/* A socketpair end on FD whose queue holds the caller's UDP socket to
+ * s->dest, passed with SCM_RIGHTS: a stream pair sends it with one byte (a
+ * stream carries descriptors only with data), a datagram pair as an empty
+ * message (nothing for SIOCINQ to count). The other end and the UDP socket
+ * are closed: only the queued copy is left. */
+static int queued_socket(const struct ev_stdio *s, char *detail, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = 0;
+	int stream = s->kind == EV_STDIO_UNIX_RIGHTS, pair[2], udp, r;
+	char one = 'x', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {.iov_base = &one, .iov_len = stream ? 1 : 0};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *c;
+
+	if (parse_dest(s->dest, &ss, &sl) != 0)
+		return ev_fail(detail, len, EINVAL, "stdio %d: bad ADDR:PORT %s", s->fd, s->dest);
+	udp = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (udp < 0)
+		return ev_fail(detail, len, errno, "stdio %d: socket", s->fd);
+	if (connect(udp, (struct sockaddr *)&ss, sl) != 0 ||
+	    socketpair(AF_UNIX, (stream ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0, pair) != 0) {
+		int e = errno;
+
+		close(udp);
+		return ev_fail(detail, len, e, "stdio %d: connect %s or socketpair", s->fd,
+			       s->dest);
+	}
+	memset(cbuf, 0, sizeof(cbuf));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &udp, sizeof(int));
+	r = sendmsg(pair[1], &m, 0) < 0 ? -errno : 0;
+	close(udp);
+	close(pair[1]);
+	if (r < 0) {
+		close(pair[0]);
+		return ev_fail(detail, len, -r, "stdio %d: sendmsg SCM_RIGHTS", s->fd);
+	}
+	if ((r = place(pair[0], s->fd)) < 0)
+		return ev_fail(detail, len, -r, "stdio %d: dup2", s->fd);
+	snprintf(detail, len,
+		 "descriptor %d: an AF_UNIX %s socket whose queue holds a UDP socket connected "
+		 "to %s by the caller (SCM_RIGHTS, %s)",
+		 s->fd, stream ? "stream" : "datagram", s->dest,
+		 stream ? "with one byte" : "an empty datagram");
+	return 0;
+}
+
 static int ring(const struct ev_stdio *s, char *detail, size_t len)
 {
 	struct io_uring_params p;
@@ -223,6 +281,9 @@ int ev_caller_stdio(const struct ev_stdio *s, int tty_fd, char *detail, size_t l
 	case EV_STDIO_TCP:
 	case EV_STDIO_UDP:
 		return connected_socket(s, detail, len);
+	case EV_STDIO_UNIX_RIGHTS:
+	case EV_STDIO_UNIX_DGRAM_RIGHTS:
+		return queued_socket(s, detail, len);
 	case EV_STDIO_IO_URING:
 		return ring(s, detail, len);
 	case EV_STDIO_PTY:

@@ -18,7 +18,17 @@
 #define EV_CALLER_PARAMS_FMT "/tmp/egress-stdio.%d.params"
 
 /* Which caller-side objects a cell file may name. */
-enum ev_stdio_kind { EV_STDIO_TCP, EV_STDIO_UDP, EV_STDIO_IO_URING, EV_STDIO_PTY };
+enum ev_stdio_kind {
+	EV_STDIO_TCP,
+	EV_STDIO_UDP,
+	EV_STDIO_IO_URING,
+	EV_STDIO_PTY,
+	/* An AF_UNIX stream (or datagram) socketpair end whose queue holds a
+	 * UDP socket the caller connected to ADDR:PORT, sent with SCM_RIGHTS
+	 * (with one byte, or as an empty datagram). */
+	EV_STDIO_UNIX_RIGHTS,
+	EV_STDIO_UNIX_DGRAM_RIGHTS,
+};
 
 struct ev_stdio {
 	int fd; /* 0, 1 or 2 */

@@ -70,7 +70,11 @@ REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requ
                  "sink", "stdio", "mount")
 # stdio = FD KIND [ADDR:PORT]: what the supervisor's caller puts on its
 # descriptor FD (docs/scenarios.md), and the feature each kind's set-up needs.
-STDIO_KINDS = {"tcp": None, "udp": None, "io_uring": "io_uring", "pty": "pty"}
+STDIO_KINDS = {"tcp": None, "udp": None, "unix-rights": None, "unix-dgram-rights": None,
+               "io_uring": "io_uring", "pty": "pty"}
+# Kinds whose ADDR:PORT is a UDP socket the caller connects (and, for the
+# unix-* kinds, queues with SCM_RIGHTS on an AF_UNIX socketpair end).
+STDIO_ENDPOINT = {"tcp": "tcp", "udp": "udp", "unix-rights": "udp", "unix-dgram-rights": "udp"}
 MOUNT_RE = re.compile(r"^(proc|sysfs) (/tmp(/[A-Za-z0-9._-]+)+)$")
 REQUIRED_KEYS = ("name", "description", "agent", "expect")
 DEFAULT_TIMEOUT = 60
@@ -424,14 +428,14 @@ def check_stdio(value, earlier):
     for v, ln in earlier:
         if v.split()[0] == fd:
             return value, f"stdio: descriptor {fd} already given on line {ln}"
-    if kind in ("tcp", "udp"):
+    if kind in STDIO_ENDPOINT:
         if len(parts) != 3:
             return value, f"stdio {fd} {kind} needs ADDR:PORT"
         try:
-            text = parse_sink(f"{kind} {parts[2]}")[3]
+            text = parse_sink(f"{STDIO_ENDPOINT[kind]} {parts[2]}")[3]
         except ValueError as e:
             return value, f"bad stdio {value!r}: {e}"
-        return f"{fd} {text}", None
+        return f"{fd} {kind} {text.split(' ', 1)[1]}", None
     if len(parts) != 2:
         return value, f"stdio {fd} {kind} takes no argument"
     if kind == "pty" and any(v.split()[1] == "pty" for v, _ in earlier):
@@ -527,8 +531,8 @@ def finish(sc, kernels):
     # reachable on lo too.
     for value, ln in sc.lists["stdio"]:
         parts = value.split()
-        if parts[1] in ("tcp", "udp"):
-            ip = parse_sink(" ".join(parts[1:]))[1]
+        if parts[1] in STDIO_ENDPOINT:
+            ip = parse_sink(f"{STDIO_ENDPOINT[parts[1]]} {parts[2]}")[1]
             if not ip.is_loopback and not any(ip in a.network for a in addrs):
                 raise ScenarioError(path, ln, f"stdio {value}: {ip} is not on the guest's lo: "
                                     f"add 'addr = {ip}/{ip.max_prefixlen}'")

@@ -394,3 +394,69 @@ def io_uring_enter_neutralized_on_ring_on_stdin(ctx):
         else:
             ctx.expect(wait_for(lambda: lis.conns >= 1, 3),
                        "mutant io-uring-enter-open: the ring's connect never arrived: %s" % run.log)
+
+
+# ----------------------------------------- an AF_UNIX socket on 0-2 and its queue
+
+def unix_stdin_run(ctx, binary, kind, sink):
+    """The caller's AF_UNIX socket on the supervisor's stdin; kind says what
+    its queue holds: 'stream' (a byte with SCM_RIGHTS of a UDP socket the
+    caller connected to sink), 'dgram' (the same as an empty datagram),
+    'seqpacket', 'listener' (a pending connection whose queue holds it) or
+    'empty' (nothing: the control)."""
+    import socket
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    ctx.closers.append(udp.close)
+    udp.connect((sink.addr, sink.port))
+    if kind == "listener":
+        path = os.path.join(ctx.tmp, "stdin-listener.sock")
+        lis = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        lis.bind(path)
+        lis.listen(4)
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(path)
+        socket.send_fds(c, [b"x"], [udp.fileno()])
+        ctx.closers += [lis.close, c.close]
+        ours = lis
+    else:
+        types = {"stream": socket.SOCK_STREAM, "empty": socket.SOCK_STREAM,
+                 "dgram": socket.SOCK_DGRAM, "seqpacket": socket.SOCK_SEQPACKET}
+        ours, theirs = socket.socketpair(socket.AF_UNIX, types[kind])
+        ctx.closers += [ours.close, theirs.close]
+        if kind != "empty":
+            socket.send_fds(theirs, [b"x" if kind == "stream" else b""], [udp.fileno()])
+    d, report_path, log_path = ctx.paths()
+    argv = [binary, "--report", report_path, "--no-loopback", "--",
+            os.path.join(AGENTS, "inherit-fd"), "--stdio", "--rights"]
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
+                            stdin=ours.fileno(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    return ctx.finish(proc, report_path, log_path)
+
+
+@test()
+def unix_socket_on_stdin_with_a_queued_descriptor_refuses_the_run(ctx):
+    # Found by the hostile re-run: AF_UNIX on 0-2 is local IPC, but a
+    # descriptor the caller queued there (SCM_RIGHTS) reaches the agent
+    # through recvmsg, which is never trapped. Every kind of queue is refused.
+    for kind in ("stream", "dgram", "seqpacket", "listener"):
+        sink = ctx.udp(UNDECLARED)
+        run = unix_stdin_run(ctx, SV, kind, sink)
+        expect_outcome(ctx, run, 3, "capability-error")
+        ctx.expect("descriptor 0 is an AF_UNIX socket" in (run.report.get("reason") or ""),
+                   "%s: reason: %r" % (kind, run.report.get("reason")))
+        ctx.expect_eq(run.agent_lines(), [], "%s: agent log (the agent ran)" % kind)
+        time.sleep(0.2)
+        ctx.expect_eq(sink.got(), [], "%s: datagrams at the undeclared sink" % kind)
+    # The control: an empty AF_UNIX socket on stdin is local IPC, the run goes on.
+    sink = ctx.udp(UNDECLARED)
+    ok = unix_stdin_run(ctx, SV, "empty", sink)
+    expect_outcome(ctx, ok, 0, "pass")
+    expect_agent(ctx, ok, "received_rights", -1)
+    # The check can fail: the mutant lets the queued socket through, and the
+    # agent's write() reaches the undeclared sink.
+    sink = ctx.udp(UNDECLARED)
+    m = unix_stdin_run(ctx, mutant_binary("stdio-unix-queue-open"), "dgram", sink)
+    ctx.expect_eq(m.rc, 0, "stdio-unix-queue-open mutant exit status")
+    ctx.expect(wait_for(lambda: sink.got(), 2), "stdio-unix-queue-open mutant: nothing arrived")

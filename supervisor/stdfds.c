@@ -1,0 +1,119 @@
+/*
+ * The caller's descriptors 0-2 (stdfds.h). write() and recvmsg() are never
+ * trapped (they name no destination), so what the agent finds on 0-2 must
+ * be decided before it runs: a socket that leads outside the allow-list, or
+ * an AF_UNIX socket whose queue already holds something the caller put
+ * there (an inet socket passed with SCM_RIGHTS, found by the hostile
+ * re-run), would be used unmediated.
+ */
+#include "stdfds.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "call.h"
+#include "sockaddr.h"
+
+#ifndef SIOCINQ
+#define SIOCINQ 0x541B /* FIONREAD */
+#endif
+
+/* What an AF_UNIX socket on fd holds that the agent could receive now, or
+ * NULL when nothing. Descriptors travel only with queued data: a stream
+ * skb carries at least one byte (SIOCINQ sums them all, whatever a
+ * SO_PEEK_OFF says), a datagram or seqpacket message may be empty (SIOCINQ
+ * says 0 for it: poll's POLLIN is what shows it), and a pending connection
+ * is a socket whose own queue may hold descriptors. A socket whose peer
+ * shut down is readable too; for a stream that is told apart by SIOCINQ,
+ * for a message socket it is refused along with a queued one (the caller
+ * can give a pipe). */
+static const char *unix_queue_holds(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int type = 0, listening = 0, inq = 0;
+	socklen_t l = sizeof(type), ll = sizeof(listening);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) != 0)
+		return "a socket whose type cannot be read";
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) != 0)
+		listening = 0;
+	if (poll(&p, 1, 0) < 0)
+		return "a socket that cannot be polled";
+	if (listening)
+		return (p.revents & POLLIN) ? "a listening socket with a connection pending" : NULL;
+	if (type == SOCK_STREAM) {
+		if (ioctl(fd, SIOCINQ, &inq) != 0)
+			return "a stream socket whose queue cannot be read";
+		return inq > 0 ? "a stream socket with bytes queued" : NULL;
+	}
+	return (p.revents & POLLIN) ? "a message socket with a message queued (or a peer gone)"
+				    : NULL;
+}
+
+int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
+{
+#ifdef SV_MUTANT_STDIO_SOCKET_OPEN
+	/* MUTANT stdio-socket-open: whatever socket is on 0-2 reaches the agent. */
+	(void)pol;
+	(void)why;
+	(void)len;
+	return 0;
+#endif
+	for (int fd = 0; fd < 3; fd++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss), dl = sizeof(int);
+		struct sv_dest d;
+		struct stat st;
+		const char *ok, *deny;
+		char text[SV_DEST_TEXT];
+		int dom = 0;
+
+		if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == 0 && dom == AF_NETLINK)
+			continue;
+		if (dom == AF_UNIX) {
+			const char *held = unix_queue_holds(fd);
+
+#ifdef SV_MUTANT_STDIO_UNIX_QUEUE_OPEN
+			/* MUTANT stdio-unix-queue-open: an AF_UNIX socket on 0-2 is
+			 * local IPC whatever its queue holds. */
+			held = NULL;
+#endif
+			if (!held)
+				continue;
+			snprintf(why, len,
+				 "descriptor %d is an AF_UNIX socket the caller left something in (%s): "
+				 "descriptors queued there (SCM_RIGHTS) would reach the agent "
+				 "unmediated; give it an empty one, a pipe or a file",
+				 fd, held);
+			return -EACCES;
+		}
+		if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0) {
+			int e = errno;
+
+			snprintf(why, len,
+				 "descriptor %d is a socket of family %d with no peer (%s): the agent "
+				 "would use it unmediated",
+				 fd, dom, strerror(e));
+			return -EACCES;
+		}
+		sv_sockaddr_decode(&ss, sl, 0, &d);
+		deny = sv_call_judge_name(pol, &d, 1, &ok);
+		if (!deny)
+			continue;
+		if (sv_dest_format(&d, &ss, sl, text, sizeof(text)) < 0)
+			snprintf(text, sizeof(text), "?");
+		snprintf(why, len,
+			 "descriptor %d is a socket connected to %s, outside the allow-list (%s): "
+			 "the agent would write to it unmediated",
+			 fd, text, deny);
+		return -EACCES;
+	}
+	return 0;
+}

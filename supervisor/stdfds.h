@@ -1,0 +1,21 @@
+/* The caller's descriptors 0-2, which the agent keeps (only those above 2
+ * are closed before its exec): what may be there. The threat model is in
+ * docs/design.md ("Threat model: the agent process", the stdio rows). */
+#ifndef SV_STDFDS_H
+#define SV_STDFDS_H
+
+#include <stddef.h>
+
+#include "policy.h"
+
+/* Checks every socket on descriptors 0-2 before the agent exists. An inet
+ * (or any other non-local) socket must be connected to a destination pol
+ * allows. An AF_UNIX socket is local IPC, but whatever is already queued on
+ * it (bytes, a message, a pending connection) may carry SCM_RIGHTS
+ * descriptors the caller put there, which the agent would receive with an
+ * untrapped recvmsg: its queue must be empty. AF_NETLINK sockets carry no
+ * descriptors. Returns 0, or -EACCES with why (len bytes) naming the
+ * descriptor and what is wrong; the run must then be refused. */
+int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len);
+
+#endif
