@@ -7,6 +7,7 @@
  *   hr-agent abandon THREADS SECONDS [OP: 0 connect, 1 udp sendto, 2 tcp sendto, 3 listen]
  *   hr-agent table rawclone|nested|rawlisten PORT
  *   hr-agent peek
+ *   hr-agent flood N
  *   hr-agent i386
  */
 #include <arpa/inet.h>
@@ -58,7 +59,7 @@ static int survive(const char *mode, const char *marker)
 		setsid();
 		if (fork() == 0) {
 			prctl(PR_SET_PDEATHSIG, 0);
-			for (int i = 0; i < 60; i++) {
+			for (int i = 0; i < 600; i++) {
 				int fd = open(marker, O_WRONLY | O_APPEND | O_CREAT, 0644);
 				if (fd >= 0) {
 					dprintf(fd, "alive %d pid %d ppid %d\n", i, getpid(), getppid());
@@ -383,6 +384,23 @@ static int peek(void)
 	return 0;
 }
 
+/* ---- flood: N allowed trapped calls, then one denied connect ---- */
+static int flood(long n)
+{
+	struct sockaddr_un u;
+	memset(&u, 0, sizeof(u));
+	u.sun_family = AF_UNIX;
+	strcpy(u.sun_path, "/nonexistent");
+	int us = socket(AF_UNIX, SOCK_DGRAM, 0);
+	for (long i = 0; i < n; i++)
+		sendto(us, "x", 1, 0, (struct sockaddr *)&u, sizeof(u));
+	struct sockaddr_in d = sin4("192.0.2.1", 9);
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	int r = connect(s, (struct sockaddr *)&d, sizeof(d));
+	fprintf(stderr, "hr: after %ld allowed calls, denied connect = %d errno %d\n", n, r, r ? errno : 0);
+	return 0;
+}
+
 /* ---- i386: cross-process calls through int 0x80 ---- */
 static long int80(long nr, long a, long b, long c)
 {
@@ -419,6 +437,8 @@ int main(int argc, char **argv)
 		return table(argv[2], atoi(argv[3]));
 	if (argc >= 2 && !strcmp(argv[1], "peek"))
 		return peek();
+	if (argc >= 3 && !strcmp(argv[1], "flood"))
+		return flood(atol(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "i386"))
 		return i386calls();
 	fprintf(stderr, "usage: see source\n");
