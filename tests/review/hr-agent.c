@@ -5,7 +5,7 @@
  *   hr-agent survive none|kill|term|stop|hup|cpu|nested MARKER
  *   hr-agent json
  *   hr-agent abandon THREADS SECONDS [OP: 0 connect, 1 udp sendto, 2 tcp sendto, 3 listen, 4 pidfd_getfd, 5 IPV6_RTHDR, 6 AF_PACKET]
- *   hr-agent table rawclone|nested|rawlisten PORT
+ *   hr-agent table rawclone|nested|rawlisten|rights PORT
  *   hr-agent peek
  *   hr-agent flood N
  *   hr-agent pair [only]
@@ -258,6 +258,34 @@ static int g_port;
 static volatile long t_rc = -999, t_errno, t_peer = -1, t_done;
 static char t_stack[65536] __attribute__((aligned(16)));
 
+static int g_sp0;
+static volatile long r_rc = -999, r_done;
+/* Raw clone child for "rights": its own fd 41 is a UDP socket bound to port
+ * 41041 on 127.0.0.1 (the leader's 41 is bound to 41042); it passes its 41
+ * over the socketpair with SCM_RIGHTS. */
+static int raw_rights(void *arg)
+{
+	(void)arg;
+	long s = syscall(SYS_socket, AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in b = sin4("127.0.0.1", 41041);
+	syscall(SYS_bind, s, &b, sizeof(b));
+	syscall(SYS_dup2, s, 41);
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	memset(cbuf, 0, sizeof(cbuf));
+	struct iovec iov = {"R", 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *c = (struct cmsghdr *)cbuf;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	int n = 41;
+	memcpy(CMSG_DATA(c), &n, sizeof(int));
+	r_rc = syscall(SYS_sendmsg, g_sp0, &mh, 0);
+	r_done = 1;
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
 /* Raw clone child: only raw syscalls (no libc state: errno is shared). */
 static int raw_child(void *arg)
 {
@@ -318,6 +346,40 @@ static int table(const char *mode, int port)
 	if (listen_mode) {
 		struct sockaddr_in b = sin4("127.0.0.1", 0);
 		bind(NFD, (struct sockaddr *)&b, sizeof(b));
+	}
+	if (!strcmp(mode, "rights")) {
+		int sp[2];
+		socketpair(AF_UNIX, SOCK_DGRAM, 0, sp);
+		g_sp0 = sp[0];
+		int y = socket(AF_INET, SOCK_DGRAM, 0);
+		struct sockaddr_in b = sin4("127.0.0.1", 41042);
+		bind(y, (struct sockaddr *)&b, sizeof(b));
+		dup2(y, 41);
+		close(y);
+		long fl = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND | CLONE_SYSVSEM;
+		if (clone(raw_rights, t_stack + sizeof(t_stack), (int)fl, NULL) < 0) {
+			perror("hr: clone");
+			return 2;
+		}
+		while (!r_done)
+			msleep(10);
+		char cbuf[CMSG_SPACE(sizeof(int))], ch;
+		struct iovec iov = {&ch, 1};
+		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+		ssize_t n = recvmsg(sp[1], &mh, MSG_DONTWAIT);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		int port = -1;
+		if (n == 1 && c && c->cmsg_type == SCM_RIGHTS) {
+			int got;
+			memcpy(&got, CMSG_DATA(c), sizeof(int));
+			struct sockaddr_in a;
+			socklen_t al = sizeof(a);
+			if (getsockname(got, (struct sockaddr *)&a, &al) == 0)
+				port = ntohs(a.sin_port);
+		}
+		fprintf(stderr, "hr: rights: thread sendmsg rc=%ld; received socket bound to port %d (%s)\n", r_rc, port,
+			port == 41041 ? "the thread's own: right" : port == 41042 ? "the LEADER's: WRONG" : "none");
+		return 0;
 	}
 	if (!strcmp(mode, "rawclone") || !strcmp(mode, "rawlisten")) {
 		long fl = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND | CLONE_SYSVSEM;
