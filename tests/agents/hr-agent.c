@@ -4,8 +4,8 @@
  *
  *   hr-agent survive none|kill|term|stop|hup|cpu|nested MARKER
  *   hr-agent json
- *   hr-agent abandon THREADS SECONDS [OP: 0 connect, 1 udp sendto, 2 tcp sendto, 3 listen, 4 pidfd_getfd, 5 IPV6_RTHDR, 6 AF_PACKET]
- *   hr-agent table rawclone|nested|rawlisten|rights PORT
+ *   hr-agent abandon THREADS SECONDS [OP: 0 connect, 1 udp sendto, 2 tcp sendto, 3 listen, 4
+ * pidfd_getfd, 5 IPV6_RTHDR, 6 AF_PACKET] hr-agent table rawclone|nested|rawlisten|rights PORT
  *   hr-agent peek
  *   hr-agent flood N
  *   hr-agent pair [only]
@@ -64,7 +64,8 @@ static int survive(const char *mode, const char *marker)
 		/* a user and pid namespace of our own: the first child is its init
 		 * and stays, the grandchild is a setsid daemon in it */
 		int r = unshare(CLONE_NEWUSER | CLONE_NEWPID);
-		fprintf(stderr, "hr: unshare(NEWUSER|NEWPID) = %d (%s)\n", r, r ? strerror(errno) : "ok");
+		fprintf(stderr, "hr: unshare(NEWUSER|NEWPID) = %d (%s)\n", r,
+			r ? strerror(errno) : "ok");
 	}
 	pid_t c = fork();
 	if (c == 0) {
@@ -74,7 +75,8 @@ static int survive(const char *mode, const char *marker)
 			for (int i = 0; i < 600; i++) {
 				int fd = open(marker, O_WRONLY | O_APPEND | O_CREAT, 0644);
 				if (fd >= 0) {
-					dprintf(fd, "alive %d pid %d ppid %d\n", i, getpid(), getppid());
+					dprintf(fd, "alive %d pid %d ppid %d\n", i, getpid(),
+						getppid());
 					close(fd);
 				}
 				msleep(100);
@@ -100,14 +102,16 @@ static int survive(const char *mode, const char *marker)
 		sig = SIGHUP;
 	if (sig) {
 		int r = kill(sv, sig);
-		fprintf(stderr, "hr: kill(%d (ppid), %d) = %d errno %d\n", sv, sig, r, r ? errno : 0);
+		fprintf(stderr, "hr: kill(%d (ppid), %d) = %d errno %d\n", sv, sig, r,
+			r ? errno : 0);
 	}
 	if (!strcmp(mode, "cpu")) {
 		/* No signal of ours: the kernel's RLIMIT_CPU kills the supervisor
 		 * once our cheap trapped calls have burnt a second of its CPU. */
 		struct rlimit rl = {1, 1};
 		int r = prlimit(sv, RLIMIT_CPU, &rl, NULL);
-		fprintf(stderr, "hr: prlimit(%d, RLIMIT_CPU, 1s) = %d errno %d\n", sv, r, r ? errno : 0);
+		fprintf(stderr, "hr: prlimit(%d, RLIMIT_CPU, 1s) = %d errno %d\n", sv, r,
+			r ? errno : 0);
 		struct sockaddr_un u;
 		memset(&u, 0, sizeof(u));
 		u.sun_family = AF_UNIX;
@@ -184,7 +188,8 @@ static void *abandon_worker(void *arg)
 			s = socket(AF_INET, SOCK_DGRAM, 0);
 			r = (int)sendto(s, "x", 1, 0, (struct sockaddr *)&d, sizeof(d));
 			r = r < 0 ? -1 : 0;
-		} else if (g_op == 2) { /* a denied name on a connected TCP-looking send: TCP stream, unconnected */
+		} else if (g_op == 2) { /* a denied name on a connected TCP-looking send: TCP
+					   stream, unconnected */
 			s = socket(AF_INET, SOCK_STREAM, 0);
 			r = (int)sendto(s, "x", 1, 0, (struct sockaddr *)&d, sizeof(d));
 			r = r < 0 ? -1 : 0;
@@ -247,8 +252,9 @@ static int abandon(int nthr, int secs)
 	atomic_store(&stop_all, 1);
 	for (int i = 0; i < nthr; i++)
 		pthread_join(th[i], NULL);
-	fprintf(stderr, "hr: abandon EACCES %ld EINTR %ld other %ld ok %ld\n", atomic_load(&n_acces),
-		atomic_load(&n_intr), atomic_load(&n_other), atomic_load(&n_ok));
+	fprintf(stderr, "hr: abandon EACCES %ld EINTR %ld other %ld ok %ld\n",
+		atomic_load(&n_acces), atomic_load(&n_intr), atomic_load(&n_other),
+		atomic_load(&n_ok));
 	return 0;
 }
 
@@ -273,7 +279,8 @@ static int raw_rights(void *arg)
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	memset(cbuf, 0, sizeof(cbuf));
 	struct iovec iov = {"R", 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *c = (struct cmsghdr *)cbuf;
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
@@ -365,38 +372,48 @@ static int table(const char *mode, int port)
 			msleep(10);
 		char cbuf[CMSG_SPACE(sizeof(int))], ch;
 		struct iovec iov = {&ch, 1};
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf,
+				    .msg_controllen = sizeof(cbuf)};
 		ssize_t n = recvmsg(sp[1], &mh, MSG_DONTWAIT);
 		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		int port = -1;
+		int gotport = -1;
 		if (n == 1 && c && c->cmsg_type == SCM_RIGHTS) {
 			int got;
 			memcpy(&got, CMSG_DATA(c), sizeof(int));
 			struct sockaddr_in a;
 			socklen_t al = sizeof(a);
 			if (getsockname(got, (struct sockaddr *)&a, &al) == 0)
-				port = ntohs(a.sin_port);
+				gotport = ntohs(a.sin_port);
 		}
-		fprintf(stderr, "hr: rights: thread sendmsg rc=%ld; received socket bound to port %d (%s)\n", r_rc, port,
-			port == 41041 ? "the thread's own: right" : port == 41042 ? "the LEADER's: WRONG" : "none");
+		fprintf(
+		    stderr,
+		    "hr: rights: thread sendmsg rc=%ld; received socket bound to port %d (%s)\n",
+		    r_rc, gotport,
+		    gotport == 41041   ? "the thread's own: right"
+		    : gotport == 41042 ? "the LEADER's: WRONG"
+				       : "none");
 		return 0;
 	}
 	if (!strcmp(mode, "rawclone") || !strcmp(mode, "rawlisten")) {
 		long fl = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND | CLONE_SYSVSEM;
-		int r = clone(raw_child, t_stack + sizeof(t_stack), (int)fl, (void *)(long)listen_mode);
+		int r =
+		    clone(raw_child, t_stack + sizeof(t_stack), (int)fl, (void *)(long)listen_mode);
 		if (r < 0) {
 			perror("hr: clone");
 			return 2;
 		}
 		while (!t_done)
 			msleep(10);
-		fprintf(stderr, "hr: thread(own table) %s rc=%ld peer_rc=%ld\n", mode, t_rc, t_peer);
+		fprintf(stderr, "hr: thread(own table) %s rc=%ld peer_rc=%ld\n", mode, t_rc,
+			t_peer);
 	} else if (!strcmp(mode, "nested")) {
 		pthread_t t;
 		pthread_create(&t, NULL, nested_outer, NULL);
 		pthread_join(t, NULL);
-		fprintf(stderr, "hr: nested thread connect rc=%d errno=%d its peer_rc=%d\n", nested_rc,
-			nested_rc ? nested_err : 0, nested_peer);
+		fprintf(stderr, "hr: nested thread connect rc=%d errno=%d its peer_rc=%d\n",
+			nested_rc, nested_rc ? nested_err : 0, nested_peer);
 	}
 	struct sockaddr_in p;
 	socklen_t pl = sizeof(p);
@@ -408,7 +425,8 @@ static int table(const char *mode, int port)
 		getsockopt(NFD, SOL_SOCKET, SO_ACCEPTCONN, &v, &vl);
 		lacc = v;
 	}
-	fprintf(stderr, "hr: leader's fd %d: getpeername rc=%d (0 = connected) acceptconn=%d\n", NFD, lp, lacc);
+	fprintf(stderr, "hr: leader's fd %d: getpeername rc=%d (0 = connected) acceptconn=%d\n",
+		NFD, lp, lacc);
 	return 0;
 }
 
@@ -451,20 +469,22 @@ static int peek(void)
 			int e2 = o < 0 ? errno : 0;
 			if (n >= 0 || o >= 0) {
 				ln[n > 0 ? n : 0] = 0;
-				fprintf(stderr, "hr: %s readlink=%s(%d) open=%d(%d)\n", path, n >= 0 ? ln : "-", e1, o,
-					e2);
+				fprintf(stderr, "hr: %s readlink=%s(%d) open=%d(%d)\n", path,
+					n >= 0 ? ln : "-", e1, o, e2);
 			}
 			if (o >= 0 && fd >= 3) {
-				const char *j = "{\"format\":\"egress-supervisor-report/2\",\"complete\":true,"
-						"\"verdict\":\"pass\"}";
-				dprintf(o, "egress-supervisor-report-record/1 final %zu\n%s", strlen(j), j);
+				const char *j =
+				    "{\"format\":\"egress-supervisor-report/2\",\"complete\":true,"
+				    "\"verdict\":\"pass\"}";
+				dprintf(o, "egress-supervisor-report-record/1 final %zu\n%s",
+					strlen(j), j);
 				opened++;
 				close(o);
 			}
 		}
 	}
-	fprintf(stderr, "hr: peek chain %d %d %d %d; wrote into %d descriptors\n", chain[0], chain[1], chain[2],
-		chain[3], opened);
+	fprintf(stderr, "hr: peek chain %d %d %d %d; wrote into %d descriptors\n", chain[0],
+		chain[1], chain[2], chain[3], opened);
 	/* a denied connect so the honest verdict is fail */
 	struct sockaddr_in d = sin4("192.0.2.1", 9);
 	int s = socket(AF_INET, SOCK_STREAM, 0);
@@ -486,7 +506,8 @@ static int flood(long n)
 	struct sockaddr_in d = sin4("192.0.2.1", 9);
 	int s = socket(AF_INET, SOCK_DGRAM, 0);
 	int r = connect(s, (struct sockaddr *)&d, sizeof(d));
-	fprintf(stderr, "hr: after %ld allowed calls, denied connect = %d errno %d\n", n, r, r ? errno : 0);
+	fprintf(stderr, "hr: after %ld allowed calls, denied connect = %d errno %d\n", n, r,
+		r ? errno : 0);
 	return 0;
 }
 
@@ -510,8 +531,8 @@ static int pair(int only)
 		int e = r ? errno : 0;
 		int s = only ? -1 : socket(k[i].fam, k[i].type, k[i].proto);
 		int e2 = only ? 0 : s < 0 ? errno : 0;
-		fprintf(stderr, "hr: %s: socketpair = %d (%s), socket = %d (%s)\n", k[i].name, r, strerror(e), s,
-			strerror(e2));
+		fprintf(stderr, "hr: %s: socketpair = %d (%s), socket = %d (%s)\n", k[i].name, r,
+			strerror(e), s, strerror(e2));
 		if (r == 0) {
 			ssize_t w = write(sv[0], "hr", 2);
 			char b[4];
@@ -534,7 +555,8 @@ static int pair(int only)
 static void try_open(const char *what, const char *path)
 {
 	int fd = open(path, O_WRONLY);
-	fprintf(stderr, "hr: %s: open(%s, O_WRONLY) = %d (%s)\n", what, path, fd, fd < 0 ? strerror(errno) : "WRITABLE");
+	fprintf(stderr, "hr: %s: open(%s, O_WRONLY) = %d (%s)\n", what, path, fd,
+		fd < 0 ? strerror(errno) : "WRITABLE");
 	if (fd >= 0)
 		close(fd);
 }
@@ -580,11 +602,13 @@ static int userns(void)
 		if (c == 0) {
 			mkdir("/tmp/hr-proc", 0700);
 			r = mount("proc", "/tmp/hr-proc", "proc", 0, NULL);
-			fprintf(stderr, "hr: new proc mount = %d (%s)\n", r, r ? strerror(errno) : "ok");
+			fprintf(stderr, "hr: new proc mount = %d (%s)\n", r,
+				r ? strerror(errno) : "ok");
 			if (r == 0)
 				try_open("fresh proc", "/tmp/hr-proc/sys/kernel/core_pattern");
 			r = mount("sysfs", "/tmp/hr-proc", "sysfs", 0, NULL);
-			fprintf(stderr, "hr: new sysfs mount = %d (%s)\n", r, r ? strerror(errno) : "ok");
+			fprintf(stderr, "hr: new sysfs mount = %d (%s)\n", r,
+				r ? strerror(errno) : "ok");
 			_exit(0);
 		}
 		waitpid(c, NULL, 0);
@@ -614,7 +638,8 @@ static int launch(int argc, char **argv)
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	memset(cbuf, 0, sizeof(cbuf));
 	struct iovec iov = {"F", 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
@@ -638,17 +663,20 @@ static int recvfd(void)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))], b;
 	struct iovec iov = {&b, 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
 	ssize_t n = recvmsg(0, &mh, MSG_DONTWAIT);
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 	if (n != 1 || !c || c->cmsg_type != SCM_RIGHTS) {
-		fprintf(stderr, "hr: recvfd: nothing (%zd, %s)\n", n, n < 0 ? strerror(errno) : "no rights");
+		fprintf(stderr, "hr: recvfd: nothing (%zd, %s)\n", n,
+			n < 0 ? strerror(errno) : "no rights");
 		return 0;
 	}
 	int fd;
 	memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	ssize_t w = write(fd, "hr-secret-from-inherited-queue", 30);
-	fprintf(stderr, "hr: recvfd: got fd %d from stdin's queue, write = %zd (%s)\n", fd, w, w < 0 ? strerror(errno) : "sent");
+	fprintf(stderr, "hr: recvfd: got fd %d from stdin's queue, write = %zd (%s)\n", fd, w,
+		w < 0 ? strerror(errno) : "sent");
 	return 0;
 }
 

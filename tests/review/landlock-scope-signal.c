@@ -40,7 +40,8 @@ int main(void)
 			_exit(2);
 		}
 		int r = kill(getppid(), SIGKILL);
-		printf("child in a signal-scoped domain: kill(parent, SIGKILL) = %d (%s)\n", r, r ? strerror(errno) : "ok");
+		printf("child in a signal-scoped domain: kill(parent, SIGKILL) = %d (%s)\n", r,
+		       r ? strerror(errno) : "ok");
 		fflush(stdout);
 		_exit(0);
 	}
