@@ -6,6 +6,7 @@
 #include <linux/capability.h>
 #include <linux/landlock.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -63,7 +64,10 @@ int sv_contain_choose(enum sv_contain_mode *out)
 
 const char *sv_contain_name(enum sv_contain_mode m)
 {
-	return m == SV_CONTAIN_PIDNS ? "pid-namespace" : "subreaper+landlock";
+	if (m == SV_CONTAIN_PIDNS)
+		return "pid-namespace";
+	return sv_contain_signal_scoped() ? "subreaper+landlock+signal-scope"
+					  : "subreaper+landlock";
 }
 
 pid_t sv_contain_outer_ppid(void)
@@ -262,17 +266,41 @@ int sv_contain_close_fds(int keep)
 	return rc;
 }
 
+/* landlock_ruleset_attr as of Landlock ABI 6 (6.12), wider than older
+ * headers' struct: the kernel takes the prefix it knows and requires the
+ * rest to be zero. */
+struct sv_landlock_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net; /* ABI 4 */
+	uint64_t scoped;             /* ABI 6 */
+};
+#define SV_LANDLOCK_SCOPE_SIGNAL (1ull << 1)
+#define SV_LANDLOCK_CREATE_RULESET_VERSION (1u << 0)
+
+int sv_contain_signal_scoped(void)
+{
+#ifdef SV_MUTANT_NO_SIGNAL_SCOPE
+	/* MUTANT no-signal-scope: the agent may signal its supervisor. */
+	return 0;
+#endif
+	long abi =
+	    syscall(SYS_landlock_create_ruleset, NULL, 0u, SV_LANDLOCK_CREATE_RULESET_VERSION);
+
+	return abi >= 6;
+}
+
 int sv_contain_landlock(void)
 {
-	/* Larger than ABI 1's struct on newer headers: the kernel accepts the
-	 * extra fields when they are zero. Only MAKE_BLOCK is handled, with no
-	 * rule: mknod of a block device, which the agent cannot do anyway
-	 * without CAP_MKNOD. What is wanted is the domain itself: Landlock
-	 * refuses every ptrace-mode access (ptrace, /proc/PID/mem,
-	 * process_vm_*, pidfd_getfd, kcmp) from inside a domain to a process
-	 * outside it (security/landlock/ptrace.c), while the supervisor, in no
-	 * domain, keeps its access to the agent. */
-	struct landlock_ruleset_attr attr;
+	/* Only MAKE_BLOCK is handled, with no rule: mknod of a block device,
+	 * which the agent cannot do anyway without CAP_MKNOD. What is wanted
+	 * is the domain itself: Landlock refuses every ptrace-mode access
+	 * (ptrace, /proc/PID/mem, process_vm_*, pidfd_getfd, kcmp) from inside
+	 * a domain to a process outside it (security/landlock/ptrace.c), while
+	 * the supervisor, in no domain, keeps its access to the agent. From
+	 * ABI 6 the domain is also scoped for signals: the agent cannot kill
+	 * or stop its supervisor (which would end the subreaper and leave the
+	 * tree behind), nor signal any other process outside its tree. */
+	struct sv_landlock_attr attr;
 	int fd, rc = 0;
 
 #ifdef SV_MUTANT_NO_LANDLOCK
@@ -284,6 +312,8 @@ int sv_contain_landlock(void)
 		return rc;
 	memset(&attr, 0, sizeof(attr));
 	attr.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
+	if (sv_contain_signal_scoped())
+		attr.scoped = SV_LANDLOCK_SCOPE_SIGNAL;
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0u);
 	if (fd < 0)
 		return -errno;

@@ -28,7 +28,9 @@ enum sv_contain_mode {
  * (and sets *out) or -errno. */
 int sv_contain_choose(enum sv_contain_mode *out);
 
-/* "pid-namespace" or "subreaper+landlock": the report's name of the mechanism. */
+/* "pid-namespace", "subreaper+landlock" or, where the Landlock domain is
+ * also scoped for signals (sv_contain_signal_scoped),
+ * "subreaper+landlock+signal-scope": the report's name of the mechanism. */
 const char *sv_contain_name(enum sv_contain_mode m);
 
 /* The parent pid as seen by the /proc mounted now (before
@@ -60,6 +62,12 @@ int sv_contain_close_fds(int keep);
  * under Yama scope 0). Returns 0, or -errno (ENOSYS: no Landlock in the
  * kernel; EOPNOTSUPP: built but not enabled at boot). */
 int sv_contain_landlock(void);
+
+/* Whether this kernel's Landlock (ABI 6, 6.12+) scopes a domain for
+ * signals, which sv_contain_landlock then asks for: 1 or 0. Before 6.12 a
+ * uid-1000 agent can SIGKILL or SIGSTOP its supervisor (same uid) and its
+ * tree outlives the run (docs/design.md, "Known limits"). */
+int sv_contain_signal_scoped(void);
 
 /* The reaper, init of the agent's pid namespace: reaps every process of the
  * namespace until none is left (ECHILD), then writes the agent's wait

@@ -118,6 +118,17 @@ static int add_common(scmp_filter_ctx ctx)
 	if (rc == 0)
 		rc = notify_all(ctx, cross_process, N(cross_process));
 #endif
+#ifndef SV_MUTANT_PRLIMIT_OPEN
+	/* prlimit64 of another process (the agent has our uid, so the kernel
+	 * lets it lower our RLIMIT_CPU and have us killed without a signal of
+	 * its own). pid 0, glibc's setrlimit and getrlimit, never notifies.
+	 * An unmasked compare on purpose: a register whose low 32 bits are 0
+	 * but high bits are not notifies too and is answered as self. */
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+				      seccomp_syscall_resolve_name("prlimit64"), 1,
+				      SCMP_A0(SCMP_CMP_NE, 0));
+#endif
 	return rc;
 }
 

@@ -198,6 +198,7 @@ static const struct entry native_table[] = {
     {311, "process_vm_writev", sv_mediate_cross_process},
     {312, "kcmp", sv_mediate_cross_process},
     {438, "pidfd_getfd", sv_mediate_cross_process},
+    {302, "prlimit64", sv_mediate_cross_process},
 };
 static const struct entry i386_table[] = {
     {102, "socketcall", NULL},
@@ -216,6 +217,7 @@ static const struct entry i386_table[] = {
     {348, "process_vm_writev", sv_mediate_cross_process},
     {349, "kcmp", sv_mediate_cross_process},
     {438, "pidfd_getfd", sv_mediate_cross_process},
+    {340, "prlimit64", sv_mediate_cross_process},
 };
 static const struct entry x32_table[] = {
     {42, "connect", NULL},
@@ -233,6 +235,7 @@ static const struct entry x32_table[] = {
     {540, "process_vm_writev", sv_mediate_cross_process},
     {312, "kcmp", sv_mediate_cross_process},
     {438, "pidfd_getfd", sv_mediate_cross_process},
+    {302, "prlimit64", sv_mediate_cross_process},
 };
 
 static const struct entry *lookup(const struct entry *t, size_t n, int nr)

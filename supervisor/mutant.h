@@ -57,4 +57,8 @@
  *                         listen: a socket rebound to the wildcard in between listens
  *   RIGHTS_MECH_UNLABELLED act.c     a kcmp failure on an SCM_RIGHTS descriptor is
  *                         recorded with mechanism pidfd_getfd
+ *   NO_SIGNAL_SCOPE       contain.c  the Landlock domain is not scoped for signals
+ *                         (6.12+): a uid-1000 agent can kill or stop its supervisor
+ *   PRLIMIT_OPEN          filter.c   prlimit64 of another process is not trapped: the
+ *                         agent lowers its supervisor's RLIMIT_CPU
  * This header is documentation only; nothing includes it. */

@@ -87,20 +87,22 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 #endif
 			if (!held)
 				continue;
-			snprintf(why, len,
-				 "descriptor %d is an AF_UNIX socket the caller left something in (%s): "
-				 "descriptors queued there (SCM_RIGHTS) would reach the agent "
-				 "unmediated; give it an empty one, a pipe or a file",
-				 fd, held);
+			snprintf(
+			    why, len,
+			    "descriptor %d is an AF_UNIX socket the caller left something in (%s): "
+			    "descriptors queued there (SCM_RIGHTS) would reach the agent "
+			    "unmediated; give it an empty one, a pipe or a file",
+			    fd, held);
 			return -EACCES;
 		}
 		if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0) {
 			int e = errno;
 
-			snprintf(why, len,
-				 "descriptor %d is a socket of family %d with no peer (%s): the agent "
-				 "would use it unmediated",
-				 fd, dom, strerror(e));
+			snprintf(
+			    why, len,
+			    "descriptor %d is a socket of family %d with no peer (%s): the agent "
+			    "would use it unmediated",
+			    fd, dom, strerror(e));
 			return -EACCES;
 		}
 		sv_sockaddr_decode(&ss, sl, 0, &d);

@@ -7,8 +7,10 @@
  * generation per pass and a bounded number of passes, leaves the rest of
  * such a chain alive after the supervisor is gone: each process that sees
  * its supervisor gone logs a "survivor" line and stays a few seconds, for
- * the guest to find. When the parent is 1 (a pid namespace's reaper, which
- * ignores the signal), every process exits about 2 s after it was made.
+ * the guest to find. When the parent cannot be signalled at all (1, a pid
+ * namespace's reaper, which ignores the signal; or outside a Landlock
+ * domain scoped for signals, 6.12+, where even signal 0 is EPERM), every
+ * process exits about 2 s after it was made.
  *
  *     pid-chain N
  */
@@ -31,6 +33,7 @@
 #define FIRST_PID 30000
 
 static pid_t sv;
+static int sv_signalable; /* kill(sv, 0) is not EPERM */
 static int use_set_tid = 1;
 
 static void sleep_ms(long ms)
@@ -68,9 +71,9 @@ static pid_t next_link(pid_t want)
 static void linger(void)
 {
 	for (int i = 0; i < 2400; i++) {
-		if (sv == 1 && i >= 4)
+		if (!sv_signalable && i >= 4)
 			_exit(0);
-		if (sv != 1 && kill(sv, 0) != 0 && errno == ESRCH) {
+		if (sv_signalable && kill(sv, 0) != 0 && errno == ESRCH) {
 			char extra[64];
 
 			snprintf(extra, sizeof(extra), ",\"ppid\":%d", (int)getppid());
@@ -92,6 +95,7 @@ int main(int argc, char **argv)
 	if (argc != 2 || (n = agent_parse_count(argv[1])) < 1 || n > 5000)
 		return agent_usage("N (1..5000)");
 	sv = getppid();
+	sv_signalable = sv != 1 && !(kill(sv, 0) != 0 && errno == EPERM);
 	for (long i = 0; i < n; i++, want--) {
 		pid_t pid = next_link(want);
 

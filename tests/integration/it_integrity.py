@@ -11,7 +11,7 @@ import threading
 import time
 
 from run import (AGENTS, BUILD, DECLARED, SV, UNDECLARED, Run, Skip, check_report, expect_agent,
-                 expect_event, expect_outcome, errno_in, mutant_binary, parse_records,
+                 expect_event, expect_outcome, errno_in, landlock_abi, mutant_binary, parse_records,
                  read_log, rewrite_run, start_launched, test, wait_for)
 
 
@@ -460,3 +460,42 @@ def unix_socket_on_stdin_with_a_queued_descriptor_refuses_the_run(ctx):
     m = unix_stdin_run(ctx, mutant_binary("stdio-unix-queue-open"), "dgram", sink)
     ctx.expect_eq(m.rc, 0, "stdio-unix-queue-open mutant exit status")
     ctx.expect(wait_for(lambda: sink.got(), 2), "stdio-unix-queue-open mutant: nothing arrived")
+
+
+# ----------------------------------------- the agent against its own supervisor
+
+@test(timeout=90)
+def agent_cannot_stop_kill_or_limit_its_supervisor(ctx):
+    # uid 1000 (subreaper+landlock): the agent has our uid. Ending its
+    # supervisor would end the subreaper and leave its tree behind (the
+    # hostile re-run's survivors). prlimit64 on another process is denied
+    # as cross-process on every kernel (a lowered RLIMIT_CPU has the kernel
+    # kill the supervisor with no signal of the agent's); where Landlock
+    # scopes signals (ABI 6, 6.12+) SIGSTOP and SIGKILL to it are EPERM.
+    scoped = landlock_abi() >= 6
+    script = ('prlimit --pid $PPID --cpu=1:1; echo "prlimit=$?"; '
+              + ('kill -STOP $PPID; echo "stop=$?"; kill -KILL $PPID; echo "kill=$?"; '
+                 if scoped else ''))
+    run = ctx.sv("/bin/sh", ["-c", script], uid1000=True)
+    expect_outcome(ctx, run, 1, "fail")
+    ctx.expect("prlimit=1" in run.out, "agent output: %r" % run.out)
+    ev = expect_event(ctx, run, "prlimit64 denied", syscall="prlimit64")
+    ctx.expect_eq((ev.get("bucket"), ev.get("reason")), ("denied", "cross-process"),
+                  "prlimit64 event")
+    if scoped:
+        ctx.expect("stop=1" in run.out and "kill=1" in run.out, "agent output: %r" % run.out)
+        ctx.expect_eq(run.report.get("containment"), "subreaper+landlock+signal-scope",
+                      "containment")
+    # A limit on itself stays the agent's own business: pid 0 never notifies.
+    own = ctx.sv("/bin/sh", ["-c", 'prlimit --cpu=100:100 true; echo "own=$?"'], uid1000=True)
+    expect_outcome(ctx, own, 0, "pass")
+    ctx.expect("own=0" in own.out, "agent output: %r" % own.out)
+    # The checks can fail: without the trap the limit lands on the
+    # supervisor; without the scope the kill does.
+    m = ctx.sv("/bin/sh", ["-c", 'prlimit --pid $PPID --cpu=1:1; echo "prlimit=$?"'],
+               uid1000=True, binary=mutant_binary("prlimit-open"))
+    ctx.expect("prlimit=0" in m.out, "prlimit-open mutant: agent output %r" % m.out)
+    if scoped:
+        m = ctx.sv("/bin/sh", ["-c", "kill -KILL $PPID; sleep 1"], uid1000=True,
+                   binary=mutant_binary("no-signal-scope"))
+        ctx.expect_eq(m.rc, -9, "no-signal-scope mutant: supervisor exit (killed by its agent)")

@@ -371,6 +371,15 @@ class Ctx:
 SETPRIV_UID1000 = ["setpriv", "--reuid", "1000", "--regid", "1000", "--clear-groups"]
 
 
+def landlock_abi():
+    """This kernel's Landlock ABI (landlock_create_ruleset with the VERSION
+    flag), 0 without Landlock. From 6 (6.12) a uid-1000 agent's domain is
+    scoped for signals: it cannot signal its supervisor."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    return max(libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)), 0)
+
+
 def as_uid1000(ctx, run_dir, wanted=True):
     """The argv prefix that runs the supervisor as uid 1000 (no capabilities:
     the subreaper+landlock containment), with the run's files writable to
@@ -1423,9 +1432,16 @@ def report_fd_forgery_by_agent_finds_no_route_and_killed_supervisor_vouches_for_
                                             uid1000=True, check=False)
     if run.report and (run.report.get("probe") or {}).get("containment") in ("ENOSYS", "EOPNOTSUPP"):
         raise Skip("no Landlock on this kernel: a uid-1000 agent is refused (capability-error)")
-    ctx.expect_eq(run.rc, -signal.SIGKILL, "supervisor killed by its agent")
+    # Where Landlock scopes the agent's domain for signals (6.12+) the kill
+    # is EPERM and the supervisor finishes with its own final record.
+    scoped = landlock_abi() >= 6
+    ctx.expect_eq(run.rc, 1 if scoped else -signal.SIGKILL,
+                  "supervisor exit (finished)" if scoped else "supervisor killed by its agent")
     expect_agent(ctx, run, "connect", -1, "EACCES")
     expect_agent(ctx, run, "kill_supervisor", 0)
+    if scoped:
+        ctx.expect_eq([x.get("errno") for x in run.agent_lines(call="kill_supervisor", failed=True)],
+                      ["EPERM"], "the agent's kill of its supervisor (signal scope)")
     # The descriptor is not the agent's, and the supervisor's table is closed
     # to it (not dumpable): no route to the channel.
     expect_agent(ctx, run, "forge_fd", -1, "EBADF")
@@ -1433,16 +1449,22 @@ def report_fd_forgery_by_agent_finds_no_route_and_killed_supervisor_vouches_for_
         line = expect_agent(ctx, run, call, -1)
         ctx.expect(line.get("errno") in ("EACCES", "EPERM"), "%s: %s" % (call, line))
     ctx.require(recs, "no record on the report channel")
-    ctx.expect_eq([k for k, _ in recs], ["provisional"] * len(recs), "records left by a killed supervisor")
+    if scoped:
+        ctx.expect_eq([k for k, _ in recs][-1:], ["final"], "the last record is the supervisor's final one")
+    else:
+        ctx.expect_eq([k for k, _ in recs], ["provisional"] * len(recs), "records left by a killed supervisor")
     ctx.expect_eq((recs[0][1].get("channel") or {}).get("path_agent_writable"), True,
                   "the report says its --report path is the agent's to write")
-    ctx.expect_eq(recs[-1][1].get("verdict"), "capability-error", "last record's verdict")
+    ctx.expect_eq(recs[-1][1].get("verdict"), "fail" if scoped else "capability-error",
+                  "last record's verdict")
     ctx.expect_eq(rest, b"", "bytes after the last record")
     # The --report path is the documented weak channel: the agent (same uid,
     # writable directory) replaced it. Only the exit status contradicts it.
     expect_agent(ctx, run, "forge_path", 0)
     with open(path) as f:
-        ctx.expect_eq(json.load(f).get("verdict"), "pass", "forged --report file (documented limit)")
+        # A supervisor that finishes renames its final report over the forgery.
+        ctx.expect_eq(json.load(f).get("verdict"), "fail" if scoped else "pass",
+                      "--report file (forged: documented limit, unless the supervisor finished)")
     ctx.expect("can write the directory" in run.err, "no warning about the writable report directory: %r" % run.err[-300:])
     ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
 
@@ -1536,8 +1558,15 @@ def report_fd_leak_mutant_lets_agent_append_forged_final_record(ctx):
     bad = ctx.tcp(UNDECLARED)
     run, recs, _, _ = sv_with_channel(ctx, "forge-report", [bad.dest], binary=binary, no_loopback=True,
                                       check=False, uid1000=True)
-    ctx.expect_eq(run.rc, -signal.SIGKILL, "supervisor killed by its agent")
     expect_agent(ctx, run, "forge_fd", 0)
+    if landlock_abi() >= 6:
+        # The kill is EPERM (signal scope): the supervisor's own final record
+        # comes after the forged one, but the forged one is on the channel.
+        ctx.expect_eq(run.rc, 1, "supervisor exit (its agent could not kill it)")
+        ctx.expect(any(k == "final" and r.get("verdict") == "pass" for k, r in recs),
+                   "the mutant's channel should hold the forged final pass: %s" % [k for k, _ in recs])
+        return
+    ctx.expect_eq(run.rc, -signal.SIGKILL, "supervisor killed by its agent")
     ctx.expect(recs and recs[-1][0] == "final" and recs[-1][1].get("verdict") == "pass",
                "the mutant's channel should end in the forged final pass: %s" % [k for k, _ in recs])
 
@@ -1992,7 +2021,9 @@ def outsider_mem_refused_to_unprivileged_agent(ctx):
         expect_outcome(ctx, run, 3, "capability-error")
         return
     expect_outcome(ctx, run, 0, "pass")
-    ctx.expect_eq(run.report.get("containment"), "subreaper+landlock", "containment")
+    ctx.expect_eq(run.report.get("containment"),
+                  "subreaper+landlock+signal-scope" if landlock_abi() >= 6 else "subreaper+landlock",
+                  "containment")
     line = expect_agent(ctx, run, "open_outsider_mem", -1, "EACCES")
     ctx.expect_eq(line.get("dest"), "/proc/%d/mem" % victim.pid, "the victim's mem")
     ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0, "outsider-mem exit code")
