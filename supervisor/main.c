@@ -42,9 +42,10 @@ static void launch_agent(void *arg)
 	struct agent_launch *l = arg;
 	int err;
 
-	/* The supervisor ignores SIGPIPE; the agent gets the default back, as
-	 * an ignored disposition would survive exec. */
+	/* The supervisor ignores SIGPIPE and SIGTTOU; the agent gets the
+	 * defaults back, as an ignored disposition would survive exec. */
 	signal(SIGPIPE, SIG_DFL);
+	signal(SIGTTOU, SIG_DFL);
 #ifndef SV_MUTANT_REPORT_FD_LEAK
 	/* The child has its own descriptor table by now (spawn.c unshares it),
 	 * so this closes only the agent's copy; it is close-on-exec as well. */
@@ -505,6 +506,10 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* A background supervisor whose terminal the agent set TOSTOP on would
+	 * stop at its closing line on stderr (found by the third review): a
+	 * hang the agent chose. Ignored, the write goes through. */
+	signal(SIGTTOU, SIG_IGN);
 	main_thread = pthread_self();
 	/* Same uid as the agent: without this the agent could read or write our
 	 * memory (the allow-list) through ptrace or /proc/PID/mem. */

@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "call.h"
 #include "sockaddr.h"
@@ -22,6 +23,59 @@
 #ifndef SIOCINQ
 #define SIOCINQ 0x541B /* FIONREAD */
 #endif
+
+/* Whether the bytes queued on a unix stream carry descriptors. A peek with
+ * a control buffer runs from the peek offset across the queued skbs and
+ * stops after the first one that carries descriptors (they come back as
+ * SCM_RIGHTS, installed in our table: closed at once), or where the
+ * writer's credentials change on a socket that passes them; SO_PEEK_OFF,
+ * set to 0 and put back as it was, steps past such stops. A part of the
+ * queue no peek reaches (an unread MSG_OOB byte, which a peek skips) is
+ * taken as carrying some. Returns 1, 0 or -errno. Found by the third
+ * review: a harness writing a prompt into a socketpair stdin (Node.js's
+ * stdio pipes) was refused for its bytes alone. */
+static int stream_carries_rights(int fd, int inq)
+{
+	int off = -1, zero = 0, rc = 0;
+	socklen_t ol = sizeof(off);
+	long seen = 0;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, &ol) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) != 0)
+		return -errno;
+	while (rc == 0 && seen < inq) {
+		char data[4096], cbuf[CMSG_SPACE(sizeof(int) * 16)];
+		struct iovec iov = {.iov_base = data, .iov_len = sizeof(data)};
+		struct msghdr m = {.msg_iov = &iov,
+				   .msg_iovlen = 1,
+				   .msg_control = cbuf,
+				   .msg_controllen = sizeof(cbuf)};
+		ssize_t n = recvmsg(fd, &m, MSG_PEEK | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+		if (n <= 0) {
+			/* Bytes SIOCINQ counted that no peek returns. */
+			rc = n == 0 || errno == EAGAIN ? 1 : -errno;
+			break;
+		}
+		if (m.msg_flags & MSG_CTRUNC)
+			rc = 1;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+				continue;
+			for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+				int got;
+
+				memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				close(got);
+			}
+			rc = 1;
+		}
+		seen += n;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)) != 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
 
 /* What an AF_UNIX socket on fd holds that the agent could receive now, or
  * NULL when nothing. Descriptors travel only with queued data: a stream
@@ -47,9 +101,16 @@ static const char *unix_queue_holds(int fd)
 	if (listening)
 		return (p.revents & POLLIN) ? "a listening socket with a connection pending" : NULL;
 	if (type == SOCK_STREAM) {
+		int r;
+
 		if (ioctl(fd, SIOCINQ, &inq) != 0)
 			return "a stream socket whose queue cannot be read";
-		return inq > 0 ? "a stream socket with bytes queued" : NULL;
+		if (inq <= 0)
+			return NULL;
+		r = stream_carries_rights(fd, inq);
+		if (r < 0)
+			return "a stream socket with bytes queued that cannot be peeked";
+		return r ? "a stream socket with descriptors queued" : NULL;
 	}
 	return (p.revents & POLLIN) ? "a message socket with a message queued (or a peer gone)"
 				    : NULL;
