@@ -47,6 +47,12 @@ static const struct {
     {IPPROTO_IP, 15, "source-address"},
     {IPPROTO_IPV6, 78, "source-address"},
 #endif
+#ifndef SV_MUTANT_PASSRIGHTS_OPEN
+    /* SO_PASSRIGHTS (6.16): not a path, but the supervisor turns it off on
+     * an AF_UNIX socket on 0-2 (stdfds.c) so that no descriptor reaches the
+     * agent through it during the run; the agent must not turn it back on. */
+    {SOL_SOCKET, 83, "descriptor-passing"},
+#endif
 };
 
 const char *sv_filter_option_reason(uint32_t level, uint32_t name)

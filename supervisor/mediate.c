@@ -115,7 +115,8 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 
 /* setsockopt() reaches us only for the options the filter traps (source
  * routes, flow labels, free binding): each chooses a hop or the source
- * after the destination was judged. */
+ * after the destination was judged; and SO_PASSRIGHTS, which would let
+ * descriptors in again through a socket on 0-2 (stdfds.c). */
 static void on_setsockopt(struct sv_call *c, const __u64 *a)
 {
 	const char *why = sv_filter_option_reason((uint32_t)a[1], (uint32_t)a[2]);

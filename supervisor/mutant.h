@@ -61,4 +61,7 @@
  *                         (6.12+): a uid-1000 agent can kill or stop its supervisor
  *   PRLIMIT_OPEN          filter.c   prlimit64 of another process is not trapped: the
  *                         agent lowers its supervisor's RLIMIT_CPU
+ *   PASSRIGHTS_OPEN       stdfds.c, filter.c  an AF_UNIX socket on 0-2 keeps taking
+ *                         descriptors during the run (6.16+), and the agent may
+ *                         set SO_PASSRIGHTS
  * This header is documentation only; nothing includes it. */

@@ -20,6 +20,9 @@
 #include "call.h"
 #include "sockaddr.h"
 
+/* include/uapi/asm-generic/socket.h, 6.16 */
+#define SV_SO_PASSRIGHTS 83
+
 #ifndef SIOCINQ
 #define SIOCINQ 0x541B /* FIONREAD */
 #endif
@@ -139,7 +142,23 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == 0 && dom == AF_NETLINK)
 			continue;
 		if (dom == AF_UNIX) {
-			const char *held = unix_queue_holds(fd);
+			const char *held;
+
+			/* From 6.16 the socket can refuse descriptors outright:
+			 * a sender then gets EPERM, and the queue checked below
+			 * cannot gain one after the check (the filter keeps the
+			 * agent from turning it back on). Older kernels answer
+			 * ENOPROTOOPT: what the peer sends during the run is
+			 * then the user's relay (docs/design.md). */
+#ifndef SV_MUTANT_PASSRIGHTS_OPEN
+			{
+				int zero = 0;
+
+				(void)setsockopt(fd, SOL_SOCKET, SV_SO_PASSRIGHTS, &zero,
+						 sizeof(zero));
+			}
+#endif
+			held = unix_queue_holds(fd);
 
 #ifdef SV_MUTANT_STDIO_UNIX_QUEUE_OPEN
 			/* MUTANT stdio-unix-queue-open: an AF_UNIX socket on 0-2 is

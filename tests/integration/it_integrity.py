@@ -511,3 +511,69 @@ def agent_cannot_stop_kill_or_limit_its_supervisor(ctx):
         m = ctx.sv("/bin/sh", ["-c", "kill -KILL $PPID; sleep 1"], uid1000=True,
                    binary=mutant_binary("no-signal-scope"))
         ctx.expect_eq(m.rc, -9, "no-signal-scope mutant: supervisor exit (killed by its agent)")
+
+
+def kernel_has_so_passrights():
+    """Whether this kernel knows SO_PASSRIGHTS (6.16): asked of a socketpair
+    of our own."""
+    import socket
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        a.setsockopt(socket.SOL_SOCKET, 83, 0)
+        return True
+    except OSError:
+        return False
+    finally:
+        a.close()
+        b.close()
+
+
+def late_rights_run(ctx, binary, sink):
+    """An empty AF_UNIX stream on the supervisor's stdin; 0.5 s into the run
+    (after the supervisor's check) the caller sends its UDP socket to the
+    undeclared sink over it. The agent waits 1.5 s, then receives and
+    writes. Returns (Run, the caller's send error or None)."""
+    import socket
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    ctx.closers.append(udp.close)
+    udp.connect((sink.addr, sink.port))
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    ctx.closers += [ours.close, theirs.close]
+    d, report_path, log_path = ctx.paths()
+    argv = [binary, "--report", report_path, "--no-loopback", "--", "/bin/sh", "-c",
+            "sleep 1.5; exec %s --stdio --rights" % os.path.join(AGENTS, "inherit-fd")]
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
+                            stdin=ours.fileno(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(0.5)
+    err = None
+    try:
+        socket.send_fds(theirs, [b"x"], [udp.fileno()])
+    except OSError as e:
+        err = e.errno
+    return ctx.finish(proc, report_path, log_path), err
+
+
+@test(timeout=60)
+def descriptor_sent_to_unix_stdin_during_the_run_is_refused_by_the_kernel(ctx):
+    # The third review's late-send: what the caller's peer sends after the
+    # check is not seen. From 6.16 the supervisor turns SO_PASSRIGHTS off on
+    # the socket, so the kernel refuses the send (EPERM) and the agent gets
+    # no descriptor; before, it is the user's relay (docs/design.md).
+    if not kernel_has_so_passrights():
+        raise Skip("no SO_PASSRIGHTS on this kernel (6.16+)")
+    import errno as errnos
+    sink = ctx.udp(UNDECLARED)
+    run, err = late_rights_run(ctx, SV, sink)
+    ctx.expect_eq(err, errnos.EPERM, "the caller's SCM_RIGHTS send during the run")
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.agent_lines(call="write_inherited", dest="%s:%d" % (sink.addr, sink.port)),
+                  [], "writes to the undeclared sink")
+    time.sleep(0.2)
+    ctx.expect_eq(sink.got(), [], "datagrams at the undeclared sink")
+    # The check can fail: without it the descriptor arrives and is used.
+    sink = ctx.udp(UNDECLARED)
+    m, err = late_rights_run(ctx, mutant_binary("passrights-open"), sink)
+    ctx.expect_eq(err, None, "passrights-open mutant: the caller's send")
+    ctx.expect(wait_for(lambda: sink.got(), 2), "passrights-open mutant: nothing arrived")
