@@ -51,7 +51,7 @@ static const struct {
     /* SO_PASSRIGHTS (6.16): not a path, but the supervisor turns it off on
      * an AF_UNIX socket on 0-2 (stdfds.c) so that no descriptor reaches the
      * agent through it during the run; the agent must not turn it back on. */
-    {SOL_SOCKET, 83, "descriptor-passing"},
+    {SOL_SOCKET, SV_SO_PASSRIGHTS, "descriptor-passing"},
 #endif
 };
 

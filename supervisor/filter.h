@@ -9,17 +9,25 @@
  * seccomp_release). Returns 0 or -errno. What notifies, on every ABI:
  * connect, sendto, sendmsg, sendmmsg; io_uring_setup, io_uring_enter,
  * io_uring_register; ptrace, process_vm_readv, process_vm_writev,
- * pidfd_getfd, kcmp. Natively also: listen; socket() for every (family,
- * type, protocol) but AF_UNIX and TCP/UDP over IPv4/IPv6; setsockopt() of
- * source routes, flow labels and free binding. On i386 and x32 also socketcall, socket, setsockopt
- * and listen, whole. Every int argument is compared in its low 32 bits only. Used by
- * sv_filter_install and by the filter table tests (filter-export). */
+ * pidfd_getfd, kcmp; prlimit64 with a pid register other than 0. Natively
+ * also: listen; socket() for every (family, type, protocol) but AF_UNIX and
+ * TCP/UDP over IPv4/IPv6; setsockopt() of source routes, flow labels, free
+ * binding and SO_PASSRIGHTS. On i386 and x32 also socketcall, socket,
+ * setsockopt and listen, whole. Every int argument is compared in its low 32
+ * bits only (prlimit64's pid in all 64: a stray high bit only notifies).
+ * Used by sv_filter_install and by the filter table tests (filter-export). */
 int sv_filter_build(void **ctx);
 
 /* The reason a trapped setsockopt (level, name: the low 32 bits of its
- * registers) is denied: "source-route" or "source-address"; NULL for an
+ * registers) is denied: "source-route", "source-address" or
+ * "descriptor-passing"; NULL for an
  * option the filter does not trap. */
 const char *sv_filter_option_reason(uint32_t level, uint32_t name);
+
+/* SO_PASSRIGHTS (include/uapi/asm-generic/socket.h, 6.16): turned off on an
+ * AF_UNIX socket on 0-2 (stdfds.c), and trapped so the agent cannot turn it
+ * back on (filter.c). */
+#define SV_SO_PASSRIGHTS 83
 
 /* Installs the filter in the calling process (with no_new_privs) and returns
  * the new listener fd (close-on-exec), or -errno. Must be called in the

@@ -199,7 +199,7 @@ static const struct entry native_table[] = {
     {311, "process_vm_writev", sv_mediate_cross_process},
     {312, "kcmp", sv_mediate_cross_process},
     {438, "pidfd_getfd", sv_mediate_cross_process},
-    {302, "prlimit64", sv_mediate_cross_process},
+    {302, "prlimit64", sv_mediate_prlimit},
 };
 static const struct entry i386_table[] = {
     {102, "socketcall", NULL},
@@ -218,7 +218,7 @@ static const struct entry i386_table[] = {
     {348, "process_vm_writev", sv_mediate_cross_process},
     {349, "kcmp", sv_mediate_cross_process},
     {438, "pidfd_getfd", sv_mediate_cross_process},
-    {340, "prlimit64", sv_mediate_cross_process},
+    {340, "prlimit64", sv_mediate_prlimit},
 };
 static const struct entry x32_table[] = {
     {42, "connect", NULL},
@@ -236,7 +236,7 @@ static const struct entry x32_table[] = {
     {540, "process_vm_writev", sv_mediate_cross_process},
     {312, "kcmp", sv_mediate_cross_process},
     {438, "pidfd_getfd", sv_mediate_cross_process},
-    {302, "prlimit64", sv_mediate_cross_process},
+    {302, "prlimit64", sv_mediate_prlimit},
 };
 
 static const struct entry *lookup(const struct entry *t, size_t n, int nr)
@@ -291,7 +291,7 @@ void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_p
 		 * runtimes fall back to ordinary, mediated calls, and a ring the
 		 * agent got from elsewhere cannot be entered or changed. */
 		sv_call_finish(&c, SV_NEUTRALIZED, "io_uring", SV_ACT_ERRNO, ENOSYS, 0);
-	} else if (e->native == sv_mediate_cross_process) {
+	} else if (e->native == sv_mediate_cross_process || e->native == sv_mediate_prlimit) {
 		e->native(&c, req->data.args);
 	} else if (strcmp(c.ev.abi, "x86_64") != 0) {
 		int sc = strcmp(e->name, "socketcall") == 0;

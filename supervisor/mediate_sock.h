@@ -24,4 +24,11 @@ void sv_mediate_listen(struct sv_call *c, const __u64 *a);
  * and recorded as cross-process, on every ABI. Finishes the call. */
 void sv_mediate_cross_process(struct sv_call *c, const __u64 *a);
 
+/* prlimit64 with a pid register other than 0 (the filter's rule), on every
+ * ABI: continued when the pid's low 32 bits are 0 (the caller itself) or
+ * when it sets no new limit (a read); otherwise a limit on another process,
+ * the supervisor among them (RLIMIT_CPU has the kernel kill it): refused as
+ * cross-process. Finishes the call. */
+void sv_mediate_prlimit(struct sv_call *c, const __u64 *a);
+
 #endif

@@ -18,10 +18,8 @@
 #include <unistd.h>
 
 #include "call.h"
+#include "filter.h"
 #include "sockaddr.h"
-
-/* include/uapi/asm-generic/socket.h, 6.16 */
-#define SV_SO_PASSRIGHTS 83
 
 #ifndef SIOCINQ
 #define SIOCINQ 0x541B /* FIONREAD */
