@@ -4,26 +4,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
-#include <linux/landlock.h>
 #include <stdio.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fault.h"
+#include "landlock.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
-#endif
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_restrict_self 446
 #endif
 
 #define CAP_SYS_ADMIN_BIT 21
@@ -66,8 +60,8 @@ const char *sv_contain_name(enum sv_contain_mode m)
 {
 	if (m == SV_CONTAIN_PIDNS)
 		return "pid-namespace";
-	return sv_contain_signal_scoped() ? "subreaper+landlock+signal-scope"
-					  : "subreaper+landlock";
+	return sv_landlock_signal_scoped() ? "subreaper+landlock+signal-scope"
+					   : "subreaper+landlock";
 }
 
 pid_t sv_contain_outer_ppid(void)
@@ -263,66 +257,6 @@ int sv_contain_close_fds(int keep)
 			rc = -errno;
 	}
 	closedir(d);
-	return rc;
-}
-
-/* landlock_ruleset_attr as of Landlock ABI 6 (6.12), wider than older
- * headers' struct: the kernel takes the prefix it knows and requires the
- * rest to be zero. */
-struct sv_landlock_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net; /* ABI 4 */
-	uint64_t scoped;             /* ABI 6 */
-};
-#define SV_LANDLOCK_SCOPE_SIGNAL (1ull << 1)
-#define SV_LANDLOCK_CREATE_RULESET_VERSION (1u << 0)
-
-int sv_contain_signal_scoped(void)
-{
-#ifdef SV_MUTANT_NO_SIGNAL_SCOPE
-	/* MUTANT no-signal-scope: the agent may signal its supervisor. */
-	return 0;
-#endif
-	long abi =
-	    syscall(SYS_landlock_create_ruleset, NULL, 0u, SV_LANDLOCK_CREATE_RULESET_VERSION);
-
-	return abi >= 6;
-}
-
-int sv_contain_landlock(void)
-{
-	/* Only MAKE_BLOCK is handled, with no rule: mknod of a block device,
-	 * which the agent cannot do anyway without CAP_MKNOD. What is wanted
-	 * is the domain itself: Landlock refuses every ptrace-mode access
-	 * (ptrace, /proc/PID/mem, process_vm_*, pidfd_getfd, kcmp) from inside
-	 * a domain to a process outside it (security/landlock/ptrace.c), while
-	 * the supervisor, in no domain, keeps its access to the agent. From
-	 * ABI 6 the domain is also scoped for signals: the agent cannot kill
-	 * or stop its supervisor (which would end the subreaper and leave the
-	 * tree behind), nor signal any other process outside its tree. */
-	struct sv_landlock_attr attr;
-	int fd, rc = 0;
-
-#ifdef SV_MUTANT_NO_LANDLOCK
-	/* MUTANT no-landlock: a uid-1000 agent can reach other processes of its uid. */
-	return 0;
-#endif
-	/* Seam: Landlock built but not in the lsm= list (EOPNOTSUPP), or absent. */
-	if ((rc = sv_fault("landlock")) < 0)
-		return rc;
-	memset(&attr, 0, sizeof(attr));
-	attr.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
-	if (sv_contain_signal_scoped())
-		attr.scoped = SV_LANDLOCK_SCOPE_SIGNAL;
-	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0u);
-	if (fd < 0)
-		return -errno;
-	/* restrict_self needs no_new_privs (or CAP_SYS_ADMIN); the filter sets
-	 * it too, in the same child. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-	    syscall(SYS_landlock_restrict_self, fd, 0u) != 0)
-		rc = -errno;
-	close(fd);
 	return rc;
 }
 

@@ -16,7 +16,7 @@ enum sv_contain_mode {
 	/* The supervisor is a child subreaper and kills its children until
 	 * waitpid says ECHILD: no process of the tree is left when it returns
 	 * (orphans are re-parented to us, never past us). The agent is in a
-	 * Landlock domain (sv_contain_landlock), required. */
+	 * Landlock domain (sv_landlock_restrict), required. */
 	SV_CONTAIN_SUBREAPER,
 };
 
@@ -29,7 +29,7 @@ enum sv_contain_mode {
 int sv_contain_choose(enum sv_contain_mode *out);
 
 /* "pid-namespace", "subreaper+landlock" or, where the Landlock domain is
- * also scoped for signals (sv_contain_signal_scoped),
+ * also scoped for signals (sv_landlock_signal_scoped),
  * "subreaper+landlock+signal-scope": the report's name of the mechanism. */
 const char *sv_contain_name(enum sv_contain_mode m);
 
@@ -52,22 +52,6 @@ int sv_contain_mounts(void);
  * the kernel has it (5.9+), else each entry of /proc/self/fd. Returns 0 or
  * -errno (a descriptor that could not be closed: the agent must not run). */
 int sv_contain_close_fds(int keep);
-
-/* Puts the calling process (and all it will start) in a Landlock domain
- * (5.13+, and "landlock" in the kernel's LSM list): from inside it no
- * process outside the domain can be ptraced, read or written through
- * /proc/PID/mem, process_vm_*, pidfd_getfd or kcmp. Needed for an agent
- * that is not in its own pid namespace (subreaper mode: a uid-1000 agent
- * could otherwise open /proc/PID/mem of any dumpable process of its uid
- * under Yama scope 0). Returns 0, or -errno (ENOSYS: no Landlock in the
- * kernel; EOPNOTSUPP: built but not enabled at boot). */
-int sv_contain_landlock(void);
-
-/* Whether this kernel's Landlock (ABI 6, 6.12+) scopes a domain for
- * signals, which sv_contain_landlock then asks for: 1 or 0. Before 6.12 a
- * uid-1000 agent can SIGKILL or SIGSTOP its supervisor (same uid) and its
- * tree outlives the run (docs/design.md, "Known limits"). */
-int sv_contain_signal_scoped(void);
 
 /* The reaper, init of the agent's pid namespace: reaps every process of the
  * namespace until none is left (ECHILD), then writes the agent's wait

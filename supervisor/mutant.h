@@ -31,8 +31,11 @@
  *                         in pid order of direct children for at most 1000 rounds
  *   ROOT_AGENT_OPEN       contain.c  no pid or mount namespace: a root agent
  *                         owns /proc/sys and /sys
- *   NO_LANDLOCK           contain.c  no Landlock domain: a uid-1000 agent reaches
+ *   NO_LANDLOCK           landlock.c  no Landlock domain: a uid-1000 agent reaches
  *                         other processes of its uid (/proc/PID/mem)
+ *   CGROUP_WRITABLE       landlock.c  the domain does not handle file writes: a
+ *                         uid-1000 agent in a delegated cgroup freezes or kills
+ *                         its supervisor's
  *   SHARED_SESSION        spawn.c    the agent keeps the caller's session and
  *                         controlling terminal (TIOCSTI, kill(0))
  *   STDIO_SOCKET_OPEN     stdfds.c   a socket on descriptor 0-2 reaches the agent
@@ -57,7 +60,7 @@
  *                         listen: a socket rebound to the wildcard in between listens
  *   RIGHTS_MECH_UNLABELLED act.c     a kcmp failure on an SCM_RIGHTS descriptor is
  *                         recorded with mechanism pidfd_getfd
- *   NO_SIGNAL_SCOPE       contain.c  the Landlock domain is not scoped for signals
+ *   NO_SIGNAL_SCOPE       landlock.c  the Landlock domain is not scoped for signals
  *                         (6.12+): a uid-1000 agent can kill or stop its supervisor
  *   PRLIMIT_OPEN          filter.c   prlimit64 of another process is not trapped: the
  *                         agent lowers its supervisor's RLIMIT_CPU

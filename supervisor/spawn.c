@@ -14,6 +14,7 @@
 #include "caps.h"
 #include "fault.h"
 #include "filter.h"
+#include "landlock.h"
 
 /* Closes the caller's descriptors and runs fn. A descriptor that cannot be
  * closed means the agent must not run: the errno goes to keep_fd. */
@@ -80,7 +81,7 @@ static void child(const struct child_args *a)
 	 * away from other processes of its uid: required. In a pid namespace
 	 * outsiders cannot be named; the domain is not needed there. */
 	if (msg[0] >= 0 && a->mode == SV_CONTAIN_SUBREAPER)
-		msg[2] = sv_contain_landlock();
+		msg[2] = sv_landlock_restrict();
 	msg[1] = 0;
 	/* From here on the parent may close and open descriptors: take a private
 	 * copy of the table before telling it where the listener is. */

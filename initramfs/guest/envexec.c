@@ -192,6 +192,7 @@ static void parse_cell(const char *path, struct cell *c)
 	    "expect_agent_exit",
 	    "launcher",
 	    "guest_profile",
+	    "cgroup",
 	};
 	char err[256];
 	char *line, *next;

@@ -276,6 +276,47 @@ static void check_cgroups(void)
 	rs_buf_free(&done);
 }
 
+/* The cell's cgroup and its interface files owned by root again: a cell
+ * with cgroup=delegated gave them to its uid, and the next cell's agent of
+ * that uid must not find them writable. Given back where not, then read
+ * back. */
+static void check_cgroup_owner(void)
+{
+	if (!*cell_cg)
+		return;
+	DIR *d = opendir(cell_cg);
+	int given = 0, wrong = 0, n = 0;
+	struct stat st;
+
+	if (!d || fstat(dirfd(d), &st) != 0) {
+		result("fail", "cgroup-owner", "%s: %s", cell_cg, strerror(errno));
+		if (d)
+			closedir(d);
+		return;
+	}
+	for (struct dirent *e = readdir(d); e; e = readdir(d)) {
+		if (strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		n++;
+		if (st.st_uid == 0 && st.st_gid == 0)
+			continue;
+		given++;
+		if (fchownat(dirfd(d), e->d_name, 0, 0, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != 0 ||
+		    st.st_gid != 0)
+			wrong++;
+	}
+	closedir(d);
+	if (wrong)
+		result("fail", "cgroup-owner", "%s: %d of %d entries not owned by 0:0 after chown",
+		       cell_cg, wrong, n);
+	else
+		result("pass", "cgroup-owner", "%s and its %d entries owned by 0:0 (%d given back)",
+		       cell_cg, n - 1, given);
+}
+
 /* True when PATH is the mount point of one of the boot's mounts. */
 static bool boot_mount_point(const char *path)
 {
@@ -684,6 +725,7 @@ static int cmd_check(int basefd, const char *log, long prev_uid)
 	 * would make every later check fail for its sake. */
 	check_processes();
 	check_cgroups();
+	check_cgroup_owner();
 	check_mounts();
 	check_tmp();
 	check_files(prev_uid);

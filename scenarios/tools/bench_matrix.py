@@ -151,6 +151,7 @@ RESET_REPAIRS = {
     "mounts": "/tmp/egress-planted-mnt",
     "dev": "/dev/egress-planted",
     "cgroups": "/sys/fs/cgroup/egress-planted-empty",
+    "cgroup-owner": "(1 given back)",
 }
 # The checks the reset after reset-plant-2-leftovers must fail (init-seccomp
 # cannot be planted from a service: no process but init can filter init).

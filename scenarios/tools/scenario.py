@@ -65,7 +65,7 @@ PTRACE_SCOPE_KEY = "kernel.yama.ptrace_scope"
 
 SINGLE_KEYS = ("name", "description", "agent", "loopback", "user", "uid", "gid",
                "timeout", "expect", "kill_supervisor_after", "expect_agent_exit", "launcher",
-               "guest_profile", "isolation")
+               "guest_profile", "isolation", "cgroup")
 REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requires",
                  "sink", "stdio", "mount")
 # stdio = FD KIND [ADDR:PORT]: what the supervisor's caller puts on its
@@ -326,6 +326,10 @@ def parse_field(sc, path, no, key, value):
         # boot: the scenario's cells change what a reset cannot put back
         # (docs/guest.md "Batches"), so each runs in a boot of its own.
         err = f"isolation must be boot or batch, not {value!r}"
+    elif key == "cgroup" and value != "delegated":
+        # delegated: the supervisor's cgroup and its parent belong to the
+        # cell's uid, as a systemd user session delegates user@UID.service.
+        err = f"cgroup must be delegated, not {value!r}"
     elif key in ("loopback", "guest_profile") and value not in ("yes", "no"):
         err = f"{key} must be yes or no, not {value!r}"
     elif key == "user" and value not in USERS:
@@ -681,6 +685,8 @@ def compile_cell(sc, axes, kernel):
         out.append(f"launcher={' '.join(check_argv(sc.get('launcher'), 'launcher')[0])}")
     if sc.get("guest_profile") == "yes":
         out.append("guest_profile=yes")
+    if "cgroup" in sc.fields:
+        out.append(f"cgroup={sc.get('cgroup')}")
     for line in out:
         if "\n" in line or "\r" in line:
             raise ScenarioError(sc.path, 0, f"newline in compiled value {line!r}")

@@ -7,9 +7,11 @@
  *   reset-plant repairable   what the reset must put back and then pass:
  *                            a sysctl, an address on lo, a mount on a new
  *                            point, a device node, a file in /tmp, an empty
- *                            cgroup (not a module: sctp, once autoloaded, stays
- *                            in use after its socket is closed, EAGAIN, so a
- *                            cell that loads it ends its batch)
+ *                            cgroup, the cell cgroup's cgroup.kill given to
+ *                            uid 1000 (as cgroup=delegated does); not a
+ *                            module: sctp, once autoloaded, stays in use
+ *                            after its socket is closed, EAGAIN, so a cell
+ *                            that loads it ends its batch
  *   reset-plant leftovers    what the reset must refuse, one per check: a
  *                            process that left its cgroup (in a cgroup of its
  *                            own, holding an sctp socket, so the module stays
@@ -111,6 +113,8 @@ static void repairable(void)
 	plant("/tmp/egress-planted", write_file("/tmp/egress-planted", "planted\n"));
 	plant("/sys/fs/cgroup/egress-planted-empty",
 	      mkdir("/sys/fs/cgroup/egress-planted-empty", 0755));
+	plant("/sys/fs/cgroup/egress-cell/cgroup.kill",
+	      chown("/sys/fs/cgroup/egress-cell/cgroup.kill", 1000, 1000));
 }
 
 /* A child in a cgroup of its own, out of init's helper cgroup, in a session

@@ -577,3 +577,82 @@ def descriptor_sent_to_unix_stdin_during_the_run_is_refused_by_the_kernel(ctx):
     m, err = late_rights_run(ctx, mutant_binary("passrights-open"), sink)
     ctx.expect_eq(err, None, "passrights-open mutant: the caller's send")
     ctx.expect(wait_for(lambda: sink.got(), 2), "passrights-open mutant: nothing arrived")
+
+
+# --------------------------------------------- a cgroup delegated to the agent's uid
+
+def delegated_cgroup(ctx):
+    """A cgroup owned by uid 1000 with a child "run" (the supervisor's),
+    on this host's cgroup2 mount, as a systemd user session delegates
+    user@1000.service: (dir, a preexec that moves the child into run)."""
+    if os.geteuid() != 0:
+        raise Skip("needs root (to delegate a cgroup to uid 1000)")
+    if landlock_abi() < 1:
+        raise Skip("needs Landlock (5.13+, in the LSM list)")
+    with open("/proc/self/mounts") as f:
+        mounts = [ln.split() for ln in f]
+    root = next((m[1] for m in mounts if m[2] == "cgroup2"), None)
+    if not root:
+        raise Skip("no cgroup2 mount on this host")
+    d = os.path.join(root, "egress-it-%d" % os.getpid())
+    try:
+        os.makedirs(os.path.join(d, "run"))
+    except OSError as e:
+        raise Skip("cannot make a cgroup under %s: %s" % (root, e))
+    for base, dirs, files in os.walk(d):
+        for n in [base] + [os.path.join(base, x) for x in dirs + files]:
+            os.chown(n, 1000, 1000)
+
+    def join():
+        with open(os.path.join(d, "run", "cgroup.procs"), "w") as f:
+            f.write("0\n")
+    return d, join
+
+
+def remove_cgroup(d):
+    """Kills and thaws what is left under d, then removes it, deepest first."""
+    for name, text in (("cgroup.kill", "1\n"), ("cgroup.freeze", "0\n")):
+        try:
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        except OSError:
+            pass
+    time.sleep(0.2)
+    for base, dirs, _ in sorted(os.walk(d), key=lambda w: -w[0].count("/")):
+        try:
+            os.rmdir(base)
+        except OSError:
+            pass
+
+
+@test(timeout=60)
+def agent_cannot_write_a_cgroup_delegated_to_its_uid(ctx):
+    # The third review's cgroup-kill.sh: where the supervisor's cgroup is
+    # delegated to its uid, the agent's Landlock domain (which handles
+    # WRITE_FILE and grants it everywhere but beneath cgroup mounts) keeps
+    # it from moving itself out and from freezing or killing its
+    # supervisor; every other file it may write stays writable.
+    d, join = delegated_cgroup(ctx)
+    try:
+        bad = ctx.tcp(UNDECLARED)
+        run = ctx.sv("cgroup-escape", [bad.dest], uid1000=True, preexec=join, no_loopback=True)
+        expect_outcome(ctx, run, 1, "fail")
+        ctx.expect_eq(bad.received(), b"", "bytes at the undeclared listener")
+        got = {e.get("call"): e.get("errno") for e in run.log}
+        ctx.expect_eq((got.get("move"), got.get("freeze"), got.get("open-kill"),
+                       got.get("connect")), ("EACCES",) * 4, "agent log %r" % run.log)
+        expect_event(ctx, run, "the undeclared connect denied", syscall="connect")
+        script = ('if echo $$ > %s/escape2/cgroup.procs; then echo move=done; else '
+                  'echo move=refused; fi; echo x > %s/w; echo "tmp=$?"' % (d, ctx.tmp))
+        os.mkdir(os.path.join(d, "escape2"))
+        os.chown(os.path.join(d, "escape2"), 1000, 1000)
+        os.chown(os.path.join(d, "escape2", "cgroup.procs"), 1000, 1000)
+        ok = ctx.sv("/bin/sh", ["-c", script], uid1000=True, preexec=join)
+        expect_outcome(ctx, ok, 0, "pass")
+        ctx.expect("move=refused" in ok.out and "tmp=0" in ok.out, "agent output: %r" % ok.out)
+        # The check can fail: without WRITE_FILE handled the move lands.
+        m = ctx.sv("/bin/sh", ["-c", script], uid1000=True, preexec=join,
+                   binary=mutant_binary("cgroup-writable"))
+        ctx.expect("move=done" in m.out, "cgroup-writable mutant: agent output %r" % m.out)
+    finally:
+        remove_cgroup(d)

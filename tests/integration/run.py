@@ -315,9 +315,10 @@ class Ctx:
         return d, os.path.join(d, "report.json"), os.path.join(self.tmp, "agent%d.log" % self.runs)
 
     def start(self, agent, args, allow=(), no_loopback=False, fault=None, binary=None, sv_args=None,
-              report=True, uid1000=False):
-        """Starts the supervisor (as uid 1000 with uid1000=True); returns
-        (Popen, report path, agent log path)."""
+              report=True, uid1000=False, preexec=None):
+        """Starts the supervisor (as uid 1000 with uid1000=True; preexec runs
+        in the child before the exec, as root); returns (Popen, report path,
+        agent log path)."""
         binary = binary or (SV_FAULTS if fault is not None else SV)
         self.require(os.access(binary, os.X_OK), "%s missing: build it first (make supervisor supervisor-faults)" % binary)
         d, report_path, log_path = self.paths()
@@ -335,7 +336,8 @@ class Ctx:
         if fault is not None:
             env["EGRESS_SV_FAULT"] = fault
         self.last_argv = argv
-        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=preexec)
         return proc, report_path, log_path
 
     def finish(self, proc, report_path, log_path, timeout=30, build=None):

@@ -1,0 +1,107 @@
+/*
+ * cgroup-escape: the third hostile review's cgroup attack (issue 12: the
+ * agent must not outlive the run), for a run whose cgroup is delegated to
+ * the agent's uid (a systemd user session's user@UID.service). The file
+ * modes then let the agent move itself to a sibling cgroup it creates
+ * (out of reach of the supervisor's cgroup.kill and cgroup.freeze), freeze
+ * the supervisor's cgroup (every trapped call then waits for ever) and
+ * kill it. This agent tries each of those and logs the answer, but only
+ * opens cgroup.kill for writing, never writes it; then it connects to
+ * DEST, which the scenario leaves undeclared. Exit status 0 when the move,
+ * the freeze and the open were all refused, 1 when any was allowed, 2 on
+ * bad arguments or when its own cgroup cannot be found.
+ *
+ *     cgroup-escape DEST
+ */
+#include "agentlib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The cgroup2 mount point and this process's cgroup path below it. */
+static int own_cgroup(char *out, size_t size)
+{
+	char line[4096], mnt[1024] = "", rel[2048] = "";
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return -1;
+	while (!*mnt && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - cgroup2 ");
+
+		if (sep && sscanf(line, "%*s %*s %*s %*s %1023s", mnt) != 1)
+			mnt[0] = '\0';
+	}
+	fclose(f);
+	f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return -1;
+	while (!*rel && fgets(line, sizeof(line), f))
+		if (strncmp(line, "0::", 3) == 0 && sscanf(line + 3, "%2047s", rel) != 1)
+			rel[0] = '\0';
+	fclose(f);
+	if (!*mnt || !*rel)
+		return -1;
+	return (size_t)snprintf(out, size, "%s%s", mnt, strcmp(rel, "/") ? rel : "") < size ? 0 : -1;
+}
+
+/* open(path, O_WRONLY) and, when text is not NULL, write(text): the
+ * syscall result of the first that failed, or of the write. */
+static long write_file(const char *call, const char *path, const char *text)
+{
+	char extra[600], esc[512];
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	long r = fd;
+	int err = errno;
+
+	if (fd >= 0 && text) {
+		r = write(fd, text, strlen(text));
+		err = errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	snprintf(extra, sizeof(extra), ",\"path\":\"%s\"", agent_json_escape(path, esc, sizeof(esc)));
+	agent_log(call, NULL, r < 0 ? r : 0, err, extra);
+	return r < 0 ? r : 0;
+}
+
+int main(int argc, char **argv)
+{
+	char own[3072], parent[3072], esc[3200], path[3300], pid[32];
+	struct agent_dest d;
+	int allowed = 0, made, fd;
+	long r;
+
+	agent_init("cgroup-escape");
+	if (argc != 2 || agent_parse_dest(argv[1], &d) < 0)
+		return agent_usage("DEST");
+	if (own_cgroup(own, sizeof(own)) < 0) {
+		agent_log("own-cgroup", NULL, -1, ENOENT, NULL);
+		return 2;
+	}
+	snprintf(parent, sizeof(parent), "%s", own);
+	*strrchr(parent, '/') = '\0';
+	snprintf(esc, sizeof(esc), "%s/escape", parent);
+	made = mkdir(esc, 0755) == 0;
+	agent_log("mkdir", NULL, made ? 0 : -1, errno, NULL);
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	snprintf(path, sizeof(path), "%s/cgroup.procs", esc);
+	allowed |= write_file("move", path, pid) == 0;
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", own);
+	allowed |= write_file("freeze", path, "1\n") == 0;
+	snprintf(path, sizeof(path), "%s/cgroup.kill", own);
+	allowed |= write_file("open-kill", path, NULL) == 0;
+
+	fd = socket(d.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	r = fd < 0 ? fd : connect(fd, (const struct sockaddr *)&d.ss, d.len);
+	agent_log("connect", d.text, r, errno, NULL);
+	if (fd >= 0)
+		close(fd);
+	if (made && !allowed)
+		rmdir(esc);
+	return allowed ? 1 : 0;
+}
