@@ -117,8 +117,7 @@ static int is_ancestor(const struct excluded *ex, const char *path)
 	for (int i = 0; i < ex->n; i++) {
 		const char *m = ex->path[i];
 
-		if (strcmp(path, "/") == 0 ? m[1] != 0
-					   : strncmp(m, path, n) == 0 && m[n] == '/')
+		if (strcmp(path, "/") == 0 ? m[1] != 0 : strncmp(m, path, n) == 0 && m[n] == '/')
 			return 1;
 	}
 	return 0;
@@ -224,8 +223,7 @@ int sv_landlock_restrict(void)
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0u);
 	if (fd < 0)
 		return -errno;
-	if ((attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) &&
-	    !is_excluded(&ex, "/")) {
+	if ((attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) && !is_excluded(&ex, "/")) {
 		if (!is_ancestor(&ex, "/"))
 			rc = add_rule_path(fd, "/");
 		else

@@ -67,4 +67,7 @@
  *   PASSRIGHTS_OPEN       stdfds.c, filter.c  an AF_UNIX socket on 0-2 keeps taking
  *                         descriptors during the run (6.16+), and the agent may
  *                         set SO_PASSRIGHTS
+ *   NO_EVENT_FLOOR        report.c   one pool of 200,000 stored events for every
+ *                         bucket: a denial after a flood of allowed calls is
+ *                         only counted
  * This header is documentation only; nothing includes it. */

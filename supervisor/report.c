@@ -20,6 +20,12 @@
 /* Beyond this many stored events the rest are only counted: a runaway agent
  * must not take the supervisor's memory with it. */
 #define MAX_EVENTS 200000
+/* The first EVENT_FLOOR events of each bucket that decides the verdict
+ * (denied, invalid, mechanism_failure) are stored on top of MAX_EVENTS:
+ * an agent that first floods allowed calls cannot push its denial out of
+ * the report, only out of the count of what is listed. */
+#define EVENT_FLOOR 1000
+#define MAX_STORED (MAX_EVENTS + 3 * EVENT_FLOOR)
 
 static const char *const bucket_names[SV_NBUCKETS] = {
     "allowed", "denied", "invalid", "mechanism_failure", "abandoned", "neutralized"};
@@ -31,6 +37,8 @@ static struct {
 	const struct sv_run_info *info;
 	struct sv_event *events;
 	size_t nevents, cap;
+	size_t pooled;              /* stored events not held by a floor */
+	size_t stored[SV_NBUCKETS]; /* stored events per bucket */
 	unsigned long long counts[SV_NBUCKETS];
 	unsigned long long dropped;
 	struct sv_probe_result probe;
@@ -80,8 +88,15 @@ void sv_report_record(const struct sv_event *ev)
 		describe(R.first_denial, sizeof(R.first_denial), ev);
 	if (ev->bucket == SV_MECH_FAILURE && !R.first_failure[0])
 		describe(R.first_failure, sizeof(R.first_failure), ev);
-	if (R.nevents == R.cap && R.cap < MAX_EVENTS) {
-		size_t ncap = R.cap * 2 > MAX_EVENTS ? MAX_EVENTS : R.cap * 2;
+	int reserved = (ev->bucket == SV_DENIED || ev->bucket == SV_INVALID ||
+			ev->bucket == SV_MECH_FAILURE) &&
+		       R.stored[ev->bucket] < EVENT_FLOOR;
+#ifdef SV_MUTANT_NO_EVENT_FLOOR
+	/* MUTANT no-event-floor: one pool for every bucket, as before. */
+	reserved = 0;
+#endif
+	if (R.nevents == R.cap && R.cap < MAX_STORED && (reserved || R.pooled < MAX_EVENTS)) {
+		size_t ncap = R.cap * 2 > MAX_STORED ? MAX_STORED : R.cap * 2;
 		struct sv_event *n = realloc(R.events, ncap * sizeof(*n));
 
 		if (n) {
@@ -89,8 +104,10 @@ void sv_report_record(const struct sv_event *ev)
 			R.cap = ncap;
 		}
 	}
-	if (R.nevents < R.cap) {
+	if (R.nevents < R.cap && (reserved || R.pooled < MAX_EVENTS)) {
 		R.events[R.nevents++] = *ev;
+		R.stored[ev->bucket]++;
+		R.pooled += !reserved;
 	} else {
 		R.dropped++;
 		free(ev->msgs);

@@ -46,7 +46,8 @@ static int own_cgroup(char *out, size_t size)
 	fclose(f);
 	if (!*mnt || !*rel)
 		return -1;
-	return (size_t)snprintf(out, size, "%s%s", mnt, strcmp(rel, "/") ? rel : "") < size ? 0 : -1;
+	return (size_t)snprintf(out, size, "%s%s", mnt, strcmp(rel, "/") ? rel : "") < size ? 0
+											    : -1;
 }
 
 /* open(path, O_WRONLY) and, when text is not NULL, write(text): the
@@ -64,7 +65,8 @@ static long write_file(const char *call, const char *path, const char *text)
 	}
 	if (fd >= 0)
 		close(fd);
-	snprintf(extra, sizeof(extra), ",\"path\":\"%s\"", agent_json_escape(path, esc, sizeof(esc)));
+	snprintf(extra, sizeof(extra), ",\"path\":\"%s\"",
+		 agent_json_escape(path, esc, sizeof(esc)));
 	agent_log(call, NULL, r < 0 ? r : 0, err, extra);
 	return r < 0 ? r : 0;
 }

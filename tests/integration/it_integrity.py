@@ -656,3 +656,27 @@ def agent_cannot_write_a_cgroup_delegated_to_its_uid(ctx):
         ctx.expect("move=done" in m.out, "cgroup-writable mutant: agent output %r" % m.out)
     finally:
         remove_cgroup(d)
+
+
+# ---------------------------------------------------- the report's event list
+
+@test(timeout=120)
+def denial_after_a_flood_of_allowed_calls_keeps_its_event(ctx):
+    # The stored events stop at 200,000 (only counted past that); the first
+    # 1000 of each bucket that decides the verdict are stored on top, so an
+    # agent that floods allowed calls first cannot push its denial out of
+    # the report's list (only its count and first_denial told of it).
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("event-flood", ["201000", bad.dest], no_loopback=True, timeout=100)
+    expect_outcome(ctx, run, 1, "fail")
+    c = (run.report or {}).get("counts", {})
+    ctx.expect_eq((c.get("allowed"), c.get("denied"), c.get("events_dropped")),
+                  (201000, 1, 1000), "counts")
+    expect_event(ctx, run, "the denied connect after the flood", syscall="connect",
+                 bucket="denied")
+    # The check can fail: with one pool for every bucket the denial is the
+    # 200,001st event and only counted.
+    m = ctx.sv("event-flood", ["201000", bad.dest], no_loopback=True, timeout=100,
+               binary=mutant_binary("no-event-floor"))
+    ctx.expect(not any(e.get("bucket") == "denied" for e in (m.report or {}).get("events", [])),
+               "no-event-floor mutant: the denial is listed anyway")
