@@ -18,7 +18,7 @@ timeout -s KILL 30 sh -c 'echo $$ > "$1/sup/cgroup.procs"; cd /; shift; exec set
 	sh "$dir" "$sv" --no-loopback -- "$agent" "$dir" "$@" || rc=$?
 echo "supervisor exit $rc"
 find "$dir" -name cgroup.procs -exec sh -c 'for f; do p=$(tr "\n" " " <"$f"); [ -z "$p" ] || echo "left in ${f%/cgroup.procs}: $p"; done' sh {} +
-for c in $(find "$dir" -depth -type d); do
+find "$dir" -depth -type d | while read -r c; do
 	echo 0 >"$c/cgroup.freeze" 2>/dev/null || true
 	echo 1 >"$c/cgroup.kill" 2>/dev/null || true
 done

@@ -31,7 +31,7 @@ sleep 1
 n2=$(wc -l <"$mark")
 echo "[$how] mark lines 1 s after the supervisor ended: $n1 -> $n2; last: $(tail -1 "$mark")"
 if [ "$n2" -gt "$n1" ]; then echo "[$how] OUTLIVED: the agent's child survived the cgroup kill"; else echo "[$how] nothing outlived"; fi
-for c in $(find "$dir" -depth -type d); do
+find "$dir" -depth -type d | while read -r c; do
 	echo 1 >"$c/cgroup.kill" 2>/dev/null || true
 done
 sleep 0.5
