@@ -117,6 +117,21 @@ static int add_common(scmp_filter_ctx ctx)
 	if (rc == 0)
 		rc = notify_all(ctx, io_uring + 1, N(io_uring) - 1);
 #endif
+#if !defined(SV_MUTANT_CLONE3_OPEN) && !defined(SV_MUTANT_CHECKPOINT_RESTORE_KEPT) &&              \
+    !defined(SV_MUTANT_OLD_DESCENDANT_KILL)
+	/* clone3 takes its flags in memory, which a filter cannot read and a
+	 * supervisor cannot judge without a race (the agent may rewrite them
+	 * after the read), and two of them end containment: CLONE_INTO_CGROUP
+	 * puts the child in any cgroup whose cgroup.procs the agent may write
+	 * (a cgroup delegated to its uid: out of reach of its supervisor's
+	 * cgroup.kill and cgroup.freeze, and Landlock has no hook there), and
+	 * set_tid chooses pids. Answered ENOSYS, as Docker's default profile
+	 * does: glibc and runtimes then fall back to clone, whose flags are a
+	 * register. The old mutants reproduce the tree before this, when
+	 * clone3 passed. */
+	if (rc == 0)
+		rc = notify(ctx, "clone3");
+#endif
 #ifdef SV_MUTANT_CROSS_PROCESS_OPEN
 	/* MUTANT cross-process-open: ptrace and friends are not trapped. */
 	(void)cross_process;

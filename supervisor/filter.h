@@ -8,7 +8,7 @@
  * without loading it, into *ctx (a scmp_filter_ctx the caller releases with
  * seccomp_release). Returns 0 or -errno. What notifies, on every ABI:
  * connect, sendto, sendmsg, sendmmsg; io_uring_setup, io_uring_enter,
- * io_uring_register; ptrace, process_vm_readv, process_vm_writev,
+ * io_uring_register; clone3; ptrace, process_vm_readv, process_vm_writev,
  * pidfd_getfd, kcmp; prlimit64 with a pid register other than 0. Natively
  * also: listen; socket() for every (family, type, protocol) but AF_UNIX and
  * TCP/UDP over IPv4/IPv6; setsockopt() of source routes, flow labels, free

@@ -7,6 +7,7 @@
 #include <linux/landlock.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -32,15 +33,33 @@ struct sv_landlock_attr {
 #define SV_LANDLOCK_SCOPE_SIGNAL (1ull << 1)
 #define SV_LANDLOCK_CREATE_RULESET_VERSION (1u << 0)
 
-/* Enough for any mount table seen on a host (a hybrid cgroup v1 layout has
- * about a dozen); more cgroup mounts than this refuse the run. */
-#define MAX_CGROUP_MOUNTS 128
 #define MAX_DEPTH 64
 
-struct excluded {
-	char path[MAX_CGROUP_MOUNTS][PATH_MAX];
-	int n;
+/* One line of /proc/self/mountinfo. */
+struct mnt {
+	int id, parent;
+	char dev[32]; /* major:minor: mounts of one file system share it */
+	char *root;   /* the mount's root within its file system */
+	char *mp;     /* where it is mounted, in our root */
+	int cgroup;   /* a cgroup (v1) or cgroup2 file system */
 };
+
+/* A directory a cgroup file's path passes through on its way up to "/":
+ * the dentries Landlock visits when it looks for a rule (its walk goes up
+ * each mount to the mount's root, then to the mount point in the parent
+ * mount), named by file system and path within it. A rule on any of them,
+ * reached by whatever path, would grant the write. */
+struct walk {
+	char dev[32];
+	char *path;
+};
+
+static struct {
+	struct mnt *m;
+	int nm;
+	struct walk *w;
+	int nw;
+} T;
 
 int sv_landlock_signal_scoped(void)
 {
@@ -70,57 +89,195 @@ static void unescape(char *s)
 	*w = 0;
 }
 
-/* Every mount point of a cgroup (v1) or cgroup2 file system, as mountinfo
- * names it in our root. */
-static int cgroup_mounts(struct excluded *ex)
+static char *dup_unescaped(const char *s)
+{
+	char *d = strdup(s);
+
+	if (d)
+		unescape(d);
+	return d;
+}
+
+/* The mount table. Lines longer than the buffer are read whole (a mount
+ * left out could be a cgroup mount left writable). */
+static int read_mounts(void)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
 	int rc = 0;
 
 	if (!f)
 		return -errno;
-	ex->n = 0;
-	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		char mp[4096], type[64];
+	while (rc == 0 && getline(&line, &cap, f) > 0) {
+		char root[PATH_MAX], mp[PATH_MAX], dev[32], type[64];
 		const char *sep = strstr(line, " - ");
+		struct mnt *n;
+		int id, parent;
 
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
-		    sscanf(sep + 3, "%63s", type) != 1)
-			continue;
-		if (strcmp(type, "cgroup") != 0 && strcmp(type, "cgroup2") != 0)
-			continue;
-		unescape(mp);
-		if (ex->n == MAX_CGROUP_MOUNTS || strlen(mp) >= PATH_MAX)
-			rc = -E2BIG;
+		if (!sep ||
+		    sscanf(line, "%d %d %31s %4095s %4095s", &id, &parent, dev, root, mp) != 5 ||
+		    sscanf(sep + 3, "%63s", type) != 1) {
+			rc = -EIO;
+			break;
+		}
+		n = realloc(T.m, (size_t)(T.nm + 1) * sizeof(*T.m));
+		if (!n) {
+			rc = -ENOMEM;
+			break;
+		}
+		T.m = n;
+		n = &T.m[T.nm];
+		n->id = id;
+		n->parent = parent;
+		memcpy(n->dev, dev, sizeof(n->dev));
+		n->root = dup_unescaped(root);
+		n->mp = dup_unescaped(mp);
+		n->cgroup = strcmp(type, "cgroup") == 0 || strcmp(type, "cgroup2") == 0;
+		if (!n->root || !n->mp)
+			rc = -ENOMEM;
 		else
-			memcpy(ex->path[ex->n++], mp, strlen(mp) + 1);
+			T.nm++;
 	}
+	free(line);
 	fclose(f);
 	return rc;
 }
 
-/* 1 when path is one of the cgroup mount points. */
-static int is_excluded(const struct excluded *ex, const char *path)
+/* root joined with rel ("" or "/x/y"): a path within one file system. */
+static int join(char *out, const char *root, const char *rel)
 {
-	for (int i = 0; i < ex->n; i++)
-		if (strcmp(ex->path[i], path) == 0)
-			return 1;
-	return 0;
+	int n = snprintf(out, PATH_MAX, "%s%s", strcmp(root, "/") == 0 && *rel ? "" : root, rel);
+
+	return n > 0 && n < PATH_MAX ? 0 : -ENAMETOOLONG;
 }
 
-/* 1 when path is a proper ancestor of a cgroup mount point ("/" of all). */
-static int is_ancestor(const struct excluded *ex, const char *path)
+/* path relative to mount point mp ("" when equal, else "/..."); NULL when
+ * path is not at or below mp. */
+static const char *below(const char *path, const char *mp)
 {
-	size_t n = strlen(path);
+	size_t n = strlen(mp);
 
-	for (int i = 0; i < ex->n; i++) {
-		const char *m = ex->path[i];
+	if (strcmp(mp, "/") == 0)
+		return strcmp(path, "/") == 0 ? "" : path;
+	if (strncmp(path, mp, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+		return NULL;
+	return path + n;
+}
 
-		if (strcmp(path, "/") == 0 ? m[1] != 0 : strncmp(m, path, n) == 0 && m[n] == '/')
+static int add_walk(const char *dev, const char *path)
+{
+	struct walk *n = realloc(T.w, (size_t)(T.nw + 1) * sizeof(*T.w));
+
+	if (!n)
+		return -ENOMEM;
+	T.w = n;
+	memcpy(T.w[T.nw].dev, dev, sizeof(T.w[0].dev));
+	T.w[T.nw].path = strdup(path);
+	return T.w[T.nw].path ? (T.nw++, 0) : -ENOMEM;
+}
+
+static const struct mnt *by_id(int id)
+{
+	for (int i = 0; i < T.nm; i++)
+		if (T.m[i].id == id)
+			return &T.m[i];
+	return NULL;
+}
+
+/* The walk set: from every cgroup mount point up through each parent
+ * mount to the top of our mount table. */
+static int build_walk(void)
+{
+	int rc = 0;
+
+	for (int i = 0; rc == 0 && i < T.nm; i++) {
+		const struct mnt *cur = &T.m[i], *up;
+		int hops = 0;
+
+		if (!T.m[i].cgroup)
+			continue;
+		while (rc == 0 && (up = by_id(cur->parent)) && up != cur && hops++ < T.nm) {
+			const char *rel = below(cur->mp, up->mp);
+			char p[PATH_MAX];
+
+			if (!rel || (rc = join(p, up->root, rel)) < 0)
+				break;
+			/* p and each directory above it, up to the mount's root. */
+			for (;;) {
+				char *slash;
+
+				if ((rc = add_walk(up->dev, p)) < 0 || strcmp(p, up->root) == 0 ||
+				    strcmp(p, "/") == 0)
+					break;
+				slash = strrchr(p, '/');
+				if (slash == p)
+					p[1] = '\0';
+				else
+					*slash = '\0';
+			}
+			cur = up;
+		}
+	}
+	return rc;
+}
+
+/* 1 when a mount of file system dev whose root is r shows a dentry of
+ * the walk set: one at r or below it. */
+static int exposes(const char *dev, const char *r)
+{
+	size_t n = strlen(r);
+
+	for (int i = 0; i < T.nw; i++) {
+		const char *w = T.w[i].path;
+
+		if (strcmp(T.w[i].dev, dev) == 0 &&
+		    (strcmp(r, "/") == 0 ||
+		     (strncmp(w, r, n) == 0 && (w[n] == '\0' || w[n] == '/'))))
 			return 1;
 	}
 	return 0;
+}
+
+/* The mount that path is in: the last listed (the top of a stack) of the
+ * mounts whose mount point is the longest prefix of path. */
+static const struct mnt *containing(const char *path)
+{
+	const struct mnt *best = NULL;
+
+	for (int i = 0; i < T.nm; i++)
+		if (below(path, T.m[i].mp) && (!best || strlen(T.m[i].mp) >= strlen(best->mp)))
+			best = &T.m[i];
+	return best;
+}
+
+/* 1 when a rule on path would reach a cgroup file: a cgroup mount at or
+ * below it, or a dentry of the walk set seen through it (its own mount, a
+ * bind or a second mount of the same file system, at it or below it). A
+ * path whose mount cannot be told is treated as such. */
+static int reaches_cgroup(const char *path)
+{
+	const struct mnt *c = containing(path);
+	char within[PATH_MAX];
+
+	if (!c || join(within, c->root, below(path, c->mp)) < 0 || c->cgroup ||
+	    exposes(c->dev, within))
+		return 1;
+	for (int i = 0; i < T.nm; i++) {
+		const char *rel = below(T.m[i].mp, path);
+
+		if (rel && *rel && (T.m[i].cgroup || exposes(T.m[i].dev, T.m[i].root)))
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 when path is a cgroup mount point (the top of its stack). */
+static int is_cgroup_mount(const char *path)
+{
+	const struct mnt *c = containing(path);
+
+	return c && c->cgroup && strcmp(c->mp, path) == 0;
 }
 
 static int add_rule(int ruleset, int fd)
@@ -146,13 +303,13 @@ static int add_rule_path(int ruleset, const char *path)
 	return rc;
 }
 
-/* dir is "/" or an ancestor of a cgroup mount: every entry of it that is
- * neither a cgroup mount nor such an ancestor gets write access beneath it;
- * the ancestors are split the same way, one level down. Symbolic links get
- * no rule (what they point to gets its own, or none). An entry that cannot
- * be opened gets no rule: it stays unwritable to the agent (a false red at
- * worst, never a way to a cgroup file). */
-static int grant_beside(int ruleset, const struct excluded *ex, const char *dir, int depth)
+/* dir is a directory a rule on which would reach a cgroup file: every
+ * entry of it that would not gets write access beneath it; those that
+ * would are split the same way one level down, cgroup mounts themselves
+ * never. Symbolic links get no rule (what they point to gets its own, or
+ * none). An entry that cannot be opened gets no rule: it stays unwritable
+ * to the agent (a false red at worst, never a way to a cgroup file). */
+static int grant_beside(int ruleset, const char *dir, int depth)
 {
 	DIR *d;
 	struct dirent *e;
@@ -173,17 +330,15 @@ static int grant_beside(int ruleset, const struct excluded *ex, const char *dir,
 		if ((size_t)snprintf(child, sizeof(child), "%s/%s", strcmp(dir, "/") ? dir : "",
 				     e->d_name) >= sizeof(child))
 			continue;
-		if (is_excluded(ex, child))
-			continue;
-		if (is_ancestor(ex, child)) {
-			rc = grant_beside(ruleset, ex, child, depth + 1);
-			continue;
-		}
 		fd = openat(dirfd(d), e->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
+		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode) || is_cgroup_mount(child))
+			;
+		else if (!reaches_cgroup(child))
 			rc = add_rule(ruleset, fd);
+		else if (S_ISDIR(st.st_mode))
+			rc = grant_beside(ruleset, child, depth + 1);
 		close(fd);
 	}
 	closedir(d);
@@ -192,7 +347,6 @@ static int grant_beside(int ruleset, const struct excluded *ex, const char *dir,
 
 int sv_landlock_restrict(void)
 {
-	static struct excluded ex;
 	struct sv_landlock_attr attr;
 	int fd, rc = 0;
 
@@ -216,18 +370,17 @@ int sv_landlock_restrict(void)
 #endif
 	if (sv_landlock_signal_scoped())
 		attr.scoped = SV_LANDLOCK_SCOPE_SIGNAL;
-	if (attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) {
-		if ((rc = cgroup_mounts(&ex)) < 0)
-			return rc;
-	}
+	if ((attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) &&
+	    ((rc = read_mounts()) < 0 || (rc = build_walk()) < 0))
+		return rc;
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0u);
 	if (fd < 0)
 		return -errno;
-	if ((attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) && !is_excluded(&ex, "/")) {
-		if (!is_ancestor(&ex, "/"))
+	if ((attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) && !is_cgroup_mount("/")) {
+		if (!reaches_cgroup("/"))
 			rc = add_rule_path(fd, "/");
 		else
-			rc = grant_beside(fd, &ex, "/", 0);
+			rc = grant_beside(fd, "/", 0);
 	}
 	/* restrict_self needs no_new_privs (or CAP_SYS_ADMIN); the filter sets
 	 * it too, in the same child. */

@@ -25,9 +25,11 @@
  *   IO_URING_ENTER_OPEN   filter.c   io_uring_enter and io_uring_register untrapped
 
  *   NO_CLOSE_RANGE        contain.c  the caller's descriptors reach the agent
- *   CHECKPOINT_RESTORE_KEPT caps.c   the agent keeps CAP_CHECKPOINT_RESTORE (set_tid)
- *   OLD_DESCENDANT_KILL   main.c, contain.c, caps.c  the tree as before: no pid
- *                         namespace, CAP_CHECKPOINT_RESTORE kept, and the /proc scan
+ *   CHECKPOINT_RESTORE_KEPT caps.c, filter.c  the agent keeps CAP_CHECKPOINT_RESTORE
+ *                         and clone3 passes the filter (set_tid), as before both
+ *   OLD_DESCENDANT_KILL   main.c, contain.c, caps.c, filter.c  the tree as before: no
+ *                         pid namespace, CAP_CHECKPOINT_RESTORE kept, clone3 untrapped,
+ *                         and the /proc scan
  *                         in pid order of direct children for at most 1000 rounds
  *   ROOT_AGENT_OPEN       contain.c  no pid or mount namespace: a root agent
  *                         owns /proc/sys and /sys
@@ -67,6 +69,8 @@
  *   PASSRIGHTS_OPEN       stdfds.c, filter.c  an AF_UNIX socket on 0-2 keeps taking
  *                         descriptors during the run (6.16+), and the agent may
  *                         set SO_PASSRIGHTS
+ *   CLONE3_OPEN           filter.c   clone3 passes: CLONE_INTO_CGROUP puts a child in a
+ *                         sibling of a delegated cgroup, out of reach of cgroup.kill
  *   NO_EVENT_FLOOR        report.c   one pool of 200,000 stored events for every
  *                         bucket: a denial after a flood of allowed calls is
  *                         only counted

@@ -6,10 +6,13 @@
  * (out of reach of the supervisor's cgroup.kill and cgroup.freeze), freeze
  * the supervisor's cgroup (every trapped call then waits for ever) and
  * kill it. This agent tries each of those and logs the answer, but only
- * opens cgroup.kill for writing, never writes it; then it connects to
- * DEST, which the scenario leaves undeclared. Exit status 0 when the move,
- * the freeze and the open were all refused, 1 when any was allowed, 2 on
- * bad arguments or when its own cgroup cannot be found.
+ * opens cgroup.kill for writing, never writes it; it also asks clone3 for
+ * a child born in the sibling cgroup (CLONE_INTO_CGROUP, which no file is
+ * opened for), and the child says where it landed. Then it connects to
+ * DEST, which the scenario leaves undeclared. Exit status 0 when the
+ * move, the freeze, the open and the clone into the sibling were all
+ * refused, 1 when any was allowed, 2 on bad arguments or when its own
+ * cgroup cannot be found.
  *
  *     cgroup-escape DEST
  */
@@ -17,10 +20,22 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
 
 /* The cgroup2 mount point and this process's cgroup path below it. */
 static int own_cgroup(char *out, size_t size)
@@ -71,6 +86,47 @@ static long write_file(const char *call, const char *path, const char *text)
 	return r < 0 ? r : 0;
 }
 
+/* 1 when this process's cgroup2 path ends in "/escape". */
+static int in_escape(void)
+{
+	char line[512];
+	int yes = 0;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "0::", 3) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			size_t n = strlen(line);
+
+			yes = n >= 7 && strcmp(line + n - 7, "/escape") == 0;
+		}
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+/* clone3 with CLONE_INTO_CGROUP into dir: 1 when the child was born there. */
+static int clone_into(const char *dir)
+{
+	struct clone_args ca;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), status = 0;
+	long pid;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_INTO_CGROUP;
+	ca.exit_signal = SIGCHLD;
+	ca.cgroup = (uint64_t)(fd < 0 ? 0 : fd);
+	pid = fd < 0 ? -1 : syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0)
+		_exit(in_escape() ? 0 : 3);
+	agent_log("clone-into", NULL, pid < 0 ? pid : 0, errno, NULL);
+	if (fd >= 0)
+		close(fd);
+	if (pid < 0 || waitpid((pid_t)pid, &status, 0) < 0)
+		return 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 int main(int argc, char **argv)
 {
 	char own[3072], parent[3072], esc[3200], path[3300], pid[32];
@@ -97,6 +153,7 @@ int main(int argc, char **argv)
 	allowed |= write_file("freeze", path, "1\n") == 0;
 	snprintf(path, sizeof(path), "%s/cgroup.kill", own);
 	allowed |= write_file("open-kill", path, NULL) == 0;
+	allowed |= clone_into(esc);
 
 	fd = socket(d.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	r = fd < 0 ? fd : connect(fd, (const struct sockaddr *)&d.ss, d.len);

@@ -80,10 +80,10 @@ static void result(const char *what, int fd, int err)
 	close(fd);
 }
 
-#define TRY(what, expr)                                                                    \
-	do {                                                                               \
-		int fd_ = (expr);                                                          \
-		result(what, fd_, errno);                                                  \
+#define TRY(what, expr)                                                                            \
+	do {                                                                                       \
+		int fd_ = (expr);                                                                  \
+		result(what, fd_, errno);                                                          \
 	} while (0)
 
 static int uring_open(int dfd, const char *path)
@@ -153,7 +153,8 @@ static void in_userns(const char *what, int how)
 		}
 		if (how == 0) {
 			fs = (int)syscall(SYS_fsopen, "cgroup2", 0);
-			if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
+			if (fs < 0 ||
+			    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
 				line(what, -1, errno, "(fsopen/fsconfig)");
 				_exit(0);
 			}

@@ -64,7 +64,8 @@ int main(int argc, char **argv)
 			if (c)
 				fclose(c);
 			if (f) {
-				fprintf(f, "%d %ld ppid=%d %s", i, (long)time(NULL), (int)getppid(), cg);
+				fprintf(f, "%d %ld ppid=%d %s", i, (long)time(NULL), (int)getppid(),
+					cg);
 				fclose(f);
 			}
 			usleep(100000);
