@@ -150,6 +150,11 @@ GUEST_MUTANTS = [
      "the run's /dev is the shared devtmpfs, read-only, and /tmp allows nodes: a root agent writes a forged pass frame on /dev/ttyS1 and upper-cases init's own with OLCUC (false-green)",
      ["result-port-forge*"], ["debian-6.1-cloud"]),
 ]
+# sink-no-marker (initramfs/guest/sink.c: the stop drains at once, without
+# waiting for its marker to come back over lo) has no cell: in a guest what
+# is still queued on lo at the stop is queued for microseconds, so no verdict
+# could be derived; initramfs/tests/test_sink_stop.py (make initramfs-test)
+# kills it every time behind a token bucket on lo in a network namespace.
 
 # The caller's side (stdio = and mount = in the scenario, set up by the
 # guest's egress-envexec): io-uring-enter-open is also killed by the filter
