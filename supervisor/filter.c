@@ -117,8 +117,9 @@ static int add_common(scmp_filter_ctx ctx)
 	if (rc == 0)
 		rc = notify_all(ctx, io_uring + 1, N(io_uring) - 1);
 #endif
-#if !defined(SV_MUTANT_CLONE3_OPEN) && !defined(SV_MUTANT_CHECKPOINT_RESTORE_KEPT) &&              \
-    !defined(SV_MUTANT_OLD_DESCENDANT_KILL)
+#ifndef SV_MUTANT_CLONE3_OPEN
+#ifndef SV_MUTANT_CHECKPOINT_RESTORE_KEPT
+#ifndef SV_MUTANT_OLD_DESCENDANT_KILL
 	/* clone3 takes its flags in memory, which a filter cannot read and a
 	 * supervisor cannot judge without a race (the agent may rewrite them
 	 * after the read), and two of them end containment: CLONE_INTO_CGROUP
@@ -131,6 +132,8 @@ static int add_common(scmp_filter_ctx ctx)
 	 * clone3 passed. */
 	if (rc == 0)
 		rc = notify(ctx, "clone3");
+#endif
+#endif
 #endif
 #ifdef SV_MUTANT_CROSS_PROCESS_OPEN
 	/* MUTANT cross-process-open: ptrace and friends are not trapped. */
