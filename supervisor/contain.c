@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fault.h"
+#include "mountinfo.h"
 #include "landlock.h"
 
 #ifndef SYS_close_range
@@ -84,22 +85,6 @@ pid_t sv_contain_outer_ppid(void)
 	return (pid_t)ppid;
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else
-			*w++ = *s;
-	}
-	*w = 0;
-}
-
 /* A bind remount keeps the mount's other flags only if we pass them again. */
 static int remount_ro(const char *path)
 {
@@ -168,7 +153,7 @@ static int kernel_fs_read_only(void)
 		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
 		    sscanf(sep + 3, "%63s", type) != 1 || !is_kernel_fs(type))
 			continue;
-		unescape(mp);
+		sv_mountinfo_unescape(mp);
 #ifdef SV_MUTANT_PROC_BY_PATH
 		/* MUTANT proc-by-path: only the mounts at or under /sys, as
 		 * before: the old /proc and any other proc or sysfs stay

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fault.h"
+#include "mountinfo.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -73,28 +74,12 @@ int sv_landlock_signal_scoped(void)
 	return abi >= 6;
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else
-			*w++ = *s;
-	}
-	*w = 0;
-}
-
 static char *dup_unescaped(const char *s)
 {
 	char *d = strdup(s);
 
 	if (d)
-		unescape(d);
+		sv_mountinfo_unescape(d);
 	return d;
 }
 
