@@ -140,34 +140,44 @@ static int is_kernel_fs(const char *type)
 static int kernel_fs_read_only(void)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
 	int rc = 0;
 
 	if (!f)
 		return -errno;
-	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		char mp[4096], type[64];
+	/* Whole lines, however long (a line cut in two would hide its mount). */
+	while (rc == 0 && getline(&line, &cap, f) > 0) {
+		char *mp = NULL, type[64];
 		const char *sep = strstr(line, " - ");
 
-		/* id parent major:minor root mount-point options ... - type source opts */
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
-		    sscanf(sep + 3, "%63s", type) != 1 || !is_kernel_fs(type))
+		/* id parent major:minor root mount-point options ... - type source
+		 * opts. The mount point at its full length (%ms): a truncated one
+		 * would name another path, whose ENOENT is passed over below. */
+		if (!sep || sscanf(sep + 3, "%63s", type) != 1 || !is_kernel_fs(type) ||
+		    sscanf(line, "%*s %*s %*s %*s %ms", &mp) != 1) {
+			free(mp);
 			continue;
+		}
 		sv_mountinfo_unescape(mp);
 #ifdef SV_MUTANT_PROC_BY_PATH
 		/* MUTANT proc-by-path: only the mounts at or under /sys, as
 		 * before: the old /proc and any other proc or sysfs stay
 		 * writable. */
-		if (strcmp(mp, "/sys") != 0 && strncmp(mp, "/sys/", 5) != 0)
+		if (strcmp(mp, "/sys") != 0 && strncmp(mp, "/sys/", 5) != 0) {
+			free(mp);
 			continue;
+		}
 #endif
 		rc = remount_ro(mp);
+		free(mp);
 		/* A mount hidden under a later one cannot be reached by path;
 		 * the one on top is remounted on its own line. Any other
 		 * failure leaves a kernel knob writable: the agent must not run. */
 		if (rc == -ENOENT)
 			rc = 0;
 	}
+	free(line);
 	fclose(f);
 	return rc;
 }

@@ -74,15 +74,6 @@ int sv_landlock_signal_scoped(void)
 	return abi >= 6;
 }
 
-static char *dup_unescaped(const char *s)
-{
-	char *d = strdup(s);
-
-	if (d)
-		sv_mountinfo_unescape(d);
-	return d;
-}
-
 /* The mount table. Lines longer than the buffer are read whole (a mount
  * left out could be a cgroup mount left writable). */
 static int read_mounts(void)
@@ -95,20 +86,22 @@ static int read_mounts(void)
 	if (!f)
 		return -errno;
 	while (rc == 0 && getline(&line, &cap, f) > 0) {
-		char root[PATH_MAX], mp[PATH_MAX], dev[32], type[64];
+		char *root = NULL, *mp = NULL, dev[32], type[64];
 		const char *sep = strstr(line, " - ");
 		struct mnt *n;
 		int id, parent;
 
+		/* Paths at their full length (%ms): a truncated mount point
+		 * would be another path. */
 		if (!sep ||
-		    sscanf(line, "%d %d %31s %4095s %4095s", &id, &parent, dev, root, mp) != 5 ||
-		    sscanf(sep + 3, "%63s", type) != 1) {
+		    sscanf(line, "%d %d %31s %ms %ms", &id, &parent, dev, &root, &mp) != 5 ||
+		    sscanf(sep + 3, "%63s", type) != 1)
 			rc = -EIO;
-			break;
-		}
-		n = realloc(T.m, (size_t)(T.nm + 1) * sizeof(*T.m));
-		if (!n) {
+		else if (!(n = realloc(T.m, (size_t)(T.nm + 1) * sizeof(*T.m))))
 			rc = -ENOMEM;
+		if (rc < 0) {
+			free(root);
+			free(mp);
 			break;
 		}
 		T.m = n;
@@ -116,11 +109,13 @@ static int read_mounts(void)
 		n->id = id;
 		n->parent = parent;
 		memcpy(n->dev, dev, sizeof(n->dev));
-		n->root = dup_unescaped(root);
-		n->mp = dup_unescaped(mp);
+		sv_mountinfo_unescape(root);
+		sv_mountinfo_unescape(mp);
+		n->root = root;
+		n->mp = mp;
 		n->cgroup = strcmp(type, "cgroup") == 0 || strcmp(type, "cgroup2") == 0;
-		if (!n->root || !n->mp)
-			rc = -ENOMEM;
+		if (strlen(root) >= PATH_MAX || strlen(mp) >= PATH_MAX)
+			rc = -ENAMETOOLONG;
 		else
 			T.nm++;
 	}
