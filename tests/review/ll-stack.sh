@@ -1,5 +1,5 @@
 #!/bin/bash
-# ll-stack.sh SV AGENT: landlock.c's containing() takes the LAST LISTED of
+# ll-stack.sh SV AGENT [beneath]: landlock.c's containing() takes the LAST LISTED of
 # the mounts at a mount point as the top of its stack, but mountinfo lists
 # mounts in creation order (mount id), not stack order. Here a cgroup2
 # mount made first (at a staging dir) is moved (mount --move) on top of a
@@ -8,7 +8,9 @@
 # then judges /ll-stack/top by the tmpfs (no cgroup, nothing of the walk)
 # and puts a WRITE_FILE rule on the inode openat() reaches: the cgroup2
 # root, shared by every mount of that hierarchy, so every cgroup2 file is
-# writable by its normal path too. Runs ll-cgroup.sh with AGENT
+# writable by its normal path too. With "beneath" the cgroup2 mount is made
+# at /ll-stack/top first and a tmpfs then put under it with MOVE_MOUNT_BENEATH
+# (ll-beneath.py; 6.5+): the same listing order, no move of the cgroup. Runs ll-cgroup.sh with AGENT
 # (ll-cgroup-agent) with and without the stack; "HOLE" lines show the freeze
 # written. The same order arises from MOVE_MOUNT_BENEATH (a newer mount
 # under an older one) and from propagation tucking a mount under another.
@@ -24,9 +26,14 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$base/top" "$base/stage"
-mount -t cgroup2 none "$base/stage"
-mount -t tmpfs ll-stack-tmpfs "$base/top"
-mount --move "$base/stage" "$base/top"
+if [ "${3:-}" = beneath ]; then
+	mount -t cgroup2 none "$base/top"
+	/usr/bin/python3 "$here/ll-beneath.py" "$base/top"
+else
+	mount -t cgroup2 none "$base/stage"
+	mount -t tmpfs ll-stack-tmpfs "$base/top"
+	mount --move "$base/stage" "$base/top"
+fi
 grep " $base/" /proc/self/mountinfo
 echo "top of $base/top: $(stat -f -c %T "$base/top")"
 echo "== with the stack:"
