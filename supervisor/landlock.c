@@ -219,15 +219,32 @@ static int exposes(const char *dev, const char *r)
 	return 0;
 }
 
-/* The mount that path is in: the last listed (the top of a stack) of the
- * mounts whose mount point is the longest prefix of path. */
+/* 1 when another mount is stacked on m (at its mount point, with m as its
+ * parent): mountinfo lists mounts in the order they were made, not by
+ * stacking (mount --move, MOVE_MOUNT_BENEATH), so the top of a stack is
+ * told by parent ids. */
+static int covered(const struct mnt *m)
+{
+	for (int i = 0; i < T.nm; i++)
+		if (T.m[i].parent == m->id && &T.m[i] != m && strcmp(T.m[i].mp, m->mp) == 0)
+			return 1;
+	return 0;
+}
+
+/* The mount that path is in: of the mounts whose mount point is the
+ * longest prefix of path, the one at the top of their stack. */
 static const struct mnt *containing(const char *path)
 {
 	const struct mnt *best = NULL;
 
-	for (int i = 0; i < T.nm; i++)
-		if (below(path, T.m[i].mp) && (!best || strlen(T.m[i].mp) >= strlen(best->mp)))
-			best = &T.m[i];
+	for (int i = 0; i < T.nm; i++) {
+		const struct mnt *m = &T.m[i];
+
+		if (!below(path, m->mp) || covered(m))
+			continue;
+		if (!best || strlen(m->mp) > strlen(best->mp))
+			best = m;
+	}
 	return best;
 }
 
@@ -325,6 +342,89 @@ static int grant_beside(int ruleset, const char *dir, int depth)
 	return rc;
 }
 
+/* What the domain is proven on (at most MAX_PROOFS files): the cgroup
+ * files of the supervisor's own cgroups, and of every cgroup above them in
+ * each cgroup mount, that its uid may open for writing by their modes. */
+#define MAX_PROOFS 32
+static char *proofs[MAX_PROOFS];
+static int nproofs;
+
+static void add_proofs_in(const char *dir)
+{
+	static const char *const names[] = {"cgroup.procs", "cgroup.freeze", "cgroup.kill", "tasks",
+					    "freezer.state"};
+	char f[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && nproofs < MAX_PROOFS; i++)
+		if ((size_t)snprintf(f, sizeof(f), "%s/%s", dir, names[i]) < sizeof(f) &&
+		    access(f, W_OK) == 0)
+			proofs[nproofs++] = strdup(f);
+}
+
+/* Before the domain: the files above, found by /proc/self/cgroup (every
+ * line under every cgroup mount: a line under the wrong hierarchy names
+ * no directory, or another cgroup file just as good). */
+static void find_proofs(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (f && getline(&line, &cap, f) > 0) {
+		char *path = strchr(line, ':');
+
+		path = path ? strchr(path + 1, ':') : NULL;
+		if (!path)
+			continue;
+		path++;
+		path[strcspn(path, "\n")] = '\0';
+		for (int i = 0; i < T.nm; i++) {
+			const char *rel = T.m[i].cgroup ? below(path, T.m[i].root) : NULL;
+			char dir[PATH_MAX];
+
+			if (!rel || (size_t)snprintf(dir, sizeof(dir), "%s%s",
+						     strcmp(T.m[i].mp, "/") ? T.m[i].mp : "",
+						     rel) >= sizeof(dir))
+				continue;
+			/* dir and each cgroup above it, up to the mount point. */
+			for (;;) {
+				char *slash = strrchr(dir, '/');
+
+				add_proofs_in(dir);
+				if (strcmp(dir, T.m[i].mp) == 0 || !slash || slash == dir ||
+				    (size_t)(slash - dir) < strlen(T.m[i].mp))
+					break;
+				*slash = '\0';
+			}
+		}
+	}
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+/* Inside the domain: every file find_proofs found must now be refused.
+ * One that opens (closed at once, nothing written) means some rule
+ * reaches it on this host's mount layout (one this code does not see: a
+ * supervisor in a chroot, whose mountinfo leaves out what Landlock walks
+ * through): -EXDEV, and the agent must not run. */
+static int prove_refused(void)
+{
+#ifdef SV_MUTANT_NO_CGROUP_PROOF
+	/* MUTANT no-cgroup-proof: the domain is trusted as built. */
+	return 0;
+#endif
+	for (int i = 0; i < nproofs; i++) {
+		int fd = proofs[i] ? open(proofs[i], O_WRONLY | O_CLOEXEC | O_NOCTTY) : -1;
+
+		if (fd >= 0) {
+			close(fd);
+			return -EXDEV;
+		}
+	}
+	return 0;
+}
+
 int sv_landlock_restrict(void)
 {
 	struct sv_landlock_attr attr;
@@ -353,6 +453,8 @@ int sv_landlock_restrict(void)
 	if ((attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) &&
 	    ((rc = read_mounts()) < 0 || (rc = build_walk()) < 0))
 		return rc;
+	if (attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE)
+		find_proofs();
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0u);
 	if (fd < 0)
 		return -errno;
@@ -368,5 +470,8 @@ int sv_landlock_restrict(void)
 			syscall(SYS_landlock_restrict_self, fd, 0u) != 0))
 		rc = -errno;
 	close(fd);
+	/* Proven by doing it: what the agent must not write, tried. */
+	if (rc == 0)
+		rc = prove_refused();
 	return rc;
 }

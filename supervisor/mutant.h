@@ -71,6 +71,9 @@
  *                         set SO_PASSRIGHTS
  *   CLONE3_OPEN           filter.c   clone3 passes: CLONE_INTO_CGROUP puts a child in a
  *                         sibling of a delegated cgroup, out of reach of cgroup.kill
+ *   NO_CGROUP_PROOF       landlock.c  the domain is trusted as built: no cgroup file of
+ *                         the supervisor's is tried inside it (a chroot's hidden
+ *                         mounts let a rule reach them)
  *   NO_EVENT_FLOOR        report.c   one pool of 200,000 stored events for every
  *                         bucket: a denial after a flood of allowed calls is
  *                         only counted

@@ -226,6 +226,11 @@ void sv_probe_print(const struct sv_probe_result *r)
 		   "CONFIG_SECURITY_LANDLOCK, "
 		   "landlock in the lsm= list) to be kept from other processes of its uid; or run "
 		   "the supervisor as root (its own pid namespace)"
+	     : r->containment == EXDEV
+		 ? "the agent's Landlock domain was built but a cgroup file its uid may write "
+		   "still opened for writing inside it: this host's mounts hide part of the "
+		   "path Landlock walks (a supervisor in a chroot); run it outside the chroot, "
+		   "or in a cgroup its uid cannot write"
 	     : r->containment > 0 ? "the agent's pid and mount namespace could not be set up"
 				  : NULL);
 	printf("probe: %s\n", r->ok ? "ok" : "failed");

@@ -14,7 +14,10 @@
  * refused, 1 when any was allowed, 2 on bad arguments or when its own
  * cgroup cannot be found.
  *
- *     cgroup-escape DEST
+ *     cgroup-escape [--move-only] DEST
+ *
+ * --move-only: only the move to the sibling cgroup (a test that must not
+ * freeze its supervisor where the move lands).
  */
 #include "agentlib.h"
 
@@ -131,12 +134,12 @@ int main(int argc, char **argv)
 {
 	char own[3072], parent[3072], esc[3200], path[3300], pid[32];
 	struct agent_dest d;
-	int allowed = 0, made, fd;
+	int allowed = 0, made, fd, move_only = argc == 3 && strcmp(argv[1], "--move-only") == 0;
 	long r;
 
 	agent_init("cgroup-escape");
-	if (argc != 2 || agent_parse_dest(argv[1], &d) < 0)
-		return agent_usage("DEST");
+	if (argc != 2 + move_only || agent_parse_dest(argv[1 + move_only], &d) < 0)
+		return agent_usage("[--move-only] DEST");
 	if (own_cgroup(own, sizeof(own)) < 0) {
 		agent_log("own-cgroup", NULL, -1, ENOENT, NULL);
 		return 2;
@@ -149,6 +152,8 @@ int main(int argc, char **argv)
 	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	snprintf(path, sizeof(path), "%s/cgroup.procs", esc);
 	allowed |= write_file("move", path, pid) == 0;
+	if (move_only)
+		return allowed ? 1 : 0;
 	snprintf(path, sizeof(path), "%s/cgroup.freeze", own);
 	allowed |= write_file("freeze", path, "1\n") == 0;
 	snprintf(path, sizeof(path), "%s/cgroup.kill", own);

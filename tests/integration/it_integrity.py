@@ -704,3 +704,59 @@ def clone3_answered_enosys_and_checkpoint_restore_dropped(ctx):
     # The check can fail: the mutant keeps it.
     got = cap40(mutant_binary("checkpoint-restore-kept"))
     ctx.expect(any(got.values()), "checkpoint-restore-kept mutant: bit 40 in none of %r" % got)
+
+
+@test(timeout=90)
+def domain_that_still_reaches_a_cgroup_file_refuses_the_run(ctx):
+    # The fourth review's ll-chroot.sh: a supervisor in a chroot reads a
+    # mountinfo without the mounts outside it, which Landlock's walk still
+    # passes, so a bind of the host's / inside the chroot gets a rule that
+    # reaches every cgroup file. The domain is proven by doing it: a cgroup
+    # file of the supervisor's own that its uid may write must be refused
+    # inside the domain, else the run is refused (containment EXDEV).
+    import shutil as sh
+    d, join = delegated_cgroup(ctx)
+    if not sh.which("chroot"):
+        raise Skip("needs chroot")
+    chr = os.path.join(ctx.tmp, "chroot")
+    mounts = []
+
+    def mount(*argv):
+        subprocess.run(["mount"] + list(argv), check=True)
+        mounts.append(argv[-1])
+    try:
+        for sub in ("sys", "proc", "dev", "host", "tmp"):
+            os.makedirs(os.path.join(chr, sub))
+        os.chmod(os.path.join(chr, "tmp"), 0o1777)
+        os.chmod(ctx.tmp, 0o755)
+        for src, dst in ((SV, "sv"), (mutant_binary("no-cgroup-proof"), "sv-mutant"),
+                         (os.path.join(AGENTS, "cgroup-escape"), "agent")):
+            sh.copy(src, os.path.join(chr, dst))
+        mount("--rbind", "/sys", os.path.join(chr, "sys"))
+        subprocess.run(["mount", "--make-rslave", os.path.join(chr, "sys")], check=True)
+        mount("--rbind", "/dev", os.path.join(chr, "dev"))
+        subprocess.run(["mount", "--make-rslave", os.path.join(chr, "dev")], check=True)
+        mount("-t", "proc", "proc", os.path.join(chr, "proc"))
+        mount("--bind", "/", os.path.join(chr, "host"))
+
+        def run(sv):
+            p = subprocess.run(["chroot", "--userspec=1000:1000", "--groups=1000", chr, "/" + sv,
+                                "--no-loopback", "--", "/agent", "--move-only", "127.0.0.2:9"],
+                               preexec_fn=join, capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, EGRESS_AGENT_LOG="/tmp/agent.log"))
+            log = read_log(os.path.join(chr, "tmp", "agent.log"))
+            if os.path.exists(os.path.join(chr, "tmp", "agent.log")):
+                os.unlink(os.path.join(chr, "tmp", "agent.log"))
+            return p, {e.get("call"): e.get("errno") for e in log}
+        p, got = run("sv")
+        ctx.expect_eq(p.returncode, 3, "supervisor exit (capability-error): %s" % p.stdout)
+        ctx.expect("containment: EXDEV" in p.stdout, "probe output: %r" % p.stdout)
+        ctx.expect_eq(got, {}, "the agent never ran")
+        # The check can fail: trusted as built, the domain lets the move through.
+        p, got = run("sv-mutant")
+        ctx.expect("move" in got and got["move"] is None,
+                   "no-cgroup-proof mutant: agent log %r (%s)" % (got, p.stdout[-300:]))
+    finally:
+        for m in reversed(mounts):
+            subprocess.run(["umount", "-R", m], check=False)
+        remove_cgroup(d)
