@@ -19,8 +19,22 @@
 #include <string.h>
 #include <unistd.h>
 static char sp[64];
-static int alive(void) { char b[256]; int fd = open(sp, O_RDONLY); if (fd < 0) return 0; int n = read(fd, b, sizeof(b) - 1); close(fd); if (n <= 0) return 0; b[n] = 0; char *r = strrchr(b, ')'); return r && r[2] != 'Z' && r[2] != 'X'; }
-int main(int argc, char **argv) {
+static int alive(void)
+{
+	char b[256];
+	int fd = open(sp, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	int n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	b[n] = 0;
+	char *r = strrchr(b, ')');
+	return r && r[2] != 'Z' && r[2] != 'X';
+}
+int main(int argc, char **argv)
+{
 	pid_t sup = getppid();
 	snprintf(sp, sizeof(sp), "/proc/%d/stat", (int)sup);
 	if (fork() == 0) {
@@ -28,21 +42,28 @@ int main(int argc, char **argv) {
 		if (fork() == 0) {
 			for (;;) {
 				int fd = open(argv[1], O_WRONLY | O_APPEND);
-				char b[64]; int n = snprintf(b, sizeof(b), "%d ppid %d\n", getpid(), getppid());
-				if (fd >= 0) { (void)!write(fd, b, n); close(fd); }
+				char b[64];
+				int n = snprintf(b, sizeof(b), "%d ppid %d\n", getpid(), getppid());
+				if (fd >= 0) {
+					(void)!write(fd, b, n);
+					close(fd);
+				}
 				usleep(200000);
 			}
 		}
 		_exit(0);
 	}
 	for (int i = 0; i < 200000; i++) {
-		if (getppid() != sup) break;
+		if (getppid() != sup)
+			break;
 		pid_t p = fork();
 		if (p == 0) {
-			while (alive()) usleep(100000);
+			while (alive())
+				usleep(100000);
 			_exit(0);
 		}
-		if (p < 0) usleep(1000);
+		if (p < 0)
+			usleep(1000);
 	}
 	printf("agent: supervisor %d gone: %s\n", sup, alive() ? "no" : "yes");
 	fflush(stdout);
