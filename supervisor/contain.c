@@ -136,49 +136,32 @@ static int is_kernel_fs(const char *type)
 }
 
 /* Every mount of a kernel_fs type, read-only. A remount is per mount, so
- * each is its own step; mountinfo lists them parents first. */
+ * each is its own step. */
 static int kernel_fs_read_only(void)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = 0;
+	struct sv_mount *t;
+	int n = sv_mountinfo_read(&t), rc = 0;
 
-	if (!f)
-		return -errno;
-	/* Whole lines, however long (a line cut in two would hide its mount). */
-	while (rc == 0 && getline(&line, &cap, f) > 0) {
-		char *mp = NULL, type[64];
-		const char *sep = strstr(line, " - ");
-
-		/* id parent major:minor root mount-point options ... - type source
-		 * opts. The mount point at its full length (%ms): a truncated one
-		 * would name another path, whose ENOENT is passed over below. */
-		if (!sep || sscanf(sep + 3, "%63s", type) != 1 || !is_kernel_fs(type) ||
-		    sscanf(line, "%*s %*s %*s %*s %ms", &mp) != 1) {
-			free(mp);
+	if (n < 0)
+		return n;
+	for (int i = 0; rc == 0 && i < n; i++) {
+		if (!is_kernel_fs(t[i].type))
 			continue;
-		}
-		sv_mountinfo_unescape(mp);
 #ifdef SV_MUTANT_PROC_BY_PATH
 		/* MUTANT proc-by-path: only the mounts at or under /sys, as
 		 * before: the old /proc and any other proc or sysfs stay
 		 * writable. */
-		if (strcmp(mp, "/sys") != 0 && strncmp(mp, "/sys/", 5) != 0) {
-			free(mp);
+		if (strcmp(t[i].mp, "/sys") != 0 && strncmp(t[i].mp, "/sys/", 5) != 0)
 			continue;
-		}
 #endif
-		rc = remount_ro(mp);
-		free(mp);
+		rc = remount_ro(t[i].mp);
 		/* A mount hidden under a later one cannot be reached by path;
 		 * the one on top is remounted on its own line. Any other
 		 * failure leaves a kernel knob writable: the agent must not run. */
 		if (rc == -ENOENT)
 			rc = 0;
 	}
-	free(line);
-	fclose(f);
+	sv_mountinfo_free(t, n);
 	return rc;
 }
 

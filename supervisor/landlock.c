@@ -36,15 +36,6 @@ struct sv_landlock_attr {
 
 #define MAX_DEPTH 64
 
-/* One line of /proc/self/mountinfo. */
-struct mnt {
-	int id, parent;
-	char dev[32]; /* major:minor: mounts of one file system share it */
-	char *root;   /* the mount's root within its file system */
-	char *mp;     /* where it is mounted, in our root */
-	int cgroup;   /* a cgroup (v1) or cgroup2 file system */
-};
-
 /* A directory a cgroup file's path passes through on its way up to "/":
  * the dentries Landlock visits when it looks for a rule (its walk goes up
  * each mount to the mount's root, then to the mount point in the parent
@@ -56,7 +47,7 @@ struct walk {
 };
 
 static struct {
-	struct mnt *m;
+	struct sv_mount *m;
 	int nm;
 	struct walk *w;
 	int nw;
@@ -74,54 +65,9 @@ int sv_landlock_signal_scoped(void)
 	return abi >= 6;
 }
 
-/* The mount table. Lines longer than the buffer are read whole (a mount
- * left out could be a cgroup mount left writable). */
-static int read_mounts(void)
+static int is_cgroup(const struct sv_mount *m)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = 0;
-
-	if (!f)
-		return -errno;
-	while (rc == 0 && getline(&line, &cap, f) > 0) {
-		char *root = NULL, *mp = NULL, dev[32], type[64];
-		const char *sep = strstr(line, " - ");
-		struct mnt *n;
-		int id, parent;
-
-		/* Paths at their full length (%ms): a truncated mount point
-		 * would be another path. */
-		if (!sep ||
-		    sscanf(line, "%d %d %31s %ms %ms", &id, &parent, dev, &root, &mp) != 5 ||
-		    sscanf(sep + 3, "%63s", type) != 1)
-			rc = -EIO;
-		else if (!(n = realloc(T.m, (size_t)(T.nm + 1) * sizeof(*T.m))))
-			rc = -ENOMEM;
-		if (rc < 0) {
-			free(root);
-			free(mp);
-			break;
-		}
-		T.m = n;
-		n = &T.m[T.nm];
-		n->id = id;
-		n->parent = parent;
-		memcpy(n->dev, dev, sizeof(n->dev));
-		sv_mountinfo_unescape(root);
-		sv_mountinfo_unescape(mp);
-		n->root = root;
-		n->mp = mp;
-		n->cgroup = strcmp(type, "cgroup") == 0 || strcmp(type, "cgroup2") == 0;
-		if (strlen(root) >= PATH_MAX || strlen(mp) >= PATH_MAX)
-			rc = -ENAMETOOLONG;
-		else
-			T.nm++;
-	}
-	free(line);
-	fclose(f);
-	return rc;
+	return strcmp(m->type, "cgroup") == 0 || strcmp(m->type, "cgroup2") == 0;
 }
 
 /* root joined with rel ("" or "/x/y"): a path within one file system. */
@@ -157,7 +103,7 @@ static int add_walk(const char *dev, const char *path)
 	return T.w[T.nw].path ? (T.nw++, 0) : -ENOMEM;
 }
 
-static const struct mnt *by_id(int id)
+static const struct sv_mount *by_id(int id)
 {
 	for (int i = 0; i < T.nm; i++)
 		if (T.m[i].id == id)
@@ -172,10 +118,10 @@ static int build_walk(void)
 	int rc = 0;
 
 	for (int i = 0; rc == 0 && i < T.nm; i++) {
-		const struct mnt *cur = &T.m[i], *up;
+		const struct sv_mount *cur = &T.m[i], *up;
 		int hops = 0;
 
-		if (!T.m[i].cgroup)
+		if (!is_cgroup(&T.m[i]))
 			continue;
 		while (rc == 0 && (up = by_id(cur->parent)) && up != cur && hops++ < T.nm) {
 			const char *rel = below(cur->mp, up->mp);
@@ -223,7 +169,7 @@ static int exposes(const char *dev, const char *r)
  * parent): mountinfo lists mounts in the order they were made, not by
  * stacking (mount --move, MOVE_MOUNT_BENEATH), so the top of a stack is
  * told by parent ids. */
-static int covered(const struct mnt *m)
+static int covered(const struct sv_mount *m)
 {
 	for (int i = 0; i < T.nm; i++)
 		if (T.m[i].parent == m->id && &T.m[i] != m && strcmp(T.m[i].mp, m->mp) == 0)
@@ -233,12 +179,12 @@ static int covered(const struct mnt *m)
 
 /* The mount that path is in: of the mounts whose mount point is the
  * longest prefix of path, the one at the top of their stack. */
-static const struct mnt *containing(const char *path)
+static const struct sv_mount *containing(const char *path)
 {
-	const struct mnt *best = NULL;
+	const struct sv_mount *best = NULL;
 
 	for (int i = 0; i < T.nm; i++) {
-		const struct mnt *m = &T.m[i];
+		const struct sv_mount *m = &T.m[i];
 
 		if (!below(path, m->mp) || covered(m))
 			continue;
@@ -254,16 +200,16 @@ static const struct mnt *containing(const char *path)
  * path whose mount cannot be told is treated as such. */
 static int reaches_cgroup(const char *path)
 {
-	const struct mnt *c = containing(path);
+	const struct sv_mount *c = containing(path);
 	char within[PATH_MAX];
 
-	if (!c || join(within, c->root, below(path, c->mp)) < 0 || c->cgroup ||
+	if (!c || join(within, c->root, below(path, c->mp)) < 0 || is_cgroup(c) ||
 	    exposes(c->dev, within))
 		return 1;
 	for (int i = 0; i < T.nm; i++) {
 		const char *rel = below(T.m[i].mp, path);
 
-		if (rel && *rel && (T.m[i].cgroup || exposes(T.m[i].dev, T.m[i].root)))
+		if (rel && *rel && (is_cgroup(&T.m[i]) || exposes(T.m[i].dev, T.m[i].root)))
 			return 1;
 	}
 	return 0;
@@ -272,9 +218,9 @@ static int reaches_cgroup(const char *path)
 /* 1 when path is a cgroup mount point (the top of its stack). */
 static int is_cgroup_mount(const char *path)
 {
-	const struct mnt *c = containing(path);
+	const struct sv_mount *c = containing(path);
 
-	return c && c->cgroup && strcmp(c->mp, path) == 0;
+	return c && is_cgroup(c) && strcmp(c->mp, path) == 0;
 }
 
 static int add_rule(int ruleset, int fd)
@@ -379,7 +325,7 @@ static void find_proofs(void)
 		path++;
 		path[strcspn(path, "\n")] = '\0';
 		for (int i = 0; i < T.nm; i++) {
-			const char *rel = T.m[i].cgroup ? below(path, T.m[i].root) : NULL;
+			const char *rel = is_cgroup(&T.m[i]) ? below(path, T.m[i].root) : NULL;
 			char dir[PATH_MAX];
 
 			if (!rel || (size_t)snprintf(dir, sizeof(dir), "%s%s",
@@ -451,7 +397,7 @@ int sv_landlock_restrict(void)
 	if (sv_landlock_signal_scoped())
 		attr.scoped = SV_LANDLOCK_SCOPE_SIGNAL;
 	if ((attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) &&
-	    ((rc = read_mounts()) < 0 || (rc = build_walk()) < 0))
+	    ((rc = T.nm = sv_mountinfo_read(&T.m)) < 0 || (rc = build_walk()) < 0))
 		return rc;
 	if (attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE)
 		find_proofs();

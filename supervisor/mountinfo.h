@@ -1,10 +1,26 @@
-/* /proc/self/mountinfo's text form, shared by the mount handling of the
- * agent's namespace (contain.c) and its Landlock domain (landlock.c). */
+/* /proc/self/mountinfo, read once into a table, shared by the mount
+ * handling of the agent's namespace (contain.c) and its Landlock domain
+ * (landlock.c). */
 #ifndef SV_MOUNTINFO_H
 #define SV_MOUNTINFO_H
 
-/* Undoes mountinfo's octal escapes (\ooo for space, tab, newline and
- * backslash) in place. */
-void sv_mountinfo_unescape(char *s);
+/* One line of mountinfo. */
+struct sv_mount {
+	int id, parent;
+	char dev[32];  /* major:minor: mounts of one file system share it */
+	char *root;    /* the mount's root within its file system, unescaped */
+	char *mp;      /* where it is mounted, in our root, unescaped */
+	char type[64]; /* the file system type */
+};
+
+/* Reads every line of /proc/self/mountinfo, whole however long, with its
+ * paths at full length (a line cut in two, or a truncated path, would name
+ * another mount). *out is malloc'ed (sv_mountinfo_free). Returns the
+ * number of mounts, or -errno: EIO for a line it cannot parse,
+ * ENAMETOOLONG for a path of PATH_MAX or more. */
+int sv_mountinfo_read(struct sv_mount **out);
+
+/* Frees a table sv_mountinfo_read returned. */
+void sv_mountinfo_free(struct sv_mount *m, int n);
 
 #endif
