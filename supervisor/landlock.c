@@ -288,65 +288,87 @@ static int grant_beside(int ruleset, const char *dir, int depth)
 	return rc;
 }
 
-/* What the domain is proven on (at most MAX_PROOFS files): the cgroup
- * files of the supervisor's own cgroups, and of every cgroup above them in
- * each cgroup mount, that its uid may open for writing by their modes. */
-#define MAX_PROOFS 32
-static char *proofs[MAX_PROOFS];
+/* What the domain is proven on: for each cgroup mount, the first cgroup
+ * file its uid may open for writing by its mode, looked for from the
+ * supervisor's own cgroup in that mount upwards. Every file of a mount is
+ * reached through the mount's root, so a rule that reaches one of them
+ * reaches all: one file proves its mount. */
+static char **proofs;
 static int nproofs;
 
-static void add_proofs_in(const char *dir)
+/* The first writable cgroup file in dir or a cgroup above it, up to the
+ * mount point mp: a malloc'ed path, or NULL when there is none. */
+static char *writable_file_above(char *dir, const char *mp)
 {
 	static const char *const names[] = {"cgroup.procs", "cgroup.freeze", "cgroup.kill", "tasks",
 					    "freezer.state"};
 	char f[PATH_MAX];
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && nproofs < MAX_PROOFS; i++)
-		if ((size_t)snprintf(f, sizeof(f), "%s/%s", dir, names[i]) < sizeof(f) &&
-		    access(f, W_OK) == 0)
-			proofs[nproofs++] = strdup(f);
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if ((size_t)snprintf(f, sizeof(f), "%s/%s", dir, names[i]) < sizeof(f) &&
+			    access(f, W_OK) == 0)
+				return strdup(f);
+		if (strcmp(dir, mp) == 0 || !slash || slash == dir ||
+		    (size_t)(slash - dir) < strlen(mp))
+			return NULL;
+		*slash = '\0';
+	}
 }
 
 /* Before the domain: the files above, found by /proc/self/cgroup (every
- * line under every cgroup mount: a line under the wrong hierarchy names
- * no directory, or another cgroup file just as good). */
-static void find_proofs(void)
+ * line tried under every cgroup mount: one under the wrong hierarchy names
+ * no directory, or another cgroup file of that mount, just as good).
+ * Returns 0, or -errno when what must be proven cannot be listed. */
+static int find_proofs(void)
 {
-	FILE *f = fopen("/proc/self/cgroup", "re");
+	FILE *f = NULL;
 	char *line = NULL;
 	size_t cap = 0;
+	int rc = 0;
 
-	while (f && getline(&line, &cap, f) > 0) {
-		char *path = strchr(line, ':');
+	for (int i = 0; rc == 0 && i < T.nm; i++) {
+		int found = 0;
 
-		path = path ? strchr(path + 1, ':') : NULL;
-		if (!path)
+		if (!is_cgroup(&T.m[i]))
 			continue;
-		path++;
-		path[strcspn(path, "\n")] = '\0';
-		for (int i = 0; i < T.nm; i++) {
-			const char *rel = is_cgroup(&T.m[i]) ? below(path, T.m[i].root) : NULL;
-			char dir[PATH_MAX];
+		if (!f && !(f = fopen("/proc/self/cgroup", "re"))) {
+			rc = -errno;
+			break;
+		}
+		rewind(f);
+		while (!found && rc == 0 && getline(&line, &cap, f) > 0) {
+			char *path = strchr(line, ':'), dir[PATH_MAX], *file, **n;
+			const char *rel;
 
+			path = path ? strchr(path + 1, ':') : NULL;
+			if (!path)
+				continue;
+			path++;
+			path[strcspn(path, "\n")] = '\0';
+			rel = below(path, T.m[i].root);
 			if (!rel || (size_t)snprintf(dir, sizeof(dir), "%s%s",
 						     strcmp(T.m[i].mp, "/") ? T.m[i].mp : "",
 						     rel) >= sizeof(dir))
 				continue;
-			/* dir and each cgroup above it, up to the mount point. */
-			for (;;) {
-				char *slash = strrchr(dir, '/');
-
-				add_proofs_in(dir);
-				if (strcmp(dir, T.m[i].mp) == 0 || !slash || slash == dir ||
-				    (size_t)(slash - dir) < strlen(T.m[i].mp))
-					break;
-				*slash = '\0';
+			if (!(file = writable_file_above(dir, T.m[i].mp)))
+				continue;
+			if (!(n = realloc(proofs, (size_t)(nproofs + 1) * sizeof(*proofs)))) {
+				free(file);
+				rc = -ENOMEM;
+				break;
 			}
+			proofs = n;
+			proofs[nproofs++] = file;
+			found = 1;
 		}
 	}
 	free(line);
 	if (f)
 		fclose(f);
+	return rc;
 }
 
 /* Inside the domain: every file find_proofs found must now be refused.
@@ -361,7 +383,7 @@ static int prove_refused(void)
 	return 0;
 #endif
 	for (int i = 0; i < nproofs; i++) {
-		int fd = proofs[i] ? open(proofs[i], O_WRONLY | O_CLOEXEC | O_NOCTTY) : -1;
+		int fd = open(proofs[i], O_WRONLY | O_CLOEXEC | O_NOCTTY);
 
 		if (fd >= 0) {
 			close(fd);
@@ -374,7 +396,7 @@ static int prove_refused(void)
 int sv_landlock_restrict(void)
 {
 	struct sv_landlock_attr attr;
-	int fd, rc = 0;
+	int fd, writes, rc = 0;
 
 #ifdef SV_MUTANT_NO_LANDLOCK
 	/* MUTANT no-landlock: a uid-1000 agent can reach other processes of its uid. */
@@ -396,15 +418,17 @@ int sv_landlock_restrict(void)
 #endif
 	if (sv_landlock_signal_scoped())
 		attr.scoped = SV_LANDLOCK_SCOPE_SIGNAL;
-	if ((attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) &&
-	    ((rc = T.nm = sv_mountinfo_read(&T.m)) < 0 || (rc = build_walk()) < 0))
-		return rc;
-	if (attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE)
-		find_proofs();
+	writes = (attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) != 0;
+	if (writes) {
+		if ((T.nm = sv_mountinfo_read(&T.m)) < 0)
+			return T.nm;
+		if ((rc = build_walk()) < 0 || (rc = find_proofs()) < 0)
+			return rc;
+	}
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0u);
 	if (fd < 0)
 		return -errno;
-	if ((attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) && !is_cgroup_mount("/")) {
+	if (writes && !is_cgroup_mount("/")) {
 		if (!reaches_cgroup("/"))
 			rc = add_rule_path(fd, "/");
 		else
