@@ -138,6 +138,15 @@ def compile_uid1000_sets_ids_without_caps():
 
 
 @test
+def compile_cgroup_delegated_reaches_the_cell_only_when_asked():
+    _, text = S.compile_cell(parse(GOOD), {"ptrace_scope": "0", "user": "uid1000"}, "debian-6.1")
+    assert "cgroup=" not in text, text
+    sc = parse(replace("timeout = 30", "timeout = 30\ncgroup = delegated"))
+    _, text = S.compile_cell(sc, {"ptrace_scope": "0", "user": "uid1000"}, "debian-6.1")
+    assert "cgroup=delegated\n" in text, text
+
+
+@test
 def compile_without_axes_and_defaults():
     text = replace("axis ptrace_scope = 0 1 2 3\naxis user = root nocap uid1000\n", "")
     text = replace("when ptrace_scope=3 -> capability-error: scope 3 refuses all\n", "", text)
@@ -583,7 +592,8 @@ def error_bad_sink_kill_and_agent_exit():
             ("kill_supervisor_after = 0", "kill_supervisor_after must be seconds"),
             ("kill_supervisor_after = soon", "kill_supervisor_after must be seconds"),
             ("expect_agent_exit = 256", "expect_agent_exit must be an exit status"),
-            ("expect_agent_exit = -1", "expect_agent_exit must be an exit status")):
+            ("expect_agent_exit = -1", "expect_agent_exit must be an exit status"),
+            ("cgroup = yes", "cgroup must be delegated")):
         expect_error(base.format(line), 11, frag)
     expect_error(base.format("sink = tcp 198.51.100.7:443"), 11,
                  "198.51.100.7 is not on the guest's lo: add 'addr = 198.51.100.7/32'")
@@ -591,6 +601,7 @@ def error_bad_sink_kill_and_agent_exit():
                  "given twice (first on line 11)")
     expect_error(base.format("kill_supervisor_after = 1\nkill_supervisor_after = 2"), 12,
                  "duplicate key")
+    expect_error(base.format("cgroup = delegated\ncgroup = delegated"), 12, "duplicate key")
 
 
 def main():
