@@ -6,7 +6,7 @@
 
 BENCH_DIR := $(TOP)/tests/bench
 BENCH_BINS := $(BUILD)/bench/bench-connect $(BUILD)/bench/bench-getppid \
-	$(BUILD)/bench/bench-allow-filter
+	$(BUILD)/bench/bench-allow-filter $(BUILD)/bench/bench-notify-floor
 
 $(BUILD)/bench/%: $(BENCH_DIR)/%.c | $(LIBSECCOMP)
 	$(call musl_prog,$@,$<)
