@@ -118,7 +118,8 @@ def peak_rss(listener, tmp):
     return hwm_kib, rusage.ru_maxrss, proc.returncode, counts
 
 
-def main():
+def bench(tmp):
+    """Every measurement, its reports and logs in tmp."""
     for path in (SV, os.path.join(BENCH, "bench-connect"), os.path.join(BENCH, "bench-getppid"),
                  os.path.join(BENCH, "bench-allow-filter"), os.path.join(BENCH, "bench-notify-floor"),
                  os.path.join(AGENTS, "threads-load")):
@@ -130,7 +131,6 @@ def main():
 
     print("load average at start: %s" % load_average())
     listener = Listener()
-    tmp = tempfile.mkdtemp(prefix="egress-bench-")
     connect = [os.path.join(BENCH, "bench-connect"), str(CONNECTS), str(WARMUP), listener.dest]
     getppid = [os.path.join(BENCH, "bench-getppid"), str(GETPPID_BATCHES), str(GETPPID_PER)]
 
@@ -188,6 +188,12 @@ def main():
     if rc != 0:
         print("  note: the load run did not pass, so its RSS may not reflect 6400 mediated connects")
     return 0
+
+
+def main():
+    # Removed however the run ends (die() exits through it).
+    with tempfile.TemporaryDirectory(prefix="egress-bench-") as tmp:
+        return bench(tmp)
 
 
 if __name__ == "__main__":

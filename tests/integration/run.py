@@ -2014,7 +2014,11 @@ def outsider_mem_refused_to_unprivileged_agent(ctx):
     ctx.closers.append(victim.kill)
     ctx.require(wait_for(lambda: "--idle" in open("/proc/%d/cmdline" % victim.pid).read(), 5),
                 "idle-as never re-executed itself")
-    d = tempfile.mkdtemp(prefix="egress-it-uid1000-")
+    # Inside the test's own directory (kept only when the test fails), which
+    # uid 1000 must be able to pass through.
+    os.chmod(ctx.tmp, 0o711)
+    d = os.path.join(ctx.tmp, "uid1000")
+    os.mkdir(d)
     os.chmod(d, 0o777)
     report_path, log_path = os.path.join(d, "report.json"), os.path.join(d, "agent.log")
     argv = ["setpriv", "--reuid", "1000", "--regid", "1000", "--clear-groups", SV,
@@ -2305,11 +2309,11 @@ import it_integrity  # noqa: E402,F401  (registers its tests)
 def run_child(name):
     fn, _ = TESTS[name]
     ctx = Ctx(name)
+    skipped = None
     try:
         fn(ctx)
     except Skip as e:
-        print("SKIP: %s" % e)
-        return SKIP_STATUS
+        skipped = e
     except Abort:
         pass
     except Exception as e:  # a harness bug is a failure, with its traceback
@@ -2318,8 +2322,12 @@ def run_child(name):
         ctx.failures.append("harness error: %r" % e)
     finally:
         ctx.close()
-    if not ctx.failures:
+    # A skipped or passed test's directory holds nothing worth keeping.
+    if skipped is not None or not ctx.failures:
         shutil.rmtree(ctx.tmp, ignore_errors=True)
+    if skipped is not None:
+        print("SKIP: %s" % skipped)
+        return SKIP_STATUS
     for f in ctx.failures:
         print("FAIL: %s" % f)
     if ctx.failures and hasattr(ctx, "last_argv"):
