@@ -5,6 +5,12 @@
  * each side's timing and whether the N finished while the blocker still
  * waited.
  *
+ * Once the N are done, a blocker that still waits is released: the main
+ * thread shuts its socket down, which ends a connect in SYN_SENT at once
+ * (ECONNRESET) on every descriptor of that socket, the duplicate a
+ * supervisor connects on included; the timeout is only the bound for when
+ * the N never finish.
+ *
  * Exit status: 0 when all N connected while the blocker still waited, 1
  * otherwise (a supervisor that serves one call at a time holds the N behind
  * the blocked one).
@@ -22,7 +28,7 @@
 
 static struct agent_dest blackhole, declared;
 static long timeout_s = 5;
-static atomic_int blocker_started, blocker_done;
+static atomic_int blocker_started, blocker_done, blocker_fd = -1;
 
 static void *blocker(void *arg)
 {
@@ -35,6 +41,7 @@ static void *blocker(void *arg)
 	(void)arg;
 	/* connect() honours SO_SNDTIMEO: the blocked call ends by itself. */
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	atomic_store(&blocker_fd, fd);
 	t0 = agent_now_ms();
 	atomic_store(&blocker_started, 1);
 	r = connect(fd, (const struct sockaddr *)&blackhole.ss, blackhole.len);
@@ -99,6 +106,11 @@ int main(int argc, char **argv)
 		 n, ok, fail, fail ? agent_errno_name((int)first_err) : "", total, worst,
 		 still_blocked ? "true" : "false");
 	agent_log("connect_summary", declared.text, ok, 0, extra);
+	if (still_blocked) {
+		long r = shutdown(atomic_load(&blocker_fd), SHUT_RDWR);
+
+		agent_log("release_blocker", blackhole.text, r, errno, NULL);
+	}
 	pthread_join(th, NULL);
 	return ok == n && still_blocked ? 0 : 1;
 }
