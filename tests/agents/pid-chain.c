@@ -13,6 +13,7 @@
  * process exits about 2 s after it was made.
  *
  *     pid-chain N
+ *     pid-chain --link LEFT WANT N SV FLAGS   (each further link, by exec)
  */
 #include "agentlib.h"
 
@@ -86,17 +87,51 @@ static void linger(void)
 	_exit(0);
 }
 
+/* The next link runs this program again (exec keeps its pid and parent):
+ * a link that only forked would inherit every ancestor's anonymous memory,
+ * and the kernel's anon_vma chains then make each fork cost as much as the
+ * chain is deep (1100 links took 6 s of CPU on the host, most of it in
+ * anon_vma_interval_tree_insert). What is kept across the exec is passed
+ * as arguments. */
+static void become_link(long left, pid_t want, long total)
+{
+	char a[5][24];
+	char *argv[] = {"pid-chain", "--link", a[0], a[1], a[2], a[3], a[4], NULL};
+
+	snprintf(a[0], sizeof(a[0]), "%ld", left);
+	snprintf(a[1], sizeof(a[1]), "%d", (int)want);
+	snprintf(a[2], sizeof(a[2]), "%ld", total);
+	snprintf(a[3], sizeof(a[3]), "%d", (int)sv);
+	snprintf(a[4], sizeof(a[4]), "%d", sv_signalable * 2 + use_set_tid);
+	execv("/proc/self/exe", argv);
+	agent_log("exec_link", NULL, -1, errno, NULL); /* and go on without */
+}
+
 int main(int argc, char **argv)
 {
-	long n;
+	long n, left;
 	pid_t want = FIRST_PID;
 
 	agent_init("pid-chain");
-	if (argc != 2 || (n = agent_parse_count(argv[1])) < 1 || n > 5000)
-		return agent_usage("N (1..5000)");
-	sv = getppid();
-	sv_signalable = sv != 1 && !(kill(sv, 0) != 0 && errno == EPERM);
-	for (long i = 0; i < n; i++, want--) {
+	if (argc == 7 && strcmp(argv[1], "--link") == 0) {
+		long flags = agent_parse_count(argv[6]);
+
+		left = agent_parse_count(argv[2]);
+		want = (pid_t)agent_parse_count(argv[3]);
+		n = agent_parse_count(argv[4]);
+		sv = (pid_t)agent_parse_count(argv[5]);
+		if (left < 0 || want < 0 || n < 1 || sv < 1 || flags < 0)
+			return agent_usage("N (1..5000)");
+		sv_signalable = (int)(flags >> 1) & 1;
+		use_set_tid = (int)flags & 1;
+	} else {
+		if (argc != 2 || (n = agent_parse_count(argv[1])) < 1 || n > 5000)
+			return agent_usage("N (1..5000)");
+		sv = getppid();
+		sv_signalable = sv != 1 && !(kill(sv, 0) != 0 && errno == EPERM);
+		left = n;
+	}
+	for (; left > 0; left--, want--) {
 		pid_t pid = next_link(want);
 
 		if (pid < 0) {
@@ -105,6 +140,7 @@ int main(int argc, char **argv)
 		}
 		if (pid > 0)
 			linger(); /* we are a link with a child: stay */
+		become_link(left - 1, want - 1, n);
 	}
 	/* The tail. */
 	{
