@@ -77,4 +77,7 @@
  *   NO_EVENT_FLOOR        report.c   one pool of 200,000 stored events for every
  *                         bucket: a denial after a flood of allowed calls is
  *                         only counted
+ *   EFAULT_TRUSTED        target.c   every EFAULT of process_vm_readv is the agent's
+ *                         bad address: a name in a page it reads but the remote
+ *                         access cannot ([vvar], memfd_secret) is hidden as invalid
  * This header is documentation only; nothing includes it. */

@@ -13,32 +13,14 @@
  * CONFIG_CROSS_MEMORY_ATTACH and will keep lacking it. */
 static atomic_int vm_enosys;
 
-static int vm_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write)
-{
-	struct iovec local = {.iov_base = buf, .iov_len = len};
-	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
-	ssize_t n;
-	int err = sv_fault(write ? "process_vm_writev" : "process_vm_readv");
-
-	if (err)
-		return err;
-	if (len == 0)
-		return 0;
-	n = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
-		  : process_vm_readv(pid, &local, 1, &remote, 1, 0);
-	if (n < 0)
-		return -errno;
-	/* A short transfer means the range runs into unmapped memory. */
-	return (size_t)n == len ? 0 : -EFAULT;
-}
-
 /*
  * 1 when [addr, addr+len) lies wholly in readable mappings of pid (its
- * /proc/PID/maps), 0 when not or when the maps cannot be read. A read of
- * /proc/PID/mem fails on pages the agent itself can read: a userfaultfd
+ * /proc/PID/maps), 0 when not or when the maps cannot be read. Both routes
+ * fail on pages the agent itself can read: /proc/PID/mem on a userfaultfd
  * page not yet present (remote faults get no retry, so no handler runs)
- * answers EIO where process_vm_readv would have waited for the handler.
- * Such a failure is the supervisor's blindness, never the agent's EFAULT.
+ * answers EIO where process_vm_readv would have waited for the handler;
+ * both on VM_IO/VM_PFNMAP mappings and memfd_secret pages. Such a failure
+ * is the supervisor's blindness, never the agent's EFAULT.
  * Maps that cannot be read are -errno: the caller cannot tell either way.
  */
 static int range_readable(pid_t pid, uint64_t addr, size_t len)
@@ -71,6 +53,49 @@ static int range_readable(pid_t pid, uint64_t addr, size_t len)
 	return want >= end;
 }
 
+/* A read that failed as the agent's bad address (-EFAULT) is taken as such
+ * only where the agent could not read the range either (range_readable):
+ * where it can, the failure is ours, -EIO, a mechanism failure. Maps that
+ * cannot be read give their -errno (the target gone: -ESRCH). */
+static int fault_or_blind(pid_t pid, uint64_t addr, size_t len)
+{
+	int r = range_readable(pid, addr, len);
+
+	return r > 0 ? -EIO : r < 0 ? r : -EFAULT;
+}
+
+static int vm_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write)
+{
+	struct iovec local = {.iov_base = buf, .iov_len = len};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+	ssize_t n;
+	int err = sv_fault(write ? "process_vm_writev" : "process_vm_readv");
+
+	if (err)
+		return err;
+	if (len == 0)
+		return 0;
+	n = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
+		  : process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	err = n < 0 ? -errno : 0;
+	/* A short transfer means the range runs into memory it cannot reach. */
+	if (err == 0 && (size_t)n != len)
+		err = -EFAULT;
+#ifdef SV_MUTANT_EFAULT_TRUSTED
+	/* MUTANT efault-trusted: every EFAULT of process_vm_readv is the
+	 * agent's bad address. */
+	return err;
+#endif
+	/* EFAULT is also what pages the agent reads but the remote access
+	 * cannot reach give: VM_IO/VM_PFNMAP mappings ([vvar]) and
+	 * memfd_secret pages, which get_user_pages refuses (found by the
+	 * design audit). Filed as the agent's invalid call, the attempt would
+	 * be hidden behind a pass. */
+	if (err == -EFAULT && !write)
+		return fault_or_blind(pid, addr, len);
+	return err;
+}
+
 static int procmem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write)
 {
 	char path[40];
@@ -95,14 +120,8 @@ static int procmem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write
 	 * the range is mapped and readable to the agent (range_readable): then
 	 * EIO, a mechanism failure. Addresses above the off_t range come back
 	 * as EINVAL from the lseek checks. */
-	if (err == -EIO || err == -EINVAL || (err == 0 && (size_t)n != len)) {
-		int r = write ? 0 : range_readable(pid, addr, len);
-
-		/* Readable to the agent: our blindness (EIO, a mechanism failure);
-		 * maps unreadable: that errno (a mechanism failure, or the target
-		 * gone); else the agent's own bad address. */
-		return r > 0 ? -EIO : r < 0 ? r : -EFAULT;
-	}
+	if (err == -EIO || err == -EINVAL || (err == 0 && (size_t)n != len))
+		return write ? -EFAULT : fault_or_blind(pid, addr, len);
 	return err;
 }
 

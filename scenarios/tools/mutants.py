@@ -141,6 +141,9 @@ MUTANTS = [
     ("proc-by-path",
      "the caller's second proc mount stays writable: a root agent sets core_pattern through it and the helper connects to the undeclared sink (oracle-mismatch)",
      ["second-proc-core-pattern*"], ["debian-6.1-cloud"]),
+    ("efault-trusted",
+     "a connect whose name is in [vvar] or a memfd_secret page (readable to the agent, refused to get_user_pages) is filed as the agent's invalid address: pass where nothing was seen (false-green)",
+     ["unreachable-name"], ["debian-6.12"]),
 ]
 # Guest mutants (make guest-mutant-bin): the guest's own programs with one
 # known defect put back, run with the real supervisor. What they break is the

@@ -1669,6 +1669,38 @@ def denial_as_abandoned_mutant_passes_the_interrupted_denial(ctx):
     expect_event(ctx, run, "abandoned", bucket="abandoned")
 
 
+@test()
+def name_only_the_agent_can_read_is_a_mechanism_failure(ctx):
+    # [vvar] (VM_PFNMAP) and a memfd_secret page: the agent reads them,
+    # get_user_pages does not, so process_vm_readv says EFAULT as for an
+    # unmapped address. The maps decide: readable to the agent means the
+    # supervisor could not see (capability-error), never an invalid call.
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("unreachable-name", [bad.dest], no_loopback=True)
+    secret = not run.agent_lines(call="memfd_secret") and not run.agent_lines(call="memfd_secret_mmap")
+    expect_outcome(ctx, run, 3, "capability-error")
+    expect_agent(ctx, run, "connect_vvar", -1, "EPERM")
+    if secret:
+        expect_agent(ctx, run, "connect_secret", -1, "EPERM")
+    fails = run.events(bucket="mechanism_failure")
+    ctx.expect_eq(len(fails), 2 if secret else 1, "mechanism failures (secret page: %s)" % secret)
+    ctx.expect(all(e.get("mechanism") == "process_vm_readv" and e.get("mechanism_errno") == "EIO" for e in fails),
+               "each is process_vm_readv's blindness (EIO): %s" % fails)
+    ctx.expect_eq(run.counts().get("invalid"), 0, "counts.invalid")
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+@test()
+def efault_trusted_mutant_hides_the_unreachable_name_behind_a_pass(ctx):
+    binary = os.path.join(BUILD, "mutants", "efault-trusted", "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("build/mutants/efault-trusted missing (make mutant-bin MUTANT=efault-trusted)")
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("unreachable-name", [bad.dest], no_loopback=True, binary=binary)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_event(ctx, run, "the vvar name filed as the agent's", bucket="invalid", reason="bad-address")
+
+
 @test(timeout=90)
 def withdrawn_connects_never_reach_their_destination(ctx):
     bad = ctx.tcp(UNDECLARED)
