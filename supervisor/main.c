@@ -299,6 +299,17 @@ static int claim_report_fd(int fd)
 	return fcntl(fd, F_SETFD, fdfl | FD_CLOEXEC) == 0 ? 0 : -errno;
 }
 
+/* Whether the --report-fd channel is a regular file with a name: one the
+ * agent can find and may open for writing (our uid, or root's
+ * CAP_DAC_OVERRIDE), so it is only as good as the exit status that agrees
+ * with it. An unlinked file, a memfd, a pipe or a socket has no name. */
+static int report_fd_named(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 0;
+}
+
 /* Whether the agent, which has our uid, could replace a report at path: it
  * can when it may write the directory (rename over the file). */
 static int path_agent_writable(const char *path)
@@ -478,6 +489,13 @@ int main(int argc, char **argv)
 			sv_cli_usage);
 		return EXIT_USAGE;
 	}
+	if (cli.report_fd >= 0 && report_fd_named(cli.report_fd))
+		fprintf(
+		    stderr,
+		    "egress-supervisor: warning: --report-fd %d is a file with a name: an agent "
+		    "that finds it and may open it can write records into it (give an unlinked "
+		    "file, a memfd or a pipe for a channel the agent cannot write)\n",
+		    cli.report_fd);
 	info.agent_argv = cli.argv;
 	info.policy = &cli.policy;
 	info.report_path = cli.report;

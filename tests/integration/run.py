@@ -1670,6 +1670,22 @@ def denial_as_abandoned_mutant_passes_the_interrupted_denial(ctx):
 
 
 @test()
+def report_fd_that_has_a_name_is_warned_about(ctx):
+    # A named file on --report-fd can be found and opened by an agent that
+    # may write it (design.md, "Known limits"); an unlinked one cannot.
+    for named in (True, False):
+        path = os.path.join(ctx.tmp, "channel-%s" % named)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+        if not named:
+            os.unlink(path)
+        p = subprocess.run([SV, "--report-fd", "9", "--", "/bin/true"], capture_output=True, text=True,
+                           timeout=30, close_fds=False, preexec_fn=lambda f=fd: os.dup2(f, 9))
+        os.close(fd)
+        ctx.expect_eq(p.returncode, 0, "exit status (named %s): %s" % (named, p.stderr.strip()[-200:]))
+        ctx.expect_eq("is a file with a name" in p.stderr, named, "warning given (named %s)" % named)
+
+
+@test()
 def name_only_the_agent_can_read_is_a_mechanism_failure(ctx):
     # [vvar] (VM_PFNMAP) and a memfd_secret page: the agent reads them,
     # get_user_pages does not, so process_vm_readv says EFAULT as for an
