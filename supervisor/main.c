@@ -489,7 +489,8 @@ int main(int argc, char **argv)
 			sv_cli_usage);
 		return EXIT_USAGE;
 	}
-	if (cli.report_fd >= 0 && report_fd_named(cli.report_fd))
+	info.report_fd_named = cli.report_fd >= 0 && report_fd_named(cli.report_fd);
+	if (info.report_fd_named)
 		fprintf(
 		    stderr,
 		    "egress-supervisor: warning: --report-fd %d is a file with a name: an agent "

@@ -393,8 +393,12 @@ static void write_body(FILE *f, int complete)
 		nots + R.counts[SV_NEUTRALIZED], nots, R.counts[SV_ALLOWED], R.counts[SV_DENIED],
 		R.counts[SV_INVALID], R.counts[SV_MECH_FAILURE], R.counts[SV_ABANDONED],
 		R.counts[SV_NEUTRALIZED], R.dropped);
-	fprintf(f, "  \"channel\": {\"fd\": %s, \"path\": %s, \"path_agent_writable\": %s},\n",
-		R.info->report_fd >= 0 ? "true" : "false", R.info->report_path ? "true" : "false",
+	fprintf(f,
+		"  \"channel\": {\"fd\": %s, \"fd_named\": %s, \"path\": %s, "
+		"\"path_agent_writable\": %s},\n",
+		R.info->report_fd >= 0 ? "true" : "false",
+		R.info->report_fd >= 0 && R.info->report_fd_named ? "true" : "false",
+		R.info->report_path ? "true" : "false",
 		R.info->report_path && R.info->path_agent_writable ? "true" : "false");
 	fputs("  \"internal_error\": ", f);
 	json_str(f, R.internal[0] ? R.internal : NULL);

@@ -77,6 +77,7 @@ struct sv_run_info {
 	const struct sv_policy *policy;
 	const char *report_path; /* NULL: no report file */
 	int path_agent_writable; /* the path's directory is writable by our (the agent's) uid */
+	int report_fd_named;     /* report_fd is a regular file with a name */
 	int report_fd;           /* -1: none; else the caller's descriptor (see sv_report_write) */
 };
 

@@ -1420,7 +1420,8 @@ def report_fd_holds_provisional_then_final_record(ctx):
     ctx.expect_eq([r.get("complete") for _, r in recs], [False] * (len(recs) - 1) + [True],
                   "complete per record")
     ctx.expect_eq(recs[-1][1].get("verdict"), "pass", "final verdict")
-    ctx.expect_eq(recs[-1][1].get("channel"), {"fd": True, "path": False, "path_agent_writable": False},
+    ctx.expect_eq(recs[-1][1].get("channel"), {"fd": True, "fd_named": True, "path": False,
+                                                "path_agent_writable": False},
                   "channel")
     ctx.expect_eq(rest, b"", "bytes after the last record")
 
@@ -1680,9 +1681,13 @@ def report_fd_that_has_a_name_is_warned_about(ctx):
             os.unlink(path)
         p = subprocess.run([SV, "--report-fd", "9", "--", "/bin/true"], capture_output=True, text=True,
                            timeout=30, close_fds=False, preexec_fn=lambda f=fd: os.dup2(f, 9))
+        os.lseek(fd, 0, os.SEEK_SET)
+        recs, _ = parse_records(os.read(fd, 1 << 20))
         os.close(fd)
         ctx.expect_eq(p.returncode, 0, "exit status (named %s): %s" % (named, p.stderr.strip()[-200:]))
         ctx.expect_eq("is a file with a name" in p.stderr, named, "warning given (named %s)" % named)
+        ctx.expect_eq(((recs[-1][1] if recs else {}).get("channel") or {}).get("fd_named"), named,
+                      "the report's channel.fd_named (named %s)" % named)
 
 
 @test()
