@@ -194,6 +194,54 @@ def supervisor_sigkilled_leaves_enosys_to_what_survives(ctx):
     expect_agent(ctx, run, "connect_after", -1, "EACCES")
 
 
+def killed_root_supervisor_run(ctx, binary=None):
+    """daemonize --outlive under a root supervisor, SIGKILLed once the
+    grandchild has written on its declared connection. Returns (log lines,
+    bytes at the declared listener, connections at the undeclared one)."""
+    if os.geteuid() != 0:
+        raise Skip("needs root (a root supervisor runs the agent in a pid namespace)")
+    lis = ctx.tcp(reply=True)
+    bad = ctx.tcp(UNDECLARED)
+    flag = os.path.join(ctx.tmp, "supervisor-dead-%s" % (binary is not None))
+    proc, report_path, log_path = ctx.start("daemonize", ["--outlive", flag, lis.dest, bad.dest],
+                                            allow=[lis.dest], no_loopback=True, binary=binary)
+    ctx.closers.append(proc.kill)
+    ctx.require(wait_for(lambda: any(x.get("call") == "write_before" for x in read_log(log_path)), 15),
+                "the grandchild never connected: %s" % read_log(log_path))
+    ctx.require(wait_for(lambda: lis.received() == b"before\n", 5), "listener got %r" % lis.received())
+    proc.kill()
+    proc.wait()
+    with open(flag, "w"):
+        pass
+    # The grandchild polls the flag every 10 ms: 3 s is ample to see it act.
+    wait_for(lambda: any(x.get("call") == "connect_after" for x in read_log(log_path)), 3)
+    return read_log(log_path), lis.received(), bad.conns
+
+
+@test(timeout=60)
+def killed_root_supervisor_takes_its_daemonized_descendants_with_it(ctx):
+    # pid-namespace: the reaper has a death signal on the supervisor, and as
+    # the namespace's init its death kills every process in it
+    # (zap_pid_ns_processes), the setsid grandchild included. The uid-1000
+    # counterpart above shows such a grandchild surviving a subreaper.
+    log, got, bad_conns = killed_root_supervisor_run(ctx)
+    ctx.expect(not [x for x in log if x.get("call") in ("write_after", "connect_after")],
+               "the grandchild outlived the SIGKILLed root supervisor: %s" % log[-3:])
+    ctx.expect_eq(got, b"before\n", "bytes at the declared listener")
+    ctx.expect_eq(bad_conns, 0, "connections at the undeclared destination")
+
+
+@test(timeout=60)
+def root_agent_open_mutant_leaves_the_daemonized_grandchild_alive(ctx):
+    # The control: without the pid namespace the same grandchild survives.
+    binary = os.path.join(BUILD, "mutants", "root-agent-open", "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("build/mutants/root-agent-open missing (make mutant-bin MUTANT=root-agent-open)")
+    log, got, _ = killed_root_supervisor_run(ctx, binary=binary)
+    ctx.expect([x for x in log if x.get("call") == "write_after"],
+               "the grandchild did not outlive the mutant's supervisor: %s" % log[-3:])
+
+
 # ----------------------------------------- --report-fd over a memfd and a pipe
 
 def sv_over(ctx, kind, agent, args):
