@@ -16,7 +16,7 @@ static const char *const sites[] = {
     "recv",         "process_vm_readv", "process_vm_writev", "proc_mem",    "id_valid",
     "pidfd_open",   "pidfd_getfd",      "dup_close",         "send",        "listener",
     "pidfd_thread", "listen_window",    "id_valid_intr",     "close_range", "clone_newpid",
-    "kcmp",         "tmpfile",          "landlock"};
+    "kcmp",         "tmpfile",          "landlock",          "signal_scope"};
 
 static struct {
 	char site[32];

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/landlock.h>
@@ -393,10 +394,21 @@ static int prove_refused(void)
 	return 0;
 }
 
+/* The domain's signal scope, proven by doing it: signal 0 to our parent
+ * (the supervisor, or init once it is gone: outside the domain either way)
+ * must be refused. Sent, the scope is not there: -EPROTO, and the agent
+ * must not run under a report that says it is. */
+static int prove_signal_scope(void)
+{
+	if (kill(getppid(), 0) == 0)
+		return -EPROTO;
+	return errno == EPERM ? 0 : -errno;
+}
+
 int sv_landlock_restrict(void)
 {
 	struct sv_landlock_attr attr;
-	int fd, writes, rc = 0;
+	int fd, writes, scoped, rc = 0;
 
 #ifdef SV_MUTANT_NO_LANDLOCK
 	/* MUTANT no-landlock: a uid-1000 agent can reach other processes of its uid. */
@@ -416,8 +428,13 @@ int sv_landlock_restrict(void)
 	 * the cgroup is delegated to its uid. */
 	attr.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
 #endif
-	if (sv_landlock_signal_scoped())
+	scoped = sv_landlock_signal_scoped();
+	if (scoped) {
 		attr.scoped = SV_LANDLOCK_SCOPE_SIGNAL;
+		/* Seam: a kernel that took the domain without the scope. */
+		if (sv_fault("signal_scope") < 0)
+			attr.scoped = 0;
+	}
 	writes = (attr.handled_access_fs & LANDLOCK_ACCESS_FS_WRITE_FILE) != 0;
 	if (writes) {
 		if ((T.nm = sv_mountinfo_read(&T.m)) < 0)
@@ -440,8 +457,11 @@ int sv_landlock_restrict(void)
 			syscall(SYS_landlock_restrict_self, fd, 0u) != 0))
 		rc = -errno;
 	close(fd);
-	/* Proven by doing it: what the agent must not write, tried. */
+	/* Proven by doing it: what the agent must not write, tried, and the
+	 * supervisor it must not signal, signalled. */
 	if (rc == 0)
 		rc = prove_refused();
+	if (rc == 0 && scoped)
+		rc = prove_signal_scope();
 	return rc;
 }

@@ -231,6 +231,10 @@ void sv_probe_print(const struct sv_probe_result *r)
 		   "still opened for writing inside it: this host's mounts hide part of the "
 		   "path Landlock walks (a supervisor in a chroot); run it outside the chroot, "
 		   "or in a cgroup its uid cannot write"
+	     : r->containment == EPROTO
+		 ? "the agent's Landlock domain was asked to be scoped for signals (ABI 6, Linux "
+		   ">= 6.12) and was made, but a signal to the supervisor still went through "
+		   "inside it: the kernel does not keep what it reports"
 	     : r->containment > 0 ? "the agent's pid and mount namespace could not be set up"
 				  : NULL);
 	printf("probe: %s\n", r->ok ? "ok" : "failed");

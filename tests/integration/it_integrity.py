@@ -104,6 +104,35 @@ def no_landlock_refuses_a_non_root_agent(ctx):
 
 
 @test()
+def signal_scope_not_kept_refuses_the_run(ctx):
+    # The domain's signal scope is proven by doing it: a signal to the
+    # supervisor from inside must be refused. The seam makes the domain
+    # without the scope while everything else asks for it: the proof sends
+    # the signal, so the probe (or the run) refuses with containment EPROTO.
+    if landlock_abi() < 6:
+        raise Skip("needs Landlock ABI 6 (Linux >= 6.12) for the signal scope")
+    for fault, where in (("probe.signal_scope:EIO", "probe"), ("signal_scope:EIO", "run")):
+        lis = ctx.tcp()
+        run = ctx.sv("connect-tcp", [lis.dest], fault=fault, uid1000=True)
+        expect_outcome(ctx, run, 3, "capability-error")
+        probe = run.report.get("probe") or {}
+        if where == "probe":
+            ctx.expect_eq((probe.get("containment"), probe.get("result")), ("EPROTO", "failed"),
+                          "probe containment / result")
+            ctx.expect("scoped for signals" in run.out, "probe: no signal-scope hint: %r" % run.out)
+        else:
+            ctx.expect_eq(probe.get("result"), "ok", "probe.result")
+        ctx.expect_eq(run.log, [], "%s: agent log (the agent ran)" % where)
+        time.sleep(0.2)
+        ctx.expect_eq(lis.conns, 0, "%s: connections at the listener" % where)
+    # The control: without the seam the same run passes.
+    lis = ctx.tcp()
+    run = ctx.sv("connect-tcp", [lis.dest], uid1000=True)
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.report.get("containment"), "subreaper+landlock+signal-scope", "containment")
+
+
+@test()
 def outsider_mem_of_a_root_agent_cannot_be_named(ctx):
     # A root supervisor's agent has its own pid namespace and /proc: a root
     # process outside it (idle-as 0) is not there to open. The mutant
