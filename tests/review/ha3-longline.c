@@ -46,8 +46,7 @@ static void long_line(void)
 		return;
 	}
 	/* Low, below every mapping the walk must reach. */
-	p = mmap((void *)0x100000000UL, 4096, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE, fd,
-		 0);
+	p = mmap((void *)0x100000000UL, 4096, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 	agent_log("long_line_mmap", NULL, p == MAP_FAILED ? -1 : 0, errno, NULL);
 }
 

@@ -8,7 +8,9 @@
  * the maps line says "--xp" or "-w-p", so range_readable finds it unreadable
  * and the connect is filed as the agent's bad address.
  *
- *     ha3-noread exec|write DEST
+ * "none" (PROT_NONE) is the control: EFAULT for the agent too, invalid.
+ *
+ *     ha3-noread exec|write|none DEST
  */
 #include "agentlib.h"
 
@@ -27,13 +29,16 @@ int main(int argc, char **argv)
 
 	agent_init("ha3-noread");
 	if (argc != 3 || agent_parse_dest(argv[2], &d) < 0)
-		return agent_usage("exec|write DEST");
+		return agent_usage("exec|write|none DEST");
 	page = (size_t)sysconf(_SC_PAGESIZE);
 	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return 1;
 	memcpy(p, &d.ss, d.len);
-	r = mprotect(p, page, strcmp(argv[1], "write") == 0 ? PROT_WRITE : PROT_EXEC);
+	r = mprotect(p, page,
+		     strcmp(argv[1], "write") == 0  ? PROT_WRITE
+		     : strcmp(argv[1], "none") == 0 ? PROT_NONE
+						    : PROT_EXEC);
 	agent_log("mprotect", NULL, r, errno, NULL);
 	fd = socket(d.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	r = connect(fd, p, d.len);

@@ -2,10 +2,12 @@
 # ha3-run.sh: builds the ha3-* reproductions against this worktree's build/
 # and runs each twice, unsupervised (the kernel reads the name: the
 # connection reaches the listener) and under build/egress-supervisor
-# (--no-loopback: 127.0.0.2 is undeclared). A hole shows as "pass" with the
+# (--no-loopback: 127.0.0.2 is undeclared; SV=binary for another build, e.g.
+# a mutant). A hole shows as "pass" with the
 # connect filed invalid/bad-address. Loopback only. Run from the worktree.
 set -euo pipefail
 B=$PWD/build
+SV=${SV:-$B/egress-supervisor}
 CC=(musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$B/kheaders"
 	-isystem "$B/sysroot/include" -static -pthread -Itests/agents)
 for a in ha3-longline ha3-noread; do
@@ -44,7 +46,7 @@ one() {
 	echo "== $tag: supervised"
 	listen "$port"
 	set +e
-	"$B/egress-supervisor" --no-loopback --report "/tmp/ha3.$tag.json" -- "$@" "127.0.0.2:$port" \
+	"$SV" --no-loopback --report "/tmp/ha3.$tag.json" -- "$@" "127.0.0.2:$port" \
 		2>&1 | grep -v 'warning:\|"mprotect"\|long_line'
 	echo "  supervisor exit ${PIPESTATUS[0]}"
 	set -e
@@ -58,3 +60,4 @@ one longline-control "$B/ha3-longline" plain
 one longline "$B/ha3-longline" long
 one exec-only "$B/ha3-noread" exec
 one write-only "$B/ha3-noread" write
+one prot-none-control "$B/ha3-noread" none
