@@ -85,4 +85,5 @@
  *                         (review h-attack3: a memfd named with 249 newlines)
  *   READ_BIT_ONLY         target.c   only 'r' in the maps is readable: a PROT_EXEC-only
  *                         or PROT_WRITE-only page the agent reads is invalid
+ *   NAMED_FIFO_SILENT     main.c     no warning for a --report-fd that is a named FIFO
  * This header is documentation only; nothing includes it. */
