@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -13,15 +14,54 @@
  * CONFIG_CROSS_MEMORY_ATTACH and will keep lacking it. */
 static atomic_int vm_enosys;
 
+/* Whether a maps permission field names memory the agent can read. On
+ * x86_64 a present page is readable to its owner whatever its flags (no
+ * write-only pages; execute-only only with protection keys), and the fault
+ * handler accepts any of VM_READ, VM_WRITE and VM_EXEC (vma_is_accessible),
+ * so "-w-p" and "--xp" are read by the agent's own connect while
+ * get_user_pages refuses them without VM_READ. Only "---" is unreadable.
+ * With protection keys an execute-only page counts as readable: EIO, never
+ * a false pass. */
+static int perms_accessible(const char *perms)
+{
+#ifdef SV_MUTANT_READ_BIT_ONLY
+	/* MUTANT read-bit-only: only 'r' counts, as in 4a3fa27. */
+	return perms[0] == 'r';
+#endif
+	return perms[0] == 'r' || perms[1] == 'w' || perms[2] == 'x';
+}
+
+/* Reads one whole line of maps into line (its start, truncated to size):
+ * a line longer than the buffer (a path of up to PATH_MAX, each '\n' in a
+ * name printed as four characters) is read to its end, so its tail is
+ * never taken for the next mapping. Returns 0 at end of file. */
+static int maps_line(FILE *f, char *line, size_t size)
+{
+	char rest[256];
+
+	if (!fgets(line, (int)size, f))
+		return 0;
+#ifdef SV_MUTANT_SPLIT_MAPS_LINE
+	/* MUTANT split-maps-line: the tail of a long line is taken for the
+	 * next line, as in 4a3fa27. */
+	return 1;
+#endif
+	if (!strchr(line, '\n'))
+		while (fgets(rest, sizeof(rest), f) && !strchr(rest, '\n'))
+			;
+	return 1;
+}
+
 /*
- * 1 when [addr, addr+len) lies wholly in readable mappings of pid (its
- * /proc/PID/maps), 0 when not or when the maps cannot be read. Both routes
- * fail on pages the agent itself can read: /proc/PID/mem on a userfaultfd
- * page not yet present (remote faults get no retry, so no handler runs)
- * answers EIO where process_vm_readv would have waited for the handler;
- * both on VM_IO/VM_PFNMAP mappings and memfd_secret pages. Such a failure
- * is the supervisor's blindness, never the agent's EFAULT.
- * Maps that cannot be read are -errno: the caller cannot tell either way.
+ * 1 when [addr, addr+len) lies wholly in mappings of pid the agent can read
+ * (its /proc/PID/maps; perms_accessible), 0 when not. Both routes fail on
+ * pages the agent itself can read: /proc/PID/mem on a userfaultfd page not
+ * yet present (remote faults get no retry, so no handler runs) answers EIO
+ * where process_vm_readv would have waited for the handler; both on
+ * VM_IO/VM_PFNMAP mappings, memfd_secret pages and mappings without
+ * VM_READ. Such a failure is the supervisor's blindness, never the agent's
+ * EFAULT. Maps that cannot be read are -errno: the caller cannot tell
+ * either way.
  */
 static int range_readable(pid_t pid, uint64_t addr, size_t len)
 {
@@ -37,15 +77,15 @@ static int range_readable(pid_t pid, uint64_t addr, size_t len)
 		return err == ENOENT ? -ESRCH : -err;
 	}
 	/* Sorted by address: walk until the range is covered or a gap shows. */
-	while (want < end && fgets(line, sizeof(line), f)) {
+	while (want < end && maps_line(f, line, sizeof(line))) {
 		unsigned long long lo, hi;
 		char perms[8];
 
-		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3)
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 || strlen(perms) < 3)
 			break;
 		if (hi <= want)
 			continue;
-		if (lo > want || perms[0] != 'r')
+		if (lo > want || !perms_accessible(perms))
 			break;
 		want = hi;
 	}
