@@ -8,9 +8,14 @@
  * both, so process_vm_readv answers EFAULT, as for an unmapped address,
  * while the agent's own connect would have read the name. Each attempt is
  * logged (connect_secret, connect_vvar), and so is what was unavailable
- * (memfd_secret: its errno).
+ * (memfd_secret: its errno). Also (review h-attack3): a page mapped
+ * PROT_WRITE only ("-w-p" in the maps, no VM_READ: get_user_pages refuses
+ * it, while on x86_64 the agent reads any page it may write;
+ * connect_noread), and first a memfd whose name is 249 newlines mapped low
+ * (each printed as "\012": a maps line of about 1,080 bytes before every
+ * other mapping; long_line).
  *
- *     unreachable-name DEST
+ *     unreachable-name [--only secret|noread|vvar] [--no-long-line] DEST
  */
 #include "agentlib.h"
 
@@ -62,9 +67,45 @@ static void via_secret(const struct agent_dest *d)
 	close(fd);
 }
 
+static void long_line(void)
+{
+	char name[250];
+	void *p;
+	int fd;
+
+	memset(name, '\n', 249);
+	name[249] = '\0';
+	fd = memfd_create(name, MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, 4096) != 0) {
+		agent_log("long_line", NULL, -1, errno, NULL);
+		return;
+	}
+	/* Low, below every mapping a walk of the maps must pass. */
+	p = mmap((void *)0x100000000UL, 4096, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	agent_log("long_line", NULL, p == MAP_FAILED ? -1 : 0, errno, NULL);
+}
+
+static void via_noread(const struct agent_dest *d)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p =
+	    mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		agent_log("noread_mmap", NULL, -1, errno, NULL);
+		return;
+	}
+	memcpy(p, &d->ss, d->len);
+	if (mprotect(p, (size_t)page, PROT_WRITE) != 0) {
+		agent_log("noread_mprotect", NULL, -1, errno, NULL);
+		return;
+	}
+	connect_from("connect_noread", d, p);
+}
+
 static void via_vvar(const struct agent_dest *d)
 {
-	char line[256];
+	char line[2048];
 	unsigned long lo = 0;
 	FILE *f = fopen("/proc/self/maps", "re");
 
@@ -82,12 +123,29 @@ static void via_vvar(const struct agent_dest *d)
 
 int main(int argc, char **argv)
 {
+	static const char usage[] = "[--only secret|noread|vvar] [--no-long-line] DEST";
+	const char *only = NULL;
 	struct agent_dest d;
+	int a = 1, longline = 1;
 
 	agent_init("unreachable-name");
-	if (argc != 2 || agent_parse_dest(argv[1], &d) < 0)
-		return agent_usage("DEST");
-	via_secret(&d);
-	via_vvar(&d);
+	for (; a < argc - 1; a++) {
+		if (strcmp(argv[a], "--only") == 0 && a + 2 < argc)
+			only = argv[++a];
+		else if (strcmp(argv[a], "--no-long-line") == 0)
+			longline = 0;
+		else
+			return agent_usage(usage);
+	}
+	if (a != argc - 1 || agent_parse_dest(argv[a], &d) < 0)
+		return agent_usage(usage);
+	if (longline)
+		long_line();
+	if (!only || strcmp(only, "secret") == 0)
+		via_secret(&d);
+	if (!only || strcmp(only, "noread") == 0)
+		via_noread(&d);
+	if (!only || strcmp(only, "vvar") == 0)
+		via_vvar(&d);
 	return 0;
 }

@@ -1672,8 +1672,9 @@ def denial_as_abandoned_mutant_passes_the_interrupted_denial(ctx):
 
 @test()
 def report_fd_that_has_a_name_is_warned_about(ctx):
-    # A named file on --report-fd can be found and opened by an agent that
-    # may write it (design.md, "Known limits"); an unlinked one cannot.
+    # A named file (or FIFO) on --report-fd can be found and opened by an
+    # agent that may write it (design.md, "Known limits"); an unlinked one
+    # cannot.
     for named in (True, False):
         path = os.path.join(ctx.tmp, "channel-%s" % named)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -1688,6 +1689,27 @@ def report_fd_that_has_a_name_is_warned_about(ctx):
         ctx.expect_eq("is a file with a name" in p.stderr, named, "warning given (named %s)" % named)
         ctx.expect_eq(((recs[-1][1] if recs else {}).get("channel") or {}).get("fd_named"), named,
                       "the report's channel.fd_named (named %s)" % named)
+    # A named FIFO (review h-attack3), opened read-write so the open does not
+    # wait, against an anonymous pipe; and the mutant that takes every FIFO
+    # for a pipe.
+    fifo = os.path.join(ctx.tmp, "channel-fifo")
+    os.mkfifo(fifo, 0o600)
+    silent = os.path.join(BUILD, "mutants", "named-fifo-silent", "egress-supervisor")
+    for binary, kind, want in ((SV, "fifo", True), (SV, "pipe", False), (silent, "fifo", False)):
+        if not os.access(binary, os.X_OK):
+            ctx.expect(False, "%s missing (make mutant-bin MUTANT=named-fifo-silent)" % binary)
+            continue
+        if kind == "fifo":
+            fd, other = os.open(fifo, os.O_RDWR), None
+        else:
+            other, fd = os.pipe()
+        p = subprocess.run([binary, "--report-fd", "9", "--", "/bin/true"], capture_output=True, text=True,
+                           timeout=30, close_fds=False, preexec_fn=lambda f=fd: os.dup2(f, 9))
+        os.close(fd)
+        if other is not None:
+            os.close(other)
+        ctx.expect_eq("is a file with a name" in p.stderr, want,
+                      "warning for a %s (%s)" % (kind, os.path.basename(os.path.dirname(binary))))
 
 
 @test()
@@ -1696,15 +1718,19 @@ def name_only_the_agent_can_read_is_a_mechanism_failure(ctx):
     # get_user_pages does not, so process_vm_readv says EFAULT as for an
     # unmapped address. The maps decide: readable to the agent means the
     # supervisor could not see (capability-error), never an invalid call.
+    # Also a PROT_WRITE-only page ("-w-p": no VM_READ, read by the agent on
+    # x86_64) and, first, a maps line of about 1,080 bytes (review h-attack3).
     bad = ctx.tcp(UNDECLARED)
     run = ctx.sv("unreachable-name", [bad.dest], no_loopback=True)
     secret = not run.agent_lines(call="memfd_secret") and not run.agent_lines(call="memfd_secret_mmap")
+    expect_agent(ctx, run, "long_line", 0)
     expect_outcome(ctx, run, 3, "capability-error")
     expect_agent(ctx, run, "connect_vvar", -1, "EPERM")
+    expect_agent(ctx, run, "connect_noread", -1, "EPERM")
     if secret:
         expect_agent(ctx, run, "connect_secret", -1, "EPERM")
     fails = run.events(bucket="mechanism_failure")
-    ctx.expect_eq(len(fails), 2 if secret else 1, "mechanism failures (secret page: %s)" % secret)
+    ctx.expect_eq(len(fails), 3 if secret else 2, "mechanism failures (secret page: %s)" % secret)
     ctx.expect(all(e.get("mechanism") == "process_vm_readv" and e.get("mechanism_errno") == "EIO" for e in fails),
                "each is process_vm_readv's blindness (EIO): %s" % fails)
     ctx.expect_eq(run.counts().get("invalid"), 0, "counts.invalid")
@@ -1720,6 +1746,34 @@ def efault_trusted_mutant_hides_the_unreachable_name_behind_a_pass(ctx):
     run = ctx.sv("unreachable-name", [bad.dest], no_loopback=True, binary=binary)
     expect_outcome(ctx, run, 0, "pass")
     expect_event(ctx, run, "the vvar name filed as the agent's", bucket="invalid", reason="bad-address")
+
+
+@test()
+def read_bit_only_mutant_hides_a_write_only_page_behind_a_pass(ctx):
+    binary = os.path.join(BUILD, "mutants", "read-bit-only", "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("build/mutants/read-bit-only missing (make mutant-bin MUTANT=read-bit-only)")
+    bad = ctx.tcp(UNDECLARED)
+    args = ["--only", "noread", "--no-long-line", bad.dest]
+    run = ctx.sv("unreachable-name", args, no_loopback=True, binary=binary)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_event(ctx, run, "the -w- page filed as the agent's", bucket="invalid", reason="bad-address")
+    run = ctx.sv("unreachable-name", args, no_loopback=True)
+    expect_outcome(ctx, run, 3, "capability-error")
+
+
+@test()
+def split_maps_line_mutant_hides_the_vvar_name_behind_a_long_maps_line(ctx):
+    binary = os.path.join(BUILD, "mutants", "split-maps-line", "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("build/mutants/split-maps-line missing (make mutant-bin MUTANT=split-maps-line)")
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("unreachable-name", ["--only", "vvar", bad.dest], no_loopback=True, binary=binary)
+    expect_agent(ctx, run, "long_line", 0)
+    expect_outcome(ctx, run, 0, "pass")
+    run = ctx.sv("unreachable-name", ["--only", "vvar", "--no-long-line", bad.dest], no_loopback=True,
+                 binary=binary)
+    expect_outcome(ctx, run, 3, "capability-error")
 
 
 @test(timeout=90)
