@@ -16,6 +16,7 @@
 #include "fault.h"
 #include "mediate.h"
 #include "report.h"
+#include "seccomp_compat.h"
 
 /* The pre-5.9 number of ID_VALID (_IOR instead of _IOW); kernels from 5.9
  * (and 5.4.59) accept both. */
@@ -29,14 +30,6 @@
  * other receiver would then spawn a thread and one would exit, per call. */
 #define SPARE_RECEIVERS 2
 #define THREAD_STACK (256 * 1024)
-/* Linux 6.6: wake the other side on the current CPU (the headers of older
- * distributions lack the names). */
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
 
 enum slot_state { SLOT_FREE, SLOT_RESERVED, SLOT_RUNNING };
 

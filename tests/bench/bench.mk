@@ -8,7 +8,7 @@ BENCH_DIR := $(TOP)/tests/bench
 BENCH_BINS := $(BUILD)/bench/bench-connect $(BUILD)/bench/bench-getppid \
 	$(BUILD)/bench/bench-allow-filter $(BUILD)/bench/bench-notify-floor
 
-$(BUILD)/bench/%: $(BENCH_DIR)/%.c | $(LIBSECCOMP)
+$(BUILD)/bench/%: $(BENCH_DIR)/%.c $(SV_DIR)/seccomp_compat.h | $(LIBSECCOMP)
 	$(call musl_prog,$@,$<)
 
 .PHONY: bench

@@ -80,20 +80,20 @@ def kernel_without_pid_namespaces_refuses_a_root_agent(ctx):
         ctx.expect_eq(lis.conns, 0, "%s: connections at the listener" % where)
 
 
-@test()
-def no_landlock_refuses_a_non_root_agent(ctx):
-    # A uid-1000 supervisor keeps its agent from other processes of its uid
-    # only by a Landlock domain; Landlock not in the lsm= list answers
-    # EOPNOTSUPP (the seam), in the probe's canary and in the agent's child.
-    for fault, where in (("probe.landlock:EOPNOTSUPP", "probe"), ("landlock:EOPNOTSUPP", "run")):
+def expect_containment_refused(ctx, site, errno_name, hint):
+    """A uid-1000 connect-tcp run with the seam failing site, in the probe's
+    canary and then in the agent's child: capability-error, probe
+    containment errno_name with hint on stdout (the probe) or a refused run,
+    and the agent never runs."""
+    for fault, where in (("probe.%s:%s" % (site, errno_name), "probe"), ("%s:%s" % (site, errno_name), "run")):
         lis = ctx.tcp()
         run = ctx.sv("connect-tcp", [lis.dest], fault=fault, uid1000=True)
         expect_outcome(ctx, run, 3, "capability-error")
         probe = run.report.get("probe") or {}
         if where == "probe":
-            ctx.expect_eq((probe.get("containment"), probe.get("result")), ("EOPNOTSUPP", "failed"),
+            ctx.expect_eq((probe.get("containment"), probe.get("result")), (errno_name, "failed"),
                           "probe containment / result")
-            ctx.expect("Landlock" in run.out, "probe: no Landlock hint on stdout: %r" % run.out)
+            ctx.expect(hint in run.out, "probe: no hint %r on stdout: %r" % (hint, run.out))
         else:
             ctx.expect_eq(probe.get("result"), "ok", "probe.result")
             ctx.expect("could not contain the agent" in (run.report.get("reason") or ""),
@@ -104,6 +104,14 @@ def no_landlock_refuses_a_non_root_agent(ctx):
 
 
 @test()
+def no_landlock_refuses_a_non_root_agent(ctx):
+    # A uid-1000 supervisor keeps its agent from other processes of its uid
+    # only by a Landlock domain; Landlock not in the lsm= list answers
+    # EOPNOTSUPP (the seam), in the probe's canary and in the agent's child.
+    expect_containment_refused(ctx, "landlock", "EOPNOTSUPP", "Landlock")
+
+
+@test()
 def signal_scope_not_kept_refuses_the_run(ctx):
     # The domain's signal scope is proven by doing it: a signal to the
     # supervisor from inside must be refused. The seam makes the domain
@@ -111,20 +119,7 @@ def signal_scope_not_kept_refuses_the_run(ctx):
     # the signal, so the probe (or the run) refuses with containment EPROTO.
     if landlock_abi() < 6:
         raise Skip("needs Landlock ABI 6 (Linux >= 6.12) for the signal scope")
-    for fault, where in (("probe.signal_scope:EIO", "probe"), ("signal_scope:EIO", "run")):
-        lis = ctx.tcp()
-        run = ctx.sv("connect-tcp", [lis.dest], fault=fault, uid1000=True)
-        expect_outcome(ctx, run, 3, "capability-error")
-        probe = run.report.get("probe") or {}
-        if where == "probe":
-            ctx.expect_eq((probe.get("containment"), probe.get("result")), ("EPROTO", "failed"),
-                          "probe containment / result")
-            ctx.expect("scoped for signals" in run.out, "probe: no signal-scope hint: %r" % run.out)
-        else:
-            ctx.expect_eq(probe.get("result"), "ok", "probe.result")
-        ctx.expect_eq(run.log, [], "%s: agent log (the agent ran)" % where)
-        time.sleep(0.2)
-        ctx.expect_eq(lis.conns, 0, "%s: connections at the listener" % where)
+    expect_containment_refused(ctx, "signal_scope", "EPROTO", "scoped for signals")
     # The control: without the seam the same run passes.
     lis = ctx.tcp()
     run = ctx.sv("connect-tcp", [lis.dest], uid1000=True)
@@ -263,9 +258,7 @@ def killed_root_supervisor_takes_its_daemonized_descendants_with_it(ctx):
 @test(timeout=60)
 def root_agent_open_mutant_leaves_the_daemonized_grandchild_alive(ctx):
     # The control: without the pid namespace the same grandchild survives.
-    binary = os.path.join(BUILD, "mutants", "root-agent-open", "egress-supervisor")
-    if not os.access(binary, os.X_OK):
-        raise Skip("build/mutants/root-agent-open missing (make mutant-bin MUTANT=root-agent-open)")
+    binary = mutant_binary("root-agent-open")
     log, got, _ = killed_root_supervisor_run(ctx, binary=binary)
     ctx.expect([x for x in log if x.get("call") == "write_after"],
                "the grandchild did not outlive the mutant's supervisor: %s" % log[-3:])

@@ -1739,9 +1739,7 @@ def name_only_the_agent_can_read_is_a_mechanism_failure(ctx):
 
 @test()
 def efault_trusted_mutant_hides_the_unreachable_name_behind_a_pass(ctx):
-    binary = os.path.join(BUILD, "mutants", "efault-trusted", "egress-supervisor")
-    if not os.access(binary, os.X_OK):
-        raise Skip("build/mutants/efault-trusted missing (make mutant-bin MUTANT=efault-trusted)")
+    binary = mutant_binary("efault-trusted")
     bad = ctx.tcp(UNDECLARED)
     run = ctx.sv("unreachable-name", [bad.dest], no_loopback=True, binary=binary)
     expect_outcome(ctx, run, 0, "pass")
@@ -1750,9 +1748,7 @@ def efault_trusted_mutant_hides_the_unreachable_name_behind_a_pass(ctx):
 
 @test()
 def read_bit_only_mutant_hides_a_write_only_page_behind_a_pass(ctx):
-    binary = os.path.join(BUILD, "mutants", "read-bit-only", "egress-supervisor")
-    if not os.access(binary, os.X_OK):
-        raise Skip("build/mutants/read-bit-only missing (make mutant-bin MUTANT=read-bit-only)")
+    binary = mutant_binary("read-bit-only")
     bad = ctx.tcp(UNDECLARED)
     args = ["--only", "noread", "--no-long-line", bad.dest]
     run = ctx.sv("unreachable-name", args, no_loopback=True, binary=binary)
@@ -1764,9 +1760,7 @@ def read_bit_only_mutant_hides_a_write_only_page_behind_a_pass(ctx):
 
 @test()
 def split_maps_line_mutant_hides_the_vvar_name_behind_a_long_maps_line(ctx):
-    binary = os.path.join(BUILD, "mutants", "split-maps-line", "egress-supervisor")
-    if not os.access(binary, os.X_OK):
-        raise Skip("build/mutants/split-maps-line missing (make mutant-bin MUTANT=split-maps-line)")
+    binary = mutant_binary("split-maps-line")
     bad = ctx.tcp(UNDECLARED)
     run = ctx.sv("unreachable-name", ["--only", "vvar", bad.dest], no_loopback=True, binary=binary)
     expect_agent(ctx, run, "long_line", 0)
