@@ -184,19 +184,7 @@ def supervisor_sigkilled_leaves_enosys_to_what_survives(ctx):
     # working (write is never trapped; its peer was allowed); its next
     # trapped call finds no listener and fails with ENOSYS, so nothing
     # reaches the undeclared destination.
-    lis = ctx.tcp(reply=True)
-    bad = ctx.tcp(UNDECLARED)
-    flag = os.path.join(ctx.tmp, "supervisor-dead")
-    proc, report_path, log_path = ctx.start("daemonize", ["--outlive", flag, lis.dest, bad.dest],
-                                            allow=[lis.dest], no_loopback=True, uid1000=True)
-    ctx.closers.append(proc.kill)
-    ctx.require(wait_for(lambda: any(x.get("call") == "write_before" for x in read_log(log_path)), 15),
-                "the grandchild never connected: %s" % read_log(log_path))
-    ctx.require(wait_for(lambda: lis.received() == b"before\n", 5), "listener got %r" % lis.received())
-    proc.kill()
-    proc.wait()
-    with open(flag, "w"):
-        pass
+    proc, log_path, lis, bad = kill_under_daemonize(ctx, uid1000=True)
     ctx.require(wait_for(lambda: any(x.get("call") == "connect_after" for x in read_log(log_path)), 25),
                 "the grandchild did not survive the supervisor: %s" % read_log(log_path))
     run = Run(proc.returncode, "", "", None, read_log(log_path), proc.pid)
@@ -218,17 +206,17 @@ def supervisor_sigkilled_leaves_enosys_to_what_survives(ctx):
     expect_agent(ctx, run, "connect_after", -1, "EACCES")
 
 
-def killed_root_supervisor_run(ctx, binary=None):
-    """daemonize --outlive under a root supervisor, SIGKILLed once the
-    grandchild has written on its declared connection. Returns (log lines,
-    bytes at the declared listener, connections at the undeclared one)."""
-    if os.geteuid() != 0:
-        raise Skip("needs root (a root supervisor runs the agent in a pid namespace)")
+def kill_under_daemonize(ctx, uid1000=False, binary=None):
+    """Runs daemonize --outlive, SIGKILLs the supervisor once the grandchild
+    has written on its declared connection, then lets the grandchild go on
+    (if it lives). Returns (the killed supervisor, the agent log's path, the
+    declared listener, the undeclared one)."""
     lis = ctx.tcp(reply=True)
     bad = ctx.tcp(UNDECLARED)
     flag = os.path.join(ctx.tmp, "supervisor-dead-%s" % (binary is not None))
     proc, report_path, log_path = ctx.start("daemonize", ["--outlive", flag, lis.dest, bad.dest],
-                                            allow=[lis.dest], no_loopback=True, binary=binary)
+                                            allow=[lis.dest], no_loopback=True, uid1000=uid1000,
+                                            binary=binary)
     ctx.closers.append(proc.kill)
     ctx.require(wait_for(lambda: any(x.get("call") == "write_before" for x in read_log(log_path)), 15),
                 "the grandchild never connected: %s" % read_log(log_path))
@@ -237,6 +225,15 @@ def killed_root_supervisor_run(ctx, binary=None):
     proc.wait()
     with open(flag, "w"):
         pass
+    return proc, log_path, lis, bad
+
+
+def killed_root_supervisor_run(ctx, binary=None):
+    """kill_under_daemonize under a root supervisor. Returns (log lines,
+    bytes at the declared listener, connections at the undeclared one)."""
+    if os.geteuid() != 0:
+        raise Skip("needs root (a root supervisor runs the agent in a pid namespace)")
+    _, log_path, lis, bad = kill_under_daemonize(ctx, binary=binary)
     # The grandchild polls the flag every 10 ms: 3 s is ample to see it act.
     wait_for(lambda: any(x.get("call") == "connect_after" for x in read_log(log_path)), 3)
     return read_log(log_path), lis.received(), bad.conns
