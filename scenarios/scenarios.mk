@@ -3,11 +3,12 @@
 # .SHELLFLAGS, TOP, BUILD and CACHE.
 #   make matrix [KERNELS=GLOBS] [SCENARIOS=GLOBS] [JOBS=N] [SUPERVISOR=FILE|DIR]
 #               [EXTRA_SCENARIOS=DIR] [RUN_ID=ID] [FLOOR=measure|SECONDS]
-#               [ACCEL=auto|kvm|tcg] [ISOLATION=batch|boot]
+#               [ACCEL=auto|kvm|tcg] [ISOLATION=batch|boot] [COSTS=auto|none|DIR]
 #                        every kernel x scenario cell -> results/<run-id>/
 #   make bench-matrix [KERNELS=ONE] [SCENARIOS=GLOBS] [JOBS=N]
-#                        the same cells with ISOLATION=batch and =boot: wall per
-#                        cell, ratio, boots, shares; exit 1 when an outcome differs
+#                        the same cells with ISOLATION=boot, then =batch (sized by
+#                        the boot half's times): wall per cell, ratio, boots,
+#                        shares; exit 1 when an outcome differs
 #   make batch-panic-test  a cell that panics mid-batch costs one reboot
 #   make batch-reset-test  the reset repairs what it can and fails every check
 #                        on what it cannot (scenarios/tests/reset-plant-*)
@@ -53,6 +54,7 @@ SC_MATRIX_ENV = $(if $(KERNELS),KERNELS='$(KERNELS)') \
 	$(if $(RUN_ID),RUN_ID='$(RUN_ID)') $(if $(FLOOR),FLOOR='$(FLOOR)') \
 	$(if $(ACCEL),ACCEL='$(ACCEL)') $(if $(SHARD),SHARD='$(SHARD)') \
 	$(if $(BASE),BASE='$(BASE)') $(if $(ISOLATION),ISOLATION='$(ISOLATION)') \
+	$(if $(COSTS),COSTS='$(COSTS)') \
 	BUILD='$(BUILD)' CACHE='$(CACHE)'
 
 # The README's main job. matrix.py fetches or builds only the kernels KERNELS

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""The same cells both ways in one run: ISOLATION=batch, then ISOLATION=boot
-(matrix.py twice, one kernel), compared cell by cell (issue 14).
+"""The same cells both ways in one run: ISOLATION=boot, then ISOLATION=batch
+(matrix.py twice, one kernel), compared cell by cell (issue 14). The batch
+half's batches are sized by the boot half's guest times (COSTS), as a
+nightly run's are by the run before it.
 
     bench_matrix.py bench [--kernel K] [--scenarios GLOBS] [--jobs N] [--min-cells 64]
         prints wall per cell per mode, the ratio, the boots, and the shares
@@ -42,10 +44,13 @@ PANIC_SCENARIOS = ("no-network.ptrace_scope=2,user=root panic-mid-batch "
                    "starter-undeclared.ptrace_scope=2,*")
 
 
-def run_matrix(mode, run_id, kernel, scenarios, jobs, results, extra=None):
+def run_matrix(mode, run_id, kernel, scenarios, jobs, results, extra=None, costs="none"):
+    """matrix.py's summary of one half. The panic and reset tests size
+    their one batch by timeouts (costs none): nothing earlier should move
+    their cells."""
     argv = [sys.executable, os.path.join(HERE, "matrix.py"), "--kernels", kernel,
             "--scenarios", scenarios, "--jobs", str(jobs), "--isolation", mode,
-            "--run-id", f"{run_id}-{mode}", "--results", results]
+            "--run-id", f"{run_id}-{mode}", "--results", results, "--costs", costs]
     if extra:
         argv += ["--extra-scenarios", extra]
     env = dict(os.environ, FLOOR=os.environ.get("FLOOR") or "3")
@@ -90,7 +95,8 @@ def differences(a, b):
 
 def report(batch, boot):
     n = len(batch["cells"])
-    print(f"\nbench: {n} cells on {', '.join(batch['kernels'])}, JOBS={batch['jobs']}")
+    print(f"\nbench: {n} cells on {', '.join(batch['kernels'])}, JOBS={batch['jobs']}; "
+          f"batches sized by {batch.get('costs_from') or 'declared timeouts'}")
     for s in (batch, boot):
         sh = shares(s)
         vm = sh["vm_s"] or 1
@@ -110,8 +116,9 @@ def report(batch, boot):
 
 
 def cmd_bench(a):
-    batch = run_matrix("batch", a.run_id, a.kernel, a.scenarios, a.jobs, a.results)
     boot = run_matrix("boot", a.run_id, a.kernel, a.scenarios, a.jobs, a.results)
+    batch = run_matrix("batch", a.run_id, a.kernel, a.scenarios, a.jobs, a.results,
+                       costs=os.path.join(a.results, f"{a.run_id}-boot"))
     if len(batch["cells"]) < a.min_cells:
         print(f"bench: only {len(batch['cells'])} cells (want >= {a.min_cells}): widen "
               f"SCENARIOS", file=sys.stderr)

@@ -393,6 +393,10 @@ def parse_args(argv):
     ap.add_argument("--isolation", default=env("ISOLATION", "") or "batch",
                     help="batch (default: many cells per boot, the reset proven between "
                     "them) or boot (one boot per cell)")
+    ap.add_argument("--costs", default=env("COSTS", "") or "auto",
+                    help="what sizes batches: auto (default: the newest run under --results "
+                    "that has guest times), none (the declared timeouts) or a "
+                    "results/<run> directory")
     ap.add_argument("--list", action="store_true",
                     help="print the cells and their expected verdicts, boot nothing")
     opts = ap.parse_args(argv)
@@ -408,6 +412,11 @@ def parse_args(argv):
         raise SetupError(str(e)) from None
     if opts.base and not os.path.isfile(os.path.join(opts.base, "summary.json")):
         raise SetupError(f"BASE={opts.base} has no summary.json (a results/<run> directory)")
+    if opts.costs not in ("auto", "none") and \
+            not os.path.isfile(os.path.join(opts.costs, "summary.json")):
+        raise SetupError(f"COSTS={opts.costs} has no summary.json (auto, none or a "
+                         f"results/<run> directory)")
+    opts.costs_from = None
     try:
         L.accel_mode(opts.accel)
     except L.LaunchError as e:
@@ -560,6 +569,13 @@ def run_matrix(argv, hosts_tmp):
             # writes the ids in byte order, as sorted() orders str here).
             c["index"] = index[c["id"]]
             c["ptrace3"] = SC.boot_scoped_last(c)
+        if opts.isolation == "batch":
+            opts.costs_from, known, notes = SC.size_batches(cells, opts.costs, opts.results)
+            for n in notes:
+                log(n)
+            log(f"batches sized by the guest times of {known} of {len(cells)} cells in "
+                f"{opts.costs_from}" if opts.costs_from else
+                "batches sized by the scenarios' declared timeouts")
         initrd = os.path.join(rdir, "initramfs.cpio")
         log("building the initramfs")
         initrd_s = build_initramfs(rdir, cells_dir, opts.supervisor, agents, initrd)
@@ -567,7 +583,8 @@ def run_matrix(argv, hosts_tmp):
         for k in kernels:
             if kinfo[k]["path"]:
                 kinfo[k]["initrd"] = kernel_initrd(initrd, kinfo[k], rdir)
-    except (SetupError, L.LaunchError, RuntimeError, S.ScenarioError, OSError) as e:
+    except (SetupError, L.LaunchError, RuntimeError, S.ScenarioError, OSError,
+            SC.CostError) as e:
         log(f"error: {e}")
         return 2
 
@@ -626,6 +643,8 @@ def run_matrix(argv, hosts_tmp):
         "bundle": BU.record(opts.bundle),
         "extra_scenarios": opts.extra_scenarios or None, "jobs": opts.jobs,
         "isolation": opts.isolation,
+        # The earlier run whose guest times sized the batches (None: timeouts).
+        "costs_from": opts.costs_from,
         # The signal that stopped the run (its undecided cells are not-run), or None.
         "stopped": opts.children.signal,
         "boots": len(batches) if opts.isolation == "batch" else len(cells),
@@ -661,7 +680,7 @@ def run_matrix(argv, hosts_tmp):
             "batch": c["batch"], "position": c["position"], "boot_cells": c["boot_cells"],
             "batch_rerun": c["batch_rerun"], "boots": c.get("boots", []),
             "rerun_reason": c.get("rerun_reason"), "host_cpu_s": c.get("host_cpu_s"),
-            "guest_s": SC.guest_seconds(c["dir"]),
+            "guest_s": SC.guest_seconds(c["dir"]), "cost_est": c.get("cost"),
             "dir": os.path.relpath(c["dir"], rdir)} for c in cells],
     }
     with open(os.path.join(rdir, "summary.json"), "w", encoding="utf-8") as f:

@@ -14,6 +14,7 @@ import json
 import os
 import shlex
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -124,9 +125,96 @@ def boot_scoped_last(cell):
 
 
 def cost(cell):
-    """A cell's estimated guest seconds: its declared timeout (the scenario
-    says how long it may take; real runs are a near-constant fraction)."""
-    return int(cell["timeout"])
+    """A cell's estimated cost (estimate_costs), in the run's one unit."""
+    return cell["cost"]
+
+
+# What a batch cell costs beyond its own guest work: the reset before it and
+# its frame's transfer (medians 0.15 s and 0.10 s a cell on debian-6.1-cloud
+# under TCG, docs/scenarios.md). Added to a cost taken from an earlier run.
+CELL_OVERHEAD_S = 0.25
+
+
+class CostError(Exception):
+    """An earlier run's summary that cannot give costs (named in the text)."""
+
+
+def earlier_guest_seconds(summary_path):
+    """{cell id: (scenario cell, guest seconds)} of the cells an earlier
+    run decided with a guest time (summary.json's guest_s). Raises
+    CostError naming the file when it cannot be read or has none."""
+    try:
+        with open(summary_path, encoding="utf-8") as f:
+            summ = json.load(f)
+        out = {c["cell"]: (c["scenario_cell"], float(c["guest_s"]))
+               for c in summ["cells"] if c.get("guest_s") is not None}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise CostError(f"{summary_path}: not a matrix summary with cells ({e})") from None
+    if not out:
+        raise CostError(f"{summary_path}: no cell has a guest time")
+    return out
+
+
+def size_batches(cells, costs, results_dir):
+    """Sets every cell's cost (estimate_costs) from the run COSTS names:
+    "none" (the declared timeouts), a results/<run> directory, or "auto"
+    (the newest summary.json under results_dir that gives times; the run
+    being made has none yet). Returns (the summary used or None, how many
+    cells it knew, [notes on the runs passed over]). Raises CostError
+    when a named run cannot give costs."""
+    notes = []
+    if costs == "none":
+        return None, estimate_costs(cells, None), notes
+    if costs != "auto":
+        path = os.path.join(costs, "summary.json")
+        return path, estimate_costs(cells, earlier_guest_seconds(path)), notes
+    try:
+        runs = [os.path.join(results_dir, d, "summary.json") for d in os.listdir(results_dir)]
+    except FileNotFoundError:
+        runs = []
+    runs = sorted((p for p in runs if os.path.isfile(p)), key=os.path.getmtime, reverse=True)
+    for path in runs:
+        try:
+            earlier = earlier_guest_seconds(path)
+        except CostError as e:
+            notes.append(f"costs: passed over {e}")
+            continue
+        return path, estimate_costs(cells, earlier), notes
+    return None, estimate_costs(cells, None), notes
+
+
+def estimate_costs(cells, earlier):
+    """Sets every cell's "cost", the guest seconds plan_batches balances.
+    With an earlier run's times (earlier_guest_seconds, or None): the
+    cell's own earlier time, else the median of its scenario cell's on
+    other kernels, else its declared timeout scaled by the median
+    time/timeout of the cells that have one; each plus CELL_OVERHEAD_S.
+    Without: the declared timeout (a bound, not a duration: pid-chain
+    declares 900 s for a few seconds' work, so batches come out uneven).
+    Returns how many cells had a time of their own or of their scenario
+    cell's."""
+    if not earlier:
+        for c in cells:
+            c["cost"] = int(c["timeout"])
+        return 0
+    by_scell = {}
+    for scell, sec in earlier.values():
+        by_scell.setdefault(scell, []).append(sec)
+    known, ratios = {}, []
+    for c in cells:
+        if c["id"] in earlier:
+            known[c["id"]] = earlier[c["id"]][1]
+        elif c.get("scenario_cell") in by_scell:
+            known[c["id"]] = statistics.median(by_scell[c["scenario_cell"]])
+        if c["id"] in known:
+            ratios.append(known[c["id"]] / int(c["timeout"]))
+    if not known:
+        return estimate_costs(cells, None)
+    scale = statistics.median(ratios)
+    for c in cells:
+        sec = known.get(c["id"], int(c["timeout"]) * scale)
+        c["cost"] = round(sec + CELL_OVERHEAD_S, 3)
+    return len(known)
 
 
 def plan_batches(cells, jobs):

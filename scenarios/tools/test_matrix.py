@@ -151,8 +151,67 @@ def summary_records_the_batches_and_each_cells_position():
 
 
 def fake_cell(cid, kernel="k", timeout="60", isolation="batch", ptrace3=False):
-    return {"id": cid, "kernel": kernel, "timeout": timeout, "isolation": isolation,
-            "ptrace3": ptrace3}
+    return {"id": cid, "scenario_cell": cid.rsplit("+", 1)[0], "kernel": kernel,
+            "timeout": timeout, "isolation": isolation, "ptrace3": ptrace3,
+            "cost": int(timeout)}
+
+
+def earlier_summary(tmp, name, times):
+    """results/<name>/summary.json of an earlier run: {cell id: guest_s}."""
+    os.makedirs(os.path.join(tmp, name))
+    cells = [{"cell": cid, "scenario_cell": cid.rsplit("+", 1)[0], "guest_s": sec}
+             for cid, sec in times.items()]
+    with open(os.path.join(tmp, name, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump({"cells": cells}, f)
+    return os.path.join(tmp, name)
+
+
+@test
+def batches_are_sized_by_an_earlier_runs_guest_times_not_by_declared_timeouts():
+    sys.path.insert(0, HERE)
+    import schedule  # noqa: E402
+    # Declared as pid-chain and threads-load are: the long-timeout cell is
+    # quick, the short-timeout one does most of the work.
+    cells = ([fake_cell("long+k", timeout="900"), fake_cell("heavy+k", timeout="240"),
+              fake_cell("new+k", timeout="90")] +
+             [fake_cell(f"c{i:02d}+k", timeout="90") for i in range(20)])
+    real = {c["id"]: 0.5 for c in cells}
+    real.update({"long+k": 3.0, "heavy+k": 10.0})
+    loads = [sum(real[c["id"]] for c in b) for b in schedule.plan_batches(cells, 2)]
+    assert len(loads) == 2 and max(loads) - min(loads) > 3.0, loads
+    tmp = tempfile.mkdtemp(prefix="costs-")
+    try:
+        times = {f"c{i:02d}+k": 0.5 for i in range(20)}
+        times.update({"long+k": 3.0, "heavy+other": 10.0})
+        run = earlier_summary(tmp, "r1", times)
+        path, known, notes = schedule.size_batches(cells, run, tmp)
+        assert path == os.path.join(run, "summary.json") and notes == [], (path, notes)
+        cost = {c["id"]: c["cost"] for c in cells}
+        # its own time; its scenario cell's on another kernel; a timeout
+        # scaled by the median time/timeout (0.5/90) of the known cells
+        assert known == 22, known
+        assert cost["long+k"] == 3.0 + schedule.CELL_OVERHEAD_S, cost
+        assert cost["heavy+k"] == 10.0 + schedule.CELL_OVERHEAD_S, cost
+        assert cost["new+k"] == round(0.5 + schedule.CELL_OVERHEAD_S, 3), cost
+        loads = [sum(real[c["id"]] for c in b) for b in schedule.plan_batches(cells, 2)]
+        assert len(loads) == 2 and max(loads) - min(loads) < 3.0, loads
+        # auto: the newest run that gives times; a broken one is passed over
+        os.makedirs(os.path.join(tmp, "broken"))
+        with open(os.path.join(tmp, "broken", "summary.json"), "w", encoding="utf-8") as f:
+            f.write("{")
+        path, _, notes = schedule.size_batches(cells, "auto", tmp)
+        assert path == os.path.join(run, "summary.json"), path
+        assert len(notes) == 1 and "broken" in notes[0], notes
+        assert schedule.size_batches(cells, "none", tmp)[0] is None
+        assert cells[0]["cost"] == 900, cells[0]
+        try:
+            schedule.size_batches(cells, os.path.join(tmp, "broken"), tmp)
+        except schedule.CostError as e:
+            assert "broken/summary.json" in str(e), e
+        else:
+            raise AssertionError("a named run with a broken summary sized the batches")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @test

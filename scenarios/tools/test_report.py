@@ -321,6 +321,12 @@ class Setup(unittest.TestCase):
         self.assertEqual(res.returncode, 2, res.stderr)
         self.assertIn("has no summary.json", res.stderr)
 
+    def test_costs_without_summary_stops_the_run_at_setup(self):
+        res = self.run_matrix("--costs", os.path.join(tmpdir(), "no-such-run"))
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("COSTS=", res.stderr)
+        self.assertIn("has no summary.json", res.stderr)
+
     def test_list_shows_only_the_shards_cells(self):
         cells = []
         for i in (1, 2, 3):
