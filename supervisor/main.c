@@ -26,6 +26,7 @@
 #include "report.h"
 #include "spawn.h"
 #include "stdfds.h"
+#include "target.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_CAPABILITY = 3 };
 
@@ -505,6 +506,12 @@ int main(int argc, char **argv)
 	}
 	if (sv_fault_init() < 0)
 		return EXIT_USAGE;
+	if ((rc = sv_target_init()) < 0)
+		fprintf(stderr,
+			"egress-supervisor: warning: /proc/sys/vm/mmap_min_addr: %s: a name the "
+			"agent's call points at that cannot be read is filed as a mechanism "
+			"failure even below it\n",
+			strerror(-rc));
 	if (cli.report_fd >= 0 && (rc = claim_report_fd(cli.report_fd)) < 0) {
 		fprintf(stderr, "egress-supervisor: --report-fd %d: %s\n%s", cli.report_fd,
 			rc == -EACCES ? "open read-only: the report cannot be written to it"

@@ -80,10 +80,10 @@
  *   EFAULT_TRUSTED        target.c   every EFAULT of process_vm_readv is the agent's
  *                         bad address: a name in a page it reads but the remote
  *                         access cannot ([vvar], memfd_secret) is hidden as invalid
- *   SPLIT_MAPS_LINE       target.c   a maps line over 512 bytes is read in pieces: its
- *                         tail stops the walk, the range looks unreadable
- *                         (review h-attack3: a memfd named with 249 newlines)
- *   READ_BIT_ONLY         target.c   only 'r' in the maps is readable: a PROT_EXEC-only
- *                         or PROT_WRITE-only page the agent reads is invalid
+ *   MAPS_DECIDE           target.c   a failed read where the agent's maps show nothing
+ *                         mapped when the supervisor looks is its bad address:
+ *                         a page the agent unmapped (or a thread toggled) after
+ *                         the connect is hidden as invalid (the rule before
+ *                         the address bounds; ha3-toggle's race)
  *   NAMED_FIFO_SILENT     main.c     no warning for a --report-fd that is a named FIFO
  * This header is documentation only; nothing includes it. */

@@ -14,94 +14,82 @@
  * CONFIG_CROSS_MEMORY_ATTACH and will keep lacking it. */
 static atomic_int vm_enosys;
 
-/* Whether a maps permission field names memory the agent can read. On
- * x86_64 a present page is readable to its owner whatever its flags (no
- * write-only pages; execute-only only with protection keys), and the fault
- * handler accepts any of VM_READ, VM_WRITE and VM_EXEC (vma_is_accessible),
- * so "-w-p" and "--xp" are read by the agent's own connect while
- * get_user_pages refuses them without VM_READ. Only "---" is unreadable.
- * With protection keys an execute-only page counts as readable: EIO, never
- * a false pass. */
-static int perms_accessible(const char *perms)
+/* The lowest address an agent can map: vm.mmap_min_addr, read once at
+ * set-up (sv_target_init). Below it mapping needs CAP_SYS_RAWIO, which the
+ * agent never keeps (caps.c), and so does lowering the sysctl. 0 when it
+ * could not be read: then no low address counts as never mappable. */
+static uint64_t min_mappable;
+
+/* The end of the largest user address space on x86_64 (5-level paging:
+ * TASK_SIZE_MAX is 2^56 less a page); a range reaching past it, or
+ * wrapping, holds a byte no mapping can ever cover. */
+#define USER_ADDR_END ((UINT64_C(1) << 56) - 4096)
+
+int sv_target_init(void)
 {
-#ifdef SV_MUTANT_READ_BIT_ONLY
-	/* MUTANT read-bit-only: only 'r' counts, as in 4a3fa27. */
-	return perms[0] == 'r';
-#endif
-	return perms[0] == 'r' || perms[1] == 'w' || perms[2] == 'x';
+	unsigned long long v;
+	FILE *f = fopen("/proc/sys/vm/mmap_min_addr", "re");
+	int n, err;
+
+	if (!f) {
+		err = errno;
+		return -err;
+	}
+	n = fscanf(f, "%llu", &v);
+	fclose(f);
+	if (n != 1)
+		return -EIO;
+	min_mappable = v;
+	return 0;
 }
 
-/* Reads one whole line of maps into line (its start, truncated to size):
- * a line longer than the buffer (a path of up to PATH_MAX, each '\n' in a
- * name printed as four characters) is read to its end, so its tail is
- * never taken for the next mapping. Returns 0 at end of file. */
-static int maps_line(FILE *f, char *line, size_t size)
+#ifdef SV_MUTANT_MAPS_DECIDE
+/* MUTANT maps-decide: the rule before the address bounds: a failed read is
+ * the agent's bad address when its /proc/PID/maps, read after the failure,
+ * show no mapping at addr the agent could read (none of r, w, x): a page
+ * it unmapped, or that another of its threads flips to PROT_NONE, hides
+ * the attempt. */
+static int readable_now(pid_t pid, uint64_t addr)
 {
-	char rest[256];
-
-	if (!fgets(line, (int)size, f))
-		return 0;
-#ifdef SV_MUTANT_SPLIT_MAPS_LINE
-	/* MUTANT split-maps-line: the tail of a long line is taken for the
-	 * next line, as in 4a3fa27. */
-	return 1;
-#endif
-	if (!strchr(line, '\n'))
-		while (fgets(rest, sizeof(rest), f) && !strchr(rest, '\n'))
-			;
-	return 1;
-}
-
-/*
- * 1 when [addr, addr+len) lies wholly in mappings of pid the agent can read
- * (its /proc/PID/maps; perms_accessible), 0 when not. Both routes fail on
- * pages the agent itself can read: /proc/PID/mem on a userfaultfd page not
- * yet present (remote faults get no retry, so no handler runs) answers EIO
- * where process_vm_readv would have waited for the handler; both on
- * VM_IO/VM_PFNMAP mappings, memfd_secret pages and mappings without
- * VM_READ. Such a failure is the supervisor's blindness, never the agent's
- * EFAULT. Maps that cannot be read are -errno: the caller cannot tell
- * either way.
- */
-static int range_readable(pid_t pid, uint64_t addr, size_t len)
-{
-	char path[40], line[512];
-	uint64_t want = addr, end = addr + len;
+	unsigned long long lo, hi;
+	char path[40], perms[5];
+	int found = 0;
 	FILE *f;
-	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
-	if (!f) {
-		err = errno;
-		return err == ENOENT ? -ESRCH : -err;
-	}
-	/* Sorted by address: walk until the range is covered or a gap shows. */
-	while (want < end && maps_line(f, line, sizeof(line))) {
-		unsigned long long lo, hi;
-		char perms[8];
-
-		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 || strlen(perms) < 3)
-			break;
-		if (hi <= want)
-			continue;
-		if (lo > want || !perms_accessible(perms))
-			break;
-		want = hi;
-	}
-	fclose(f);
-	return want >= end;
+	while (f && !found && fscanf(f, "%llx-%llx %4s%*[^\n]", &lo, &hi, perms) == 3)
+		found = lo <= addr && addr < hi && strncmp(perms, "---", 3) != 0;
+	if (f)
+		fclose(f);
+	return found;
 }
+#endif
 
-/* A read that failed as the agent's bad address (-EFAULT) is taken as such
- * only where the agent could not read the range either (range_readable):
- * where it can, the failure is ours, -EIO, a mechanism failure. Maps that
- * cannot be read give their -errno (the target gone: -ESRCH). */
+/*
+ * A failed read (EFAULT, a short count, /proc/PID/mem's EIO) is the agent's
+ * bad address, -EFAULT, only where a byte of [addr, addr+len) lies where no
+ * mapping can ever be: below min_mappable, or past USER_ADDR_END. The kernel
+ * would have refused that call whatever the agent's threads did. Anywhere
+ * else it is -EIO, the supervisor's blindness, a mechanism failure: the
+ * agent reads pages that no remote access can (VM_IO/VM_PFNMAP mappings such
+ * as [vvar], memfd_secret pages, pages without VM_READ, a userfaultfd page
+ * not yet present on the /proc/PID/mem route), and nothing read after the
+ * failure tells those from a bad pointer: the agent's other threads may
+ * change its mappings in between (review h-attack3's toggle). So an address
+ * the agent could have mapped is never filed as its mistake, even when
+ * nothing is mapped there (a stale pointer: a capability-error, never a pass).
+ */
 static int fault_or_blind(pid_t pid, uint64_t addr, size_t len)
 {
-	int r = range_readable(pid, addr, len);
-
-	return r > 0 ? -EIO : r < 0 ? r : -EFAULT;
+	(void)pid;
+	if (addr < min_mappable || len > USER_ADDR_END || addr > USER_ADDR_END - len)
+		return -EFAULT;
+#ifdef SV_MUTANT_MAPS_DECIDE
+	if (!readable_now(pid, addr))
+		return -EFAULT;
+#endif
+	return -EIO;
 }
 
 static int vm_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write)
@@ -127,10 +115,7 @@ static int vm_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write)
 	return err;
 #endif
 	/* EFAULT is also what pages the agent reads but the remote access
-	 * cannot reach give: VM_IO/VM_PFNMAP mappings ([vvar]) and
-	 * memfd_secret pages, which get_user_pages refuses (found by the
-	 * design audit). Filed as the agent's invalid call, the attempt would
-	 * be hidden behind a pass. */
+	 * cannot reach give (found by the design audit): fault_or_blind. */
 	if (err == -EFAULT && !write)
 		return fault_or_blind(pid, addr, len);
 	return err;
@@ -156,10 +141,9 @@ static int procmem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write
 	err = n < 0 ? -errno : 0;
 	close(fd);
 	/* /proc/PID/mem reports an unmapped address as EIO (and a short count
-	 * for a range that runs into one); both are the agent's EFAULT, unless
-	 * the range is mapped and readable to the agent (range_readable): then
-	 * EIO, a mechanism failure. Addresses above the off_t range come back
-	 * as EINVAL from the lseek checks. */
+	 * for a range that runs into one), as it does a page it cannot reach:
+	 * fault_or_blind decides. Addresses above the off_t range come back as
+	 * EINVAL from the lseek checks. */
 	if (err == -EIO || err == -EINVAL || (err == 0 && (size_t)n != len))
 		return write ? -EFAULT : fault_or_blind(pid, addr, len);
 	return err;

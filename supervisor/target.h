@@ -9,12 +9,20 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* Reads vm.mmap_min_addr, below which the agent can never map. Set-up only,
+ * before any read. Returns 0 or -errno; on failure no low address counts as
+ * never mappable (stricter: such a read is then a mechanism failure). */
+int sv_target_init(void);
+
 /* Copies len bytes at addr in process (thread) pid into buf. Uses
  * process_vm_readv; once that answers ENOSYS (CONFIG_CROSS_MEMORY_ATTACH=n)
  * every later read goes through /proc/PID/mem. Returns 0, or -EFAULT when part
- * of the range is not mapped in the agent (the agent's own mistake), or the
- * -errno of the failing mechanism with *mechanism naming it
- * ("process_vm_readv" or "proc_mem"). */
+ * of the range lies where no mapping can ever be (below vm.mmap_min_addr,
+ * past the user address space: the agent's own mistake), or -EIO for any
+ * other range that could not be read (mapped or not: the supervisor cannot
+ * tell a page it cannot reach from a pointer the agent made stale), or the
+ * -errno of the failing mechanism, with *mechanism naming it
+ * ("process_vm_readv" or "proc_mem") in both of the last two cases. */
 int sv_target_read(pid_t pid, uint64_t addr, void *buf, size_t len, const char **mechanism);
 
 /* The same for writing len bytes from buf to addr ("process_vm_writev" or

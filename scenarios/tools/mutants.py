@@ -144,9 +144,9 @@ MUTANTS = [
     ("efault-trusted",
      "a connect whose name is in [vvar] or a memfd_secret page (readable to the agent, refused to get_user_pages) is filed as the agent's invalid address: pass where nothing was seen (false-green)",
      ["unreachable-name"], ["debian-6.12"]),
-    ("split-maps-line",
-     "a maps line longer than the supervisor's buffer (a memfd named with 249 newlines, mapped low) ends its walk of the agent's maps: every unreachable name is filed invalid, pass (false-green)",
-     ["unreachable-name"], ["debian-6.12"]),
+    ("maps-decide",
+     "a failed read of a name where the agent's maps show nothing mapped when the supervisor looks is filed as the agent's bad address: a page it unmapped after the connect hides the attempt behind a pass (false-green)",
+     ["unmapped-name"], ["debian-6.1-cloud"]),
 ]
 # Guest mutants (make guest-mutant-bin): the guest's own programs with one
 # known defect put back, run with the real supervisor. What they break is the

@@ -11,15 +11,18 @@
  * (memfd_secret: its errno). Also (review h-attack3): a page mapped
  * PROT_WRITE only ("-w-p" in the maps, no VM_READ: get_user_pages refuses
  * it, while on x86_64 the agent reads any page it may write;
- * connect_noread), and first a memfd whose name is 249 newlines mapped low
- * (each printed as "\012": a maps line of about 1,080 bytes before every
- * other mapping; long_line).
+ * connect_noread); a page it unmapped before the connect (a mappable
+ * address with nothing there: connect_unmapped); and, only with --only
+ * toggle, 20 connects from a PROT_WRITE-only page that another thread
+ * flips to PROT_NONE and back all the while (connect_toggle: the maps a
+ * supervisor reads after its failed read say either).
  *
- *     unreachable-name [--only secret|noread|vvar] [--no-long-line] DEST
+ *     unreachable-name [--only secret|noread|vvar|unmapped|toggle] DEST
  */
 #include "agentlib.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -67,24 +70,6 @@ static void via_secret(const struct agent_dest *d)
 	close(fd);
 }
 
-static void long_line(void)
-{
-	char name[250];
-	void *p;
-	int fd;
-
-	memset(name, '\n', 249);
-	name[249] = '\0';
-	fd = memfd_create(name, MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, 4096) != 0) {
-		agent_log("long_line", NULL, -1, errno, NULL);
-		return;
-	}
-	/* Low, below every mapping a walk of the maps must pass. */
-	p = mmap((void *)0x100000000UL, 4096, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
-	agent_log("long_line", NULL, p == MAP_FAILED ? -1 : 0, errno, NULL);
-}
-
 static void via_noread(const struct agent_dest *d)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -101,6 +86,49 @@ static void via_noread(const struct agent_dest *d)
 		return;
 	}
 	connect_from("connect_noread", d, p);
+}
+
+static void via_unmapped(const struct agent_dest *d)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p =
+	    mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED || munmap(p, (size_t)page) != 0) {
+		agent_log("unmapped_mmap", NULL, -1, errno, NULL);
+		return;
+	}
+	connect_from("connect_unmapped", d, p);
+}
+
+#define TOGGLE_CONNECTS 20
+
+static void *flip(void *page)
+{
+	for (;;) {
+		mprotect(page, 4096, PROT_NONE);
+		mprotect(page, 4096, PROT_WRITE);
+	}
+	return NULL;
+}
+
+static void via_toggle(const struct agent_dest *d)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pthread_t t;
+	int i;
+
+	if (p == MAP_FAILED) {
+		agent_log("toggle_mmap", NULL, -1, errno, NULL);
+		return;
+	}
+	memcpy(p, &d->ss, d->len);
+	if (mprotect(p, 4096, PROT_WRITE) != 0 || pthread_create(&t, NULL, flip, p) != 0) {
+		agent_log("toggle_thread", NULL, -1, errno, NULL);
+		return;
+	}
+	for (i = 0; i < TOGGLE_CONNECTS; i++)
+		connect_from("connect_toggle", d, p);
 }
 
 static void via_vvar(const struct agent_dest *d)
@@ -121,31 +149,41 @@ static void via_vvar(const struct agent_dest *d)
 	connect_from("connect_vvar", d, (const void *)lo);
 }
 
+static int known_only(const char *only)
+{
+	static const char *const names[] = {"secret", "noread", "vvar", "unmapped", "toggle"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(only, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const char usage[] = "[--only secret|noread|vvar] [--no-long-line] DEST";
+	static const char usage[] = "[--only secret|noread|vvar|unmapped|toggle] DEST";
 	const char *only = NULL;
 	struct agent_dest d;
-	int a = 1, longline = 1;
+	int a = 1;
 
 	agent_init("unreachable-name");
-	for (; a < argc - 1; a++) {
-		if (strcmp(argv[a], "--only") == 0 && a + 2 < argc)
-			only = argv[++a];
-		else if (strcmp(argv[a], "--no-long-line") == 0)
-			longline = 0;
-		else
-			return agent_usage(usage);
+	if (argc == 4 && strcmp(argv[1], "--only") == 0) {
+		only = argv[2];
+		a = 3;
 	}
-	if (a != argc - 1 || agent_parse_dest(argv[a], &d) < 0)
+	if (a != argc - 1 || agent_parse_dest(argv[a], &d) < 0 || (only && !known_only(only)))
 		return agent_usage(usage);
-	if (longline)
-		long_line();
 	if (!only || strcmp(only, "secret") == 0)
 		via_secret(&d);
 	if (!only || strcmp(only, "noread") == 0)
 		via_noread(&d);
 	if (!only || strcmp(only, "vvar") == 0)
 		via_vvar(&d);
-	return 0;
+	if (!only || strcmp(only, "unmapped") == 0)
+		via_unmapped(&d);
+	if (only && strcmp(only, "toggle") == 0)
+		via_toggle(&d);
+	/* The flipping thread must not outlive main's return in exit(). */
+	_exit(0);
 }

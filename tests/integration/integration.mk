@@ -20,8 +20,8 @@ integration-test: $(SV_RELEASE) $(SV_FAULTS_BIN) agents
 IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session stdio-socket-open \
 	proc-by-path reaper-holds-fds netlink-deputy io-uring-enter-open root-agent-open \
 	stdio-unix-queue-open no-signal-scope prlimit-open passrights-open cgroup-writable \
-	no-event-floor checkpoint-restore-kept no-cgroup-proof efault-trusted read-bit-only \
-	split-maps-line named-fifo-silent
+	no-event-floor checkpoint-restore-kept no-cgroup-proof efault-trusted maps-decide \
+	named-fifo-silent
 integration-test: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
