@@ -2,7 +2,8 @@
 docs/design.md that the audit of 20de0b1 found unshown, each shown on this
 host, through the faults build's seam where the kernel condition (a kernel
 before 5.9, one without pid namespaces, a filesystem without O_TMPFILE, a
-refused kcmp) cannot be produced here. Registered into run.py's TESTS."""
+refused kcmp) cannot be produced here. Registered into harness.TESTS when
+run.py imports it."""
 
 import os
 import subprocess
@@ -10,10 +11,10 @@ import sys
 import threading
 import time
 
-from run import (AGENTS, BUILD, DECLARED, SV, UNDECLARED, Run, Skip, check_report, expect_agent,
-                 expect_event, expect_inherited_socket_closed, expect_outcome, errno_in,
-                 landlock_abi, mutant_binary, parse_records, read_log, rewrite_run,
-                 start_launched, test, wait_for)
+from harness import (AGENTS, BUILD, DECLARED, SV, UNDECLARED, Run, Skip, check_report, errno_in,
+                     expect_agent, expect_event, expect_inherited_socket_closed, expect_outcome,
+                     landlock_abi, mutant_binary, parse_records, read_log, rewrite_run,
+                     start_launched, test, wait_for)
 
 
 # ----------------------------------------- the agent's descriptors (close_range)
