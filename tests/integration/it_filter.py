@@ -187,7 +187,7 @@ def io_uring_ring_above_2_never_reaches_the_agent(ctx):
                 "ring-giver has no io_uring here: %s" % run.log)
     ctx.expect_eq(run.rc, 0, "exit status")
     # Descriptors above 2 are closed before exec: the ring never arrives
-    # (io_uring_enter on a ring the agent holds: it_integrity.py,
+    # (io_uring_enter on a ring the agent holds: it_escapes.py,
     # io_uring_enter_neutralized_on_ring_on_stdin).
     expect_agent(ctx, run, "inherited", -1, "EBADF")
     ctx.expect_eq(run.agent_lines(call="io_uring_enter"), [], "io_uring_enter calls")

@@ -41,6 +41,7 @@ import it_reading  # noqa: E402,F401  (registers its tests)
 import it_filter  # noqa: E402,F401  (registers its tests)
 import it_containment  # noqa: E402,F401  (registers its tests)
 import it_integrity  # noqa: E402,F401  (registers its tests)
+import it_escapes  # noqa: E402,F401  (registers its tests)
 
 
 # ------------------------------------------------------------------ runner
