@@ -169,8 +169,9 @@ GUEST_MUTANTS = [
 # passed with SCM_RIGHTS is refused by the kernel, and io_uring_setup and
 # pidfd_getfd are trapped). shared-session, stdio-socket-open and
 # proc-by-path (found by the hostile review of the merged supervisor) are
-# also killed by the host integration tests (tests/integration/run.py, "the
-# agent's session, stdio and kernel knobs"). shared-session only where
+# also killed by the host integration tests
+# (tests/integration/it_containment.py, "the agent's session, stdio and
+# kernel knobs"). shared-session only where
 # TIOCSTI works for a session's own terminal: before 6.2, or with
 # CONFIG_LEGACY_TIOCSTI (Debian 6.12 and 7.3 leave it unset: EIO there).
 # listen-name-unchecked and reaper-holds-fds (found by the audit of

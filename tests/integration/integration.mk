@@ -1,5 +1,7 @@
 # tests/integration/: the real agents under the real supervisor, on this
 # machine's kernel, over loopback only.
+# run.py is the entry point, harness.py the harness, it_*.py the tests (run.py
+# imports them in the order of its --list).
 #   make integration-test            every test
 #   make integration-test IT=NAME... only those (see run.py --list)
 # Included from tests/tests.mk after supervisor/supervisor.mk and

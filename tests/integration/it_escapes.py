@@ -1,0 +1,445 @@
+"""Integration tests: ways past through what the agent is handed or can reach.
+
+A control message outside the allow-list, an io_uring ring and an AF_UNIX
+socket (and its queue) on stdin, the agent against its own supervisor
+(signals, limits, descriptors sent during the run), a cgroup delegated to its
+uid, a flood of events before a denial, clone3, and a Landlock domain that
+still reaches a cgroup file.
+
+Registered into harness.TESTS when run.py imports it."""
+
+import os
+import subprocess
+import sys
+import time
+
+from harness import (AGENTS, DECLARED, SV, UNDECLARED, Skip, expect_agent, expect_event,
+                     expect_outcome, landlock_abi, mutant_binary, read_log, test, wait_for)
+
+
+# ----------------------------------------- a control message outside the allow-list
+
+@test()
+def sendmsg_with_credentials_denied_as_control_message(ctx):
+    # SCM_CREDENTIALS on a UDP socket: the kernel ignores it and sends (the
+    # unsupervised control below); the supervisor forwards only its
+    # allow-list, so the send is denied (stricter than the kernel) and
+    # nothing reaches the declared sink.
+    sink = ctx.udp()
+    run = ctx.sv("sendmsg-name", ["creds", sink.dest])
+    expect_outcome(ctx, run, 1, "fail")
+    ev = expect_event(ctx, run, "the denied sendmsg", syscall="sendmsg", bucket="denied")
+    ctx.expect_eq(ev.get("reason"), "control-message", "reason")
+    expect_agent(ctx, run, "sendmsg", -1, "EACCES")
+    time.sleep(0.2)
+    ctx.expect_eq(sink.got(), [], "datagrams at the sink")
+    log = ctx.unsupervised("sendmsg-name", ["creds", sink.dest])
+    ctx.expect(log and log[0].get("result") == 4, "unsupervised control: %s" % log)
+    ctx.expect(wait_for(lambda: sink.got() == [b"ping"], 2), "control's datagram: %s" % sink.got())
+
+
+# ----------------------------------------- an io_uring ring the agent holds
+
+@test()
+def io_uring_enter_neutralized_on_ring_on_stdin(ctx):
+    # The ring a caller leaves on the supervisor's stdin survives the spawn
+    # (0-2 stay, a ring is no socket): only the trapped io_uring_enter keeps
+    # the IORING_OP_CONNECT queued in it from being submitted. The mutant
+    # io-uring-enter-open shows the check can fail.
+    params = os.path.join(ctx.tmp, "ring.params")
+    for real in (True, False):
+        binary = SV if real else mutant_binary("io-uring-enter-open")
+        lis = ctx.tcp(addr=UNDECLARED)
+        d, report_path, log_path = ctx.paths()
+        argv = [os.path.join(AGENTS, "ring-giver"), "--exec", params, sys.executable, "-c",
+                "import os, sys; os.dup2(100, 0); os.close(100); os.execv(sys.argv[1], sys.argv[1:])", binary, "--no-loopback", "--allow", DECLARED,
+                "--report", report_path, "--", os.path.join(AGENTS, "io-uring-inherited"),
+                "--fd", "0", params, lis.dest]
+        ctx.last_argv = argv
+        env = dict(os.environ, EGRESS_AGENT_LOG=log_path)
+        env.pop("EGRESS_SV_FAULT", None)
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        run = ctx.finish(proc, report_path, log_path)
+        setup = run.agent_lines(call="io_uring_setup")
+        ctx.require(setup and setup[0].get("result", -1) >= 0, "ring-giver has no io_uring here: %s" % run.log)
+        if real:
+            expect_outcome(ctx, run, 0, "pass")
+            expect_agent(ctx, run, "io_uring_enter", -1, "ENOSYS")
+            ev = expect_event(ctx, run, "io_uring_enter", syscall="io_uring_enter")
+            ctx.expect_eq(ev.get("bucket"), "neutralized", "bucket")
+            time.sleep(0.2)
+            ctx.expect_eq(lis.conns, 0, "connections at the undeclared listener")
+        else:
+            ctx.expect(wait_for(lambda: lis.conns >= 1, 3),
+                       "mutant io-uring-enter-open: the ring's connect never arrived: %s" % run.log)
+
+
+# ----------------------------------------- an AF_UNIX socket on 0-2 and its queue
+
+def unix_stdin_run(ctx, binary, kind, sink):
+    """The caller's AF_UNIX socket on the supervisor's stdin; kind says what
+    its queue holds: 'stream' (a byte with SCM_RIGHTS of a UDP socket the
+    caller connected to sink), 'dgram' (the same as an empty datagram),
+    'seqpacket', 'listener' (a pending connection whose queue holds it) or
+    'empty' (nothing: the control)."""
+    import socket
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    ctx.closers.append(udp.close)
+    udp.connect((sink.addr, sink.port))
+    if kind == "listener":
+        path = os.path.join(ctx.tmp, "stdin-listener.sock")
+        lis = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        lis.bind(path)
+        lis.listen(4)
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(path)
+        socket.send_fds(c, [b"x"], [udp.fileno()])
+        ctx.closers += [lis.close, c.close]
+        ours = lis
+    else:
+        types = {"stream": socket.SOCK_STREAM, "empty": socket.SOCK_STREAM,
+                 "prompt": socket.SOCK_STREAM, "late-rights": socket.SOCK_STREAM,
+                 "dgram": socket.SOCK_DGRAM, "seqpacket": socket.SOCK_SEQPACKET}
+        ours, theirs = socket.socketpair(socket.AF_UNIX, types[kind])
+        ctx.closers += [ours.close, theirs.close]
+        if kind == "prompt":
+            theirs.sendall(b"a prompt the harness wrote before the run\n" * 200)
+        elif kind == "late-rights":
+            # Plain bytes first (from two writers' worth of sends), the
+            # descriptor behind them: the peek must walk past the bytes.
+            theirs.sendall(b"p" * 9000)
+            socket.send_fds(theirs, [b"x"], [udp.fileno()])
+        elif kind != "empty":
+            socket.send_fds(theirs, [b"x" if kind == "stream" else b""], [udp.fileno()])
+    d, report_path, log_path = ctx.paths()
+    argv = [binary, "--report", report_path, "--no-loopback", "--",
+            os.path.join(AGENTS, "inherit-fd"), "--stdio", "--rights"]
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
+                            stdin=ours.fileno(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    return ctx.finish(proc, report_path, log_path)
+
+
+@test()
+def unix_socket_on_stdin_with_a_queued_descriptor_refuses_the_run(ctx):
+    # Found by the hostile re-run: AF_UNIX on 0-2 is local IPC, but a
+    # descriptor the caller queued there (SCM_RIGHTS) reaches the agent
+    # through recvmsg, which is never trapped. Every kind of queue is refused.
+    for kind in ("stream", "late-rights", "dgram", "seqpacket", "listener"):
+        sink = ctx.udp(UNDECLARED)
+        run = unix_stdin_run(ctx, SV, kind, sink)
+        expect_outcome(ctx, run, 3, "capability-error")
+        ctx.expect("descriptor 0 is an AF_UNIX socket" in (run.report.get("reason") or ""),
+                   "%s: reason: %r" % (kind, run.report.get("reason")))
+        ctx.expect_eq(run.agent_lines(), [], "%s: agent log (the agent ran)" % kind)
+        time.sleep(0.2)
+        ctx.expect_eq(sink.got(), [], "%s: datagrams at the undeclared sink" % kind)
+    # The controls: an empty AF_UNIX socket on stdin is local IPC, and so is
+    # one holding a prompt the harness wrote (bytes, no descriptor: the
+    # third review's false red with Node.js's socketpair stdio).
+    sink = ctx.udp(UNDECLARED)
+    ok = unix_stdin_run(ctx, SV, "empty", sink)
+    expect_outcome(ctx, ok, 0, "pass")
+    expect_agent(ctx, ok, "received_rights", -1)
+    ok = unix_stdin_run(ctx, SV, "prompt", sink)
+    expect_outcome(ctx, ok, 0, "pass")
+    expect_agent(ctx, ok, "received_rights", 0)
+    # The check can fail: the mutant lets the queued socket through, and the
+    # agent's write() reaches the undeclared sink.
+    sink = ctx.udp(UNDECLARED)
+    m = unix_stdin_run(ctx, mutant_binary("stdio-unix-queue-open"), "dgram", sink)
+    ctx.expect_eq(m.rc, 0, "stdio-unix-queue-open mutant exit status")
+    ctx.expect(wait_for(lambda: sink.got(), 2), "stdio-unix-queue-open mutant: nothing arrived")
+
+
+# ----------------------------------------- the agent against its own supervisor
+
+@test(timeout=90)
+def agent_cannot_stop_kill_or_limit_its_supervisor(ctx):
+    # uid 1000 (subreaper+landlock): the agent has our uid. Ending its
+    # supervisor would end the subreaper and leave its tree behind (the
+    # hostile re-run's survivors). prlimit64 on another process is denied
+    # as cross-process on every kernel (a lowered RLIMIT_CPU has the kernel
+    # kill the supervisor with no signal of the agent's); where Landlock
+    # scopes signals (ABI 6, 6.12+) SIGSTOP and SIGKILL to it are EPERM.
+    scoped = landlock_abi() >= 6
+    script = ('prlimit --pid $PPID --cpu=1:1; echo "prlimit=$?"; '
+              + ('kill -STOP $PPID; echo "stop=$?"; kill -KILL $PPID; echo "kill=$?"; '
+                 if scoped else ''))
+    run = ctx.sv("/bin/sh", ["-c", script], uid1000=True)
+    expect_outcome(ctx, run, 1, "fail")
+    ctx.expect("prlimit=1" in run.out, "agent output: %r" % run.out)
+    ev = expect_event(ctx, run, "prlimit64 denied", syscall="prlimit64")
+    ctx.expect_eq((ev.get("bucket"), ev.get("reason")), ("denied", "cross-process"),
+                  "prlimit64 event")
+    if scoped:
+        ctx.expect("stop=1" in run.out and "kill=1" in run.out, "agent output: %r" % run.out)
+        ctx.expect_eq(run.report.get("containment"), "subreaper+landlock+signal-scope",
+                      "containment")
+    # A limit on itself stays the agent's own business (pid 0 never
+    # notifies), and reading another process's limits (no new limit: what
+    # /proc/PID/limits shows) is continued.
+    own = ctx.sv("/bin/sh", ["-c", 'prlimit --cpu=100:100 true; echo "own=$?"; '
+                             'prlimit --pid $PPID >/dev/null; echo "read=$?"'], uid1000=True)
+    expect_outcome(ctx, own, 0, "pass")
+    ctx.expect("own=0" in own.out and "read=0" in own.out, "agent output: %r" % own.out)
+    # The checks can fail: without the trap the limit lands on the
+    # supervisor; without the scope the kill does.
+    m = ctx.sv("/bin/sh", ["-c", 'prlimit --pid $PPID --cpu=1:1; echo "prlimit=$?"'],
+               uid1000=True, binary=mutant_binary("prlimit-open"))
+    ctx.expect("prlimit=0" in m.out, "prlimit-open mutant: agent output %r" % m.out)
+    if scoped:
+        m = ctx.sv("/bin/sh", ["-c", "kill -KILL $PPID; sleep 1"], uid1000=True,
+                   binary=mutant_binary("no-signal-scope"))
+        ctx.expect_eq(m.rc, -9, "no-signal-scope mutant: supervisor exit (killed by its agent)")
+
+
+def kernel_has_so_passrights():
+    """Whether this kernel knows SO_PASSRIGHTS (6.16): asked of a socketpair
+    of our own."""
+    import socket
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        a.setsockopt(socket.SOL_SOCKET, 83, 0)
+        return True
+    except OSError:
+        return False
+    finally:
+        a.close()
+        b.close()
+
+
+def late_rights_run(ctx, binary, sink):
+    """An empty AF_UNIX stream on the supervisor's stdin; 0.5 s into the run
+    (after the supervisor's check) the caller sends its UDP socket to the
+    undeclared sink over it. The agent waits 1.5 s, then receives and
+    writes. Returns (Run, the caller's send error or None)."""
+    import socket
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    ctx.closers.append(udp.close)
+    udp.connect((sink.addr, sink.port))
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    ctx.closers += [ours.close, theirs.close]
+    d, report_path, log_path = ctx.paths()
+    argv = [binary, "--report", report_path, "--no-loopback", "--", "/bin/sh", "-c",
+            "sleep 1.5; exec %s --stdio --rights" % os.path.join(AGENTS, "inherit-fd")]
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
+                            stdin=ours.fileno(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(0.5)
+    err = None
+    try:
+        socket.send_fds(theirs, [b"x"], [udp.fileno()])
+    except OSError as e:
+        err = e.errno
+    return ctx.finish(proc, report_path, log_path), err
+
+
+@test(timeout=60)
+def descriptor_sent_to_unix_stdin_during_the_run_is_refused_by_the_kernel(ctx):
+    # The third review's late-send: what the caller's peer sends after the
+    # check is not seen. From 6.16 the supervisor turns SO_PASSRIGHTS off on
+    # the socket, so the kernel refuses the send (EPERM) and the agent gets
+    # no descriptor; before, it is the user's relay (docs/design.md).
+    if not kernel_has_so_passrights():
+        raise Skip("no SO_PASSRIGHTS on this kernel (6.16+)")
+    import errno as errnos
+    sink = ctx.udp(UNDECLARED)
+    run, err = late_rights_run(ctx, SV, sink)
+    ctx.expect_eq(err, errnos.EPERM, "the caller's SCM_RIGHTS send during the run")
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.agent_lines(call="write_inherited", dest="%s:%d" % (sink.addr, sink.port)),
+                  [], "writes to the undeclared sink")
+    time.sleep(0.2)
+    ctx.expect_eq(sink.got(), [], "datagrams at the undeclared sink")
+    # The check can fail: without it the descriptor arrives and is used.
+    sink = ctx.udp(UNDECLARED)
+    m, err = late_rights_run(ctx, mutant_binary("passrights-open"), sink)
+    ctx.expect_eq(err, None, "passrights-open mutant: the caller's send")
+    ctx.expect(wait_for(lambda: sink.got(), 2), "passrights-open mutant: nothing arrived")
+
+
+# --------------------------------------------- a cgroup delegated to the agent's uid
+
+def delegated_cgroup(ctx):
+    """A cgroup owned by uid 1000 with a child "run" (the supervisor's),
+    on this host's cgroup2 mount, as a systemd user session delegates
+    user@1000.service: (dir, a preexec that moves the child into run)."""
+    if os.geteuid() != 0:
+        raise Skip("needs root (to delegate a cgroup to uid 1000)")
+    if landlock_abi() < 1:
+        raise Skip("needs Landlock (5.13+, in the LSM list)")
+    with open("/proc/self/mounts") as f:
+        mounts = [ln.split() for ln in f]
+    root = next((m[1] for m in mounts if m[2] == "cgroup2"), None)
+    if not root:
+        raise Skip("no cgroup2 mount on this host")
+    d = os.path.join(root, "egress-it-%d" % os.getpid())
+    try:
+        os.makedirs(os.path.join(d, "run"))
+    except OSError as e:
+        raise Skip("cannot make a cgroup under %s: %s" % (root, e))
+    for base, dirs, files in os.walk(d):
+        for n in [base] + [os.path.join(base, x) for x in dirs + files]:
+            os.chown(n, 1000, 1000)
+
+    def join():
+        with open(os.path.join(d, "run", "cgroup.procs"), "w") as f:
+            f.write("0\n")
+    return d, join
+
+
+def remove_cgroup(d):
+    """Kills and thaws what is left under d, then removes it, deepest first."""
+    for name, text in (("cgroup.kill", "1\n"), ("cgroup.freeze", "0\n")):
+        try:
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        except OSError:
+            pass
+    time.sleep(0.2)
+    for base, dirs, _ in sorted(os.walk(d), key=lambda w: -w[0].count("/")):
+        try:
+            os.rmdir(base)
+        except OSError:
+            pass
+
+
+@test(timeout=60)
+def agent_cannot_write_a_cgroup_delegated_to_its_uid(ctx):
+    # The third review's cgroup-kill.sh: where the supervisor's cgroup is
+    # delegated to its uid, the agent's Landlock domain (which handles
+    # WRITE_FILE and grants it everywhere but beneath cgroup mounts) keeps
+    # it from moving itself out and from freezing or killing its
+    # supervisor; every other file it may write stays writable.
+    d, join = delegated_cgroup(ctx)
+    try:
+        bad = ctx.tcp(UNDECLARED)
+        run = ctx.sv("cgroup-escape", [bad.dest], uid1000=True, preexec=join, no_loopback=True)
+        expect_outcome(ctx, run, 1, "fail")
+        ctx.expect_eq(bad.received(), b"", "bytes at the undeclared listener")
+        got = {e.get("call"): e.get("errno") for e in run.log}
+        ctx.expect_eq((got.get("move"), got.get("freeze"), got.get("open-kill"),
+                       got.get("connect")), ("EACCES",) * 4, "agent log %r" % run.log)
+        expect_event(ctx, run, "the undeclared connect denied", syscall="connect")
+        script = ('if echo $$ > %s/escape2/cgroup.procs; then echo move=done; else '
+                  'echo move=refused; fi; echo x > %s/w; echo "tmp=$?"' % (d, ctx.tmp))
+        os.mkdir(os.path.join(d, "escape2"))
+        os.chown(os.path.join(d, "escape2"), 1000, 1000)
+        os.chown(os.path.join(d, "escape2", "cgroup.procs"), 1000, 1000)
+        ok = ctx.sv("/bin/sh", ["-c", script], uid1000=True, preexec=join)
+        expect_outcome(ctx, ok, 0, "pass")
+        ctx.expect("move=refused" in ok.out and "tmp=0" in ok.out, "agent output: %r" % ok.out)
+        # The check can fail: without WRITE_FILE handled the move lands.
+        m = ctx.sv("/bin/sh", ["-c", script], uid1000=True, preexec=join,
+                   binary=mutant_binary("cgroup-writable"))
+        ctx.expect("move=done" in m.out, "cgroup-writable mutant: agent output %r" % m.out)
+    finally:
+        remove_cgroup(d)
+
+
+# ---------------------------------------------------- the report's event list
+
+@test(timeout=120)
+def denial_after_a_flood_of_allowed_calls_keeps_its_event(ctx):
+    # The stored events stop at 200,000 (only counted past that); the first
+    # 1000 of each bucket that decides the verdict are stored on top, so an
+    # agent that floods allowed calls first cannot push its denial out of
+    # the report's list (only its count and first_denial told of it).
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("event-flood", ["201000", bad.dest], no_loopback=True, timeout=100)
+    expect_outcome(ctx, run, 1, "fail")
+    c = (run.report or {}).get("counts", {})
+    ctx.expect_eq((c.get("allowed"), c.get("denied"), c.get("events_dropped")),
+                  (201000, 1, 1000), "counts")
+    expect_event(ctx, run, "the denied connect after the flood", syscall="connect",
+                 bucket="denied")
+    # The check can fail: with one pool for every bucket the denial is the
+    # 200,001st event and only counted.
+    m = ctx.sv("event-flood", ["201000", bad.dest], no_loopback=True, timeout=100,
+               binary=mutant_binary("no-event-floor"))
+    ctx.expect(not any(e.get("bucket") == "denied" for e in (m.report or {}).get("events", [])),
+               "no-event-floor mutant: the denial is listed anyway")
+
+
+@test()
+def clone3_answered_enosys_and_checkpoint_restore_dropped(ctx):
+    # clone3's flags are in memory (CLONE_INTO_CGROUP, set_tid): trapped on
+    # every ABI and answered ENOSYS, recorded as neutralized. Behind it,
+    # CAP_CHECKPOINT_RESTORE is still out of every set of the agent's, seen
+    # by the agent itself (set_tid's other way in, ns_last_pid, needs it).
+    run = ctx.sv("set-tid", [])
+    expect_outcome(ctx, run, 0, "pass")
+    ev = expect_event(ctx, run, "clone3 neutralized", syscall="clone3")
+    ctx.expect_eq((ev.get("bucket"), ev.get("reason"), ev.get("errno")),
+                  ("neutralized", "clone3", "ENOSYS"), "clone3 event")
+
+    def cap40(binary):
+        r = ctx.sv("/bin/sh", ["-c", "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status"],
+                   binary=binary)
+        return {ln.split(":")[0]: (int(ln.split()[1], 16) >> 40) & 1 for ln in r.out.splitlines()
+                if ln.startswith("Cap")}
+    got = cap40(None)
+    ctx.expect(len(got) == 5 and not any(got.values()), "CAP_CHECKPOINT_RESTORE in %r" % got)
+    # The check can fail: the mutant keeps it.
+    got = cap40(mutant_binary("checkpoint-restore-kept"))
+    ctx.expect(any(got.values()), "checkpoint-restore-kept mutant: bit 40 in none of %r" % got)
+
+
+@test(timeout=90)
+def domain_that_still_reaches_a_cgroup_file_refuses_the_run(ctx):
+    # The fourth review's ll-chroot.sh: a supervisor in a chroot reads a
+    # mountinfo without the mounts outside it, which Landlock's walk still
+    # passes, so a bind of the host's / inside the chroot gets a rule that
+    # reaches every cgroup file. The domain is proven by doing it: a cgroup
+    # file of the supervisor's own that its uid may write must be refused
+    # inside the domain, else the run is refused (containment EXDEV).
+    import shutil as sh
+    d, join = delegated_cgroup(ctx)
+    if not sh.which("chroot"):
+        raise Skip("needs chroot")
+    chr = os.path.join(ctx.tmp, "chroot")
+    mounts = []
+
+    def mount(*argv):
+        subprocess.run(["mount"] + list(argv), check=True)
+        mounts.append(argv[-1])
+    try:
+        for sub in ("sys", "proc", "dev", "host", "tmp"):
+            os.makedirs(os.path.join(chr, sub))
+        os.chmod(os.path.join(chr, "tmp"), 0o1777)
+        os.chmod(ctx.tmp, 0o755)
+        for src, dst in ((SV, "sv"), (mutant_binary("no-cgroup-proof"), "sv-mutant"),
+                         (os.path.join(AGENTS, "cgroup-escape"), "agent")):
+            sh.copy(src, os.path.join(chr, dst))
+        mount("--rbind", "/sys", os.path.join(chr, "sys"))
+        subprocess.run(["mount", "--make-rslave", os.path.join(chr, "sys")], check=True)
+        mount("--rbind", "/dev", os.path.join(chr, "dev"))
+        subprocess.run(["mount", "--make-rslave", os.path.join(chr, "dev")], check=True)
+        mount("-t", "proc", "proc", os.path.join(chr, "proc"))
+        mount("--bind", "/", os.path.join(chr, "host"))
+
+        def run(sv):
+            p = subprocess.run(["chroot", "--userspec=1000:1000", "--groups=1000", chr, "/" + sv,
+                                "--no-loopback", "--", "/agent", "--move-only", "127.0.0.2:9"],
+                               preexec_fn=join, capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, EGRESS_AGENT_LOG="/tmp/agent.log"))
+            log = read_log(os.path.join(chr, "tmp", "agent.log"))
+            if os.path.exists(os.path.join(chr, "tmp", "agent.log")):
+                os.unlink(os.path.join(chr, "tmp", "agent.log"))
+            return p, {e.get("call"): e.get("errno") for e in log}
+        p, got = run("sv")
+        ctx.expect_eq(p.returncode, 3, "supervisor exit (capability-error): %s" % p.stdout)
+        ctx.expect("containment: EXDEV" in p.stdout, "probe output: %r" % p.stdout)
+        ctx.expect_eq(got, {}, "the agent never ran")
+        # The check can fail: trusted as built, the domain lets the move through.
+        p, got = run("sv-mutant")
+        ctx.expect("move" in got and got["move"] is None,
+                   "no-cgroup-proof mutant: agent log %r (%s)" % (got, p.stdout[-300:]))
+    finally:
+        for m in reversed(mounts):
+            subprocess.run(["umount", "-R", m], check=False)
+        remove_cgroup(d)
