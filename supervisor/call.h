@@ -61,6 +61,13 @@ void sv_call_mech_failure(struct sv_call *c, const char *mechanism, int err);
  * EFAULT for an unmapped range, else a mechanism failure). */
 int sv_call_read(struct sv_call *c, uint64_t addr, void *buf, size_t len);
 
+/* The same, but the agent's bad address (sv_target_read's -EFAULT) is
+ * returned as 1 with nothing finished: for sendmmsg, where the kernel sends
+ * the messages before a bad one and answers their count (review
+ * h-attack4). Returns 0, 1, or -1 with the call finished (a mechanism
+ * failure). */
+int sv_call_read_or_fault(struct sv_call *c, uint64_t addr, void *buf, size_t len);
+
 /* ID_VALID: every copy so far came from the thread that is still waiting.
  * Returns 0, or -1 with the call finished. */
 int sv_call_still_valid(struct sv_call *c);

@@ -28,10 +28,32 @@ static void copied_free(struct copied_msg *cm)
 	cm->control = NULL;
 }
 
+/* Reads one of a message's fields. The agent's bad address is its bad
+ * argument (1, *err EFAULT, nothing finished), as the kernel's copy of that
+ * message fails: sendmmsg then stops there, after sending the messages
+ * before it (review h-attack4: finishing the whole call as invalid hid an
+ * undeclared first message behind a pass). Else 0, or -1 with the call
+ * finished. */
+static int read_field(struct sv_call *c, uint64_t addr, void *buf, size_t len, int *err)
+{
+	int rc;
+
+#ifdef SV_MUTANT_MMSG_FAULT_WHOLE
+	/* MUTANT mmsg-fault-whole: any message's bad pointer makes the whole
+	 * call the agent's invalid one, as before review h-attack4. */
+	return sv_call_read(c, addr, buf, len) ? -1 : 0;
+#endif
+	rc = sv_call_read_or_fault(c, addr, buf, len);
+	if (rc == 1)
+		*err = EFAULT;
+	return rc;
+}
+
 /* Copies one message's name, iovec array and control data (not the payload:
  * that only once the destination is allowed). Returns 0; 1 when the agent's
- * own arguments are bad, with the kernel's errno in *err (nothing
- * finished); or -1 with the call finished. */
+ * own arguments are bad (a pointer to where nothing can be mapped among
+ * them), with the kernel's errno in *err (nothing finished); or -1 with the
+ * call finished. */
 static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, int *err)
 {
 	int rc = sv_msghdr_decode(raw, SV_MSGHDR_SIZE, &cm->m);
@@ -40,8 +62,8 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 		*err = -rc;
 		return 1;
 	}
-	if (cm->m.namelen && sv_call_read(c, cm->m.name, cm->name, cm->m.namelen))
-		return -1;
+	if (cm->m.namelen && (rc = read_field(c, cm->m.name, cm->name, cm->m.namelen, err)) != 0)
+		return rc;
 	/* The kernel treats a name of length 0 as no name at all. */
 	sv_sockaddr_decode(cm->m.namelen ? cm->name : NULL, cm->m.namelen, 1, &cm->d);
 	if (cm->m.controllen > SV_CONTROL_CAP) {
@@ -57,9 +79,9 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 			sv_call_mech_failure(c, "malloc", ENOMEM);
 			return -1;
 		}
-		if (sv_call_read(c, cm->m.iov, iraw, cm->m.iovlen * 16)) {
+		if ((rc = read_field(c, cm->m.iov, iraw, cm->m.iovlen * 16, err)) != 0) {
 			free(iraw);
-			return -1;
+			return rc;
 		}
 		rc = sv_msghdr_decode_iov(iraw, cm->m.iovlen, cm->iov, &cm->total);
 		free(iraw);
@@ -74,8 +96,8 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 			sv_call_mech_failure(c, "malloc", ENOMEM);
 			return -1;
 		}
-		if (sv_call_read(c, cm->m.control, cm->control, cm->m.controllen))
-			return -1;
+		if ((rc = read_field(c, cm->m.control, cm->control, cm->m.controllen, err)) != 0)
+			return rc;
 		/* Checked now, translated at send time. */
 		rc = sv_msghdr_walk_control(cm->control, cm->m.controllen, NULL, NULL);
 		if (rc == -EINVAL) {
@@ -163,7 +185,8 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 	if (cm.m.namelen)
 		sv_call_note_dest(c, cm.name, cm.m.namelen, &cm.d);
 	if (st == 1)
-		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, err, 0);
+		sv_call_finish(c, SV_INVALID, err == EFAULT ? "bad-address" : "bad-msghdr",
+			       SV_ACT_ERRNO, err, 0);
 	if (st != 0 || sv_call_decide(c, (int)a[0], &cm.d, 0, refusal(&cm), &deny, &why))
 		goto out;
 #ifdef SV_MUTANT_SENDMSG_FORWARD
@@ -302,7 +325,8 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 	unsigned char *raw = NULL;
 	struct copied_msg *cms = NULL;
 	long n, sent;
-	int err = 0, any_denied;
+	int err = 0, any_denied, rc;
+	size_t readable;
 
 	if (vlen == 0) {
 		/* Nothing is read from memory for an empty batch. */
@@ -315,13 +339,30 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 		sv_call_mech_failure(c, "malloc", ENOMEM);
 		goto out;
 	}
-	if (sv_call_read(c, a[1], raw, vlen * SV_MMSGHDR_SIZE))
+	rc = sv_call_read_or_fault(c, a[1], raw, vlen * SV_MMSGHDR_SIZE);
+	if (rc == 1) {
+		/* The kernel copies the vector one message at a time: those
+		 * before the first it cannot read are sent (a vector that runs
+		 * past the user address space). */
+		for (readable = 0; readable < vlen; readable++) {
+			rc = sv_call_read_or_fault(c, a[1] + readable * SV_MMSGHDR_SIZE,
+						   raw + readable * SV_MMSGHDR_SIZE,
+						   SV_MMSGHDR_SIZE);
+			if (rc != 0)
+				break;
+		}
+		vlen = readable;
+		err = EFAULT;
+		rc = rc < 0 ? -1 : 0;
+	}
+	if (rc < 0)
 		goto out;
-	n = judge_batch(c, raw, vlen, cms, &err, &first_denied);
+	n = vlen ? judge_batch(c, raw, vlen, cms, &err, &first_denied) : 0;
 	if (n < 0)
 		goto out;
 	if (n == 0) {
-		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, err, 0);
+		sv_call_finish(c, SV_INVALID, err == EFAULT ? "bad-address" : "bad-msghdr",
+			       SV_ACT_ERRNO, err, 0);
 		goto out;
 	}
 	any_denied = first_denied < (size_t)n;

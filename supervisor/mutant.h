@@ -86,4 +86,8 @@
  *                         the connect is hidden as invalid (the rule before
  *                         the address bounds; ha3-toggle's race)
  *   NAMED_FIFO_SILENT     main.c     no warning for a --report-fd that is a named FIFO
+ *   MMSG_FAULT_WHOLE      mediate_msg.c  a bad pointer in any sendmmsg message makes
+ *                         the whole call invalid: an undeclared first message,
+ *                         which the kernel sends, is hidden behind a pass
+ *                         (review h-attack4)
  * This header is documentation only; nothing includes it. */

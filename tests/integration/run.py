@@ -731,6 +731,48 @@ def sendmmsg_all_declared_delivers_all(ctx):
 
 
 @test()
+def sendmmsg_later_bad_pointer_never_hides_an_undeclared_message(ctx):
+    # Review h-attack4: a second message whose name, iovec array or control
+    # pointer lies below vm.mmap_min_addr. The kernel sends the first (to
+    # the undeclared listener) and answers 1; finishing the whole call as
+    # the agent's invalid one hid that attempt behind a pass.
+    for bad_field in ("@name", "@iov", "@control"):
+        bad = ctx.udp(UNDECLARED)
+        run = ctx.sv("sendmmsg-batch", [bad.dest, bad_field], no_loopback=True)
+        expect_outcome(ctx, run, 1, "fail")
+        expect_agent(ctx, run, "sendmmsg", -1, "EACCES")
+        ev = expect_event(ctx, run, "sendmmsg " + bad_field, syscall="sendmmsg")
+        ctx.expect_eq(ev.get("bucket"), "denied", "bucket (%s)" % bad_field)
+        msgs = ev.get("messages") or []
+        ctx.expect_eq([(m.get("dest"), m.get("decision")) for m in msgs], [(bad.dest, "denied")],
+                      "messages judged (%s)" % bad_field)
+        time.sleep(0.2)
+        ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener (%s)" % bad_field)
+
+
+@test()
+def sendmmsg_later_bad_pointer_sends_the_messages_before_it(ctx):
+    # The kernel's answer: the count sent before the bad message, not EFAULT.
+    good = ctx.udp()
+    run = ctx.sv("sendmmsg-batch", [good.dest, "@name"], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "sendmmsg", 1)
+    ctx.expect(wait_for(lambda: good.got() == [b"msg 0"]), "declared listener got %r" % good.got())
+    good2 = ctx.udp()
+    run = ctx.sv("sendmmsg-batch", [good2.dest, "@iov"], allow=[good2.dest], no_loopback=True)
+    expect_agent(ctx, run, "sendmmsg", 1)
+
+
+@test()
+def mmsg_fault_whole_mutant_hides_an_undeclared_message_behind_a_pass(ctx):
+    bad = ctx.udp(UNDECLARED)
+    run = ctx.sv("sendmmsg-batch", [bad.dest, "@name"], no_loopback=True,
+                 binary=mutant_binary("mmsg-fault-whole"))
+    expect_outcome(ctx, run, 0, "pass")
+    expect_event(ctx, run, "the batch filed as the agent's", bucket="invalid", reason="bad-address")
+
+
+@test()
 def mapped_v6_judged_as_ipv4_when_declared(ctx):
     lis = ctx.tcp()
     run = ctx.sv("mapped-v6", [lis.dest], allow=[lis.dest], no_loopback=True)
