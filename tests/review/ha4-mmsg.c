@@ -8,9 +8,10 @@
  * read of it fails EFAULT, and the whole call is filed as the agent's
  * invalid call (bad-address) before the first message is judged: the
  * attempt to DEST is nowhere in the report and the verdict is pass.
- * MODE ok sends two good messages (control: the first message is judged).
+ * MODE ok sends two good messages (control: the first message is judged);
+ * MODE wrap passes a vector at -64 (unreadable from its first message).
  *
- *     ha4-mmsg MODE DEST     (MODE: name, iov, control, ok)
+ *     ha4-mmsg MODE DEST     (MODE: name, iov, control, ok, wrap)
  */
 #include "agentlib.h"
 
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
 
 	agent_init("ha4-mmsg");
 	if (argc != 3 || agent_parse_dest(argv[2], &d) < 0)
-		return agent_usage("name|iov|control|ok DEST");
+		return agent_usage("name|iov|control|ok|wrap DEST");
 	memset(m, 0, sizeof(m));
 	for (int i = 0; i < 2; i++) {
 		m[i].msg_hdr.msg_name = &d.ss;
@@ -50,8 +51,15 @@ int main(int argc, char **argv)
 	else if (strcmp(argv[1], "control") == 0) {
 		m[1].msg_hdr.msg_control = bad;
 		m[1].msg_hdr.msg_controllen = 32;
+	} else if (strcmp(argv[1], "wrap") == 0) {
+		/* A vector that wraps: its first message is unreadable, to the
+		 * kernel too (EFAULT; the supervisor's per-message fallback). */
+		s = socket(d.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		r = syscall(SYS_sendmmsg, s, (void *)-64L, 2, 0);
+		agent_log("sendmmsg", d.text, r, r < 0 ? errno : 0, ",\"mode\":\"wrap\"");
+		_exit(0);
 	} else if (strcmp(argv[1], "ok") != 0)
-		return agent_usage("name|iov|control|ok DEST");
+		return agent_usage("name|iov|control|ok|wrap DEST");
 	s = socket(d.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	/* The raw call: musl's sendmmsg is a loop of sendmsg calls. */
 	r = syscall(SYS_sendmmsg, s, m, 2, 0);

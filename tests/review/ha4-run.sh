@@ -33,7 +33,7 @@ PY
 	rm -f /tmp/ha4.ready
 }
 rm -f /tmp/ha4.ready
-for mode in ok name iov control; do
+for mode in ok name iov control wrap; do
 	port=$((port + 1))
 	echo "== $mode: unsupervised"
 	listen "$port"
