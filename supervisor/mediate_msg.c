@@ -341,13 +341,16 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 	}
 	rc = sv_call_read_or_fault(c, a[1], raw, vlen * SV_MMSGHDR_SIZE);
 	if (rc == 1) {
-		/* The kernel copies the vector one message at a time: those
+		/* The kernel copies the vector one msghdr at a time (not the
+		 * msg_len after it, which it writes after the send): those
 		 * before the first it cannot read are sent (a vector that runs
-		 * past the user address space). */
+		 * past the user address space, with 5-level paging). A
+		 * msg_len it cannot write stops send_batch as it stops the
+		 * kernel. */
 		for (readable = 0; readable < vlen; readable++) {
-			rc = sv_call_read_or_fault(c, a[1] + readable * SV_MMSGHDR_SIZE,
-						   raw + readable * SV_MMSGHDR_SIZE,
-						   SV_MMSGHDR_SIZE);
+			rc =
+			    sv_call_read_or_fault(c, a[1] + readable * SV_MMSGHDR_SIZE,
+						  raw + readable * SV_MMSGHDR_SIZE, SV_MSGHDR_SIZE);
 			if (rc != 0)
 				break;
 		}

@@ -67,7 +67,8 @@ int main(int argc, char **argv)
 		/* After exec with MMAP_PAGE_ZERO: is page 0 there? */
 		if (agent_parse_dest(argv[2], &d) < 0)
 			return 2;
-		got("page_zero_personality", mprotect((void *)0, 4096, PROT_READ) == 0 ? (void *)0 : MAP_FAILED);
+		got("page_zero_personality",
+		    mprotect((void *)0, 4096, PROT_READ) == 0 ? (void *)0 : MAP_FAILED);
 		return 0;
 	}
 	if (argc != 2 || agent_parse_dest(argv[1], &d) < 0)
