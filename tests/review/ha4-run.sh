@@ -1,6 +1,6 @@
 #!/bin/bash
-# ha4-run.sh: builds ha4-mmsg against this worktree's build/ and runs each
-# mode unsupervised (a UDP listener on 127.0.0.2 counts what the kernel
+# ha4-run.sh: builds ha4-mmsg and ha4-bigctl against this worktree's build/
+# and runs each mode unsupervised (a UDP listener on 127.0.0.2 counts what the kernel
 # sends) and under build/egress-supervisor (--no-loopback: 127.0.0.2 is
 # undeclared; SV=binary for another build, e.g. a mutant). The hole shows as
 # supervisor exit 0 (pass) with the sendmmsg filed invalid/bad-address while
@@ -12,6 +12,9 @@ SV=${SV:-$B/egress-supervisor}
 musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$B/kheaders" \
 	-isystem "$B/sysroot/include" -static -Itests/agents -o "$B/ha4-mmsg" \
 	tests/review/ha4-mmsg.c tests/agents/agentlib.c
+musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$B/kheaders" \
+	-isystem "$B/sysroot/include" -static -Itests/agents -o "$B/ha4-bigctl" \
+	tests/review/ha4-bigctl.c tests/agents/agentlib.c
 port=4470
 listen() {
 	python3 - "$1" <<'PY' &
@@ -33,23 +36,36 @@ PY
 	rm -f /tmp/ha4.ready
 }
 rm -f /tmp/ha4.ready
-for mode in ok name iov control wrap; do
+one() {
+	local tag=$1
+	shift
 	port=$((port + 1))
-	echo "== $mode: unsupervised"
+	echo "== $tag: unsupervised"
 	listen "$port"
-	"$B/ha4-mmsg" "$mode" "127.0.0.2:$port"
+	"$@" "127.0.0.2:$port"
 	wait
-	echo "== $mode: supervised"
+	echo "== $tag: supervised"
 	listen "$port"
 	set +e
-	"$SV" --no-loopback --report "/tmp/ha4.$mode.json" -- "$B/ha4-mmsg" "$mode" \
-		"127.0.0.2:$port" 2>&1 | grep -v 'warning:'
+	"$SV" --no-loopback --report "/tmp/ha4.$tag.json" -- "$@" "127.0.0.2:$port" 2>&1 |
+		grep -v 'warning:'
 	echo "  supervisor exit ${PIPESTATUS[0]}"
 	set -e
 	python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 print("  verdict", r.get("verdict"))
 for e in r["events"]:
-    print("  event", e.get("syscall"), e.get("bucket"), e.get("reason"), e.get("dest"), e.get("messages"))' "/tmp/ha4.$mode.json"
+    print("  event", e.get("syscall"), e.get("bucket"), e.get("reason"), e.get("dest"), e.get("messages"))' "/tmp/ha4.$tag.json"
 	wait
+}
+for mode in ok name iov control wrap; do
+	one "mmsg-$mode" "$B/ha4-mmsg" "$mode"
+done
+# Control data over the supervisor's 64 KiB cap, under the kernel's
+# net.core.optmem_max (cat /proc/sys/net/core/optmem_max): 60000 is the
+# control (denied: a control message the supervisor does not forward).
+for mode in sendmsg mmsg; do
+	for n in 60000 70000; do
+		one "bigctl-$mode-$n" "$B/ha4-bigctl" "$mode" "$n"
+	done
 done
