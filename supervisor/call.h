@@ -24,7 +24,9 @@
  * this do not exist on IP (65507) or, with default buffers, on AF_UNIX; a
  * stream send may legally be short. */
 #define SV_PAYLOAD_CAP (256u * 1024u)
-/* net.core.optmem_max's default order: the kernel refuses larger control. */
+/* Control data the supervisor copies and forwards. Larger is a refused
+ * control message (a denial), never the agent's ENOBUFS: the kernel takes up
+ * to net.core.optmem_max (128 KiB by default since 6.9). */
 #define SV_CONTROL_CAP (64u * 1024u)
 
 struct sv_call {

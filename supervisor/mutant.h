@@ -90,4 +90,8 @@
  *                         the whole call invalid: an undeclared first message,
  *                         which the kernel sends, is hidden behind a pass
  *                         (review h-attack4)
+ *   CONTROL_CAP_INVALID   mediate_msg.c  control data over the 64 KiB cap is the
+ *                         agent's ENOBUFS (invalid): the kernel takes up to
+ *                         optmem_max (128 KiB) and sends, hidden behind a pass
+ *                         (review h-attack4)
  * This header is documentation only; nothing includes it. */

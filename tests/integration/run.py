@@ -773,6 +773,35 @@ def mmsg_fault_whole_mutant_hides_an_undeclared_message_behind_a_pass(ctx):
 
 
 @test()
+def control_over_the_cap_is_a_denial_not_enobufs(ctx):
+    # Review h-attack4: 70000 bytes of control (a SOL_TCP message UDP skips)
+    # is under the kernel's optmem_max (128 KiB since 6.9): the kernel sends.
+    # Filed as the agent's ENOBUFS it hid the undeclared datagram behind a
+    # pass; the supervisor forwards no such buffer, so it is a denial.
+    for mode in ("sendmsg", "mmsg"):
+        bad = ctx.udp(UNDECLARED)
+        run = ctx.sv("big-control", [mode, "70000", bad.dest], no_loopback=True)
+        expect_outcome(ctx, run, 1, "fail")
+        expect_agent(ctx, run, "sendmmsg" if mode == "mmsg" else "sendmsg", -1, "EACCES")
+        ctx.expect_eq(run.counts().get("invalid"), 0, "counts.invalid (%s)" % mode)
+        time.sleep(0.2)
+        ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener (%s)" % mode)
+    good = ctx.udp()
+    run = ctx.sv("big-control", ["sendmsg", "70000", good.dest], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_event(ctx, run, "the big control refused", bucket="denied", reason="control-message")
+
+
+@test()
+def control_cap_invalid_mutant_hides_an_undeclared_datagram_behind_a_pass(ctx):
+    bad = ctx.udp(UNDECLARED)
+    run = ctx.sv("big-control", ["sendmsg", "70000", bad.dest], no_loopback=True,
+                 binary=mutant_binary("control-cap-invalid"))
+    expect_outcome(ctx, run, 0, "pass")
+    expect_event(ctx, run, "the big control filed as the agent's", bucket="invalid", reason="bad-msghdr")
+
+
+@test()
 def mapped_v6_judged_as_ipv4_when_declared(ctx):
     lis = ctx.tcp()
     run = ctx.sv("mapped-v6", [lis.dest], allow=[lis.dest], no_loopback=True)

@@ -13,8 +13,8 @@ musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$B/kheaders"
 	-isystem "$B/sysroot/include" -static -Itests/agents -o "$B/ha4-mmsg" \
 	tests/review/ha4-mmsg.c tests/agents/agentlib.c
 musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$B/kheaders" \
-	-isystem "$B/sysroot/include" -static -Itests/agents -o "$B/ha4-bigctl" \
-	tests/review/ha4-bigctl.c tests/agents/agentlib.c
+	-isystem "$B/sysroot/include" -static -Itests/agents -o "$B/big-control" \
+	tests/agents/big-control.c tests/agents/agentlib.c
 port=4470
 listen() {
 	python3 - "$1" <<'PY' &
@@ -66,6 +66,6 @@ done
 # control (denied: a control message the supervisor does not forward).
 for mode in sendmsg mmsg; do
 	for n in 60000 70000; do
-		one "bigctl-$mode-$n" "$B/ha4-bigctl" "$mode" "$n"
+		one "bigctl-$mode-$n" "$B/big-control" "$mode" "$n"
 	done
 done

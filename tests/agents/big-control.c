@@ -1,14 +1,13 @@
 /*
- * ha4-bigctl: an undeclared datagram behind a control buffer over the
- * supervisor's 64 KiB cap. The kernel takes control data up to
- * net.core.optmem_max (128 KiB by default since 6.9; any value the admin
- * sets), and UDP skips a control message of a level it does not handle
- * (SOL_TCP here): it sends. The supervisor answers ENOBUFS above its cap and
- * files the call as the agent's invalid one (bad-msghdr): pass. Modes:
- * sendmsg (one message), mmsg (sendmmsg: a good first message to DEST, then
- * the big-control one to DEST: the supervisor stops judging at the second).
+ * big-control: a datagram to DEST with a control buffer of BYTES (one
+ * message of level SOL_TCP, which UDP skips). The kernel takes control data
+ * up to net.core.optmem_max (128 KiB by default since 6.9) and sends. Over
+ * the supervisor's 64 KiB cap it was filed as the agent's ENOBUFS (invalid):
+ * an undeclared datagram behind a pass (review h-attack4); it is a refused
+ * control message now (denied). Modes: sendmsg (one message), mmsg
+ * (sendmmsg: a plain first message to DEST, then the big-control one).
  *
- *     ha4-bigctl sendmsg|mmsg BYTES DEST
+ *     big-control sendmsg|mmsg BYTES DEST
  */
 #include "agentlib.h"
 
@@ -33,7 +32,7 @@ int main(int argc, char **argv)
 	int s, big;
 	long r;
 
-	agent_init("ha4-bigctl");
+	agent_init("big-control");
 	if (argc != 4 || agent_parse_dest(argv[3], &d) < 0)
 		return agent_usage("sendmsg|mmsg BYTES DEST");
 	n = (size_t)atol(argv[2]);
