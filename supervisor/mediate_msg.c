@@ -18,6 +18,7 @@ struct copied_msg {
 	uint64_t total;
 	unsigned char *control;
 	int refused_control; /* holds a control message we do not forward */
+	int bad_control;     /* not CMSG_OK: the kernel's EINVAL, after the name */
 };
 
 static void copied_free(struct copied_msg *cm)
@@ -114,8 +115,19 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 		/* Checked now, translated at send time. */
 		rc = sv_msghdr_walk_control(cm->control, cm->m.controllen, NULL, NULL);
 		if (rc == -EINVAL) {
+#ifdef SV_MUTANT_BAD_CONTROL_FIRST
+			/* MUTANT bad-control-first: a malformed control is the
+			 * agent's EINVAL before its name is judged, as before
+			 * review h-attack4. */
 			*err = EINVAL;
 			return 1;
+#endif
+			/* The kernel walks control data in the protocol, after a
+			 * TCP fast-open send has connected to the name
+			 * (tcp_sendmsg_locked): the name is judged first, and
+			 * only an undenied one is the agent's EINVAL (review
+			 * h-attack4: a fast-open connect hid behind a pass). */
+			cm->bad_control = 1;
 		}
 		cm->refused_control = rc == -EPERM;
 	}
@@ -220,6 +232,10 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		goto out;
 	}
+	if (cm.bad_control) {
+		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, EINVAL, 0);
+		goto out;
+	}
 	rc = send_copied(c, &cm, (int)a[2], &err);
 	if (rc != -2)
 		sv_call_answer_performed(c, why, rc, err);
@@ -244,6 +260,12 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 			return -1;
 		if (st == 1)
 			break;
+		if (cms[n].bad_control) {
+			/* Judged, never sent: the kernel stops there. */
+			*err = EINVAL;
+			n++;
+			break;
+		}
 	}
 	*first_denied = n;
 	if (n == 0)
@@ -339,7 +361,7 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 	struct copied_msg *cms = NULL;
 	long n, sent;
 	int err = 0, any_denied, rc;
-	size_t readable;
+	size_t readable, upto;
 
 	if (vlen == 0) {
 		/* Nothing is read from memory for an empty batch. */
@@ -387,7 +409,17 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 			       sv_call_denial_errno(c), 0);
 		goto out;
 	}
-	sent = send_batch(c, cms, first_denied, &err);
+	upto = first_denied;
+	if (!any_denied && cms[n - 1].bad_control) {
+		/* Nothing denied up to a malformed control: the kernel sends
+		 * the messages before it and answers EINVAL for it. */
+		upto = (size_t)n - 1;
+		if (upto == 0) {
+			sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, EINVAL, 0);
+			goto out;
+		}
+	}
+	sent = send_batch(c, cms, upto, &err);
 	if (sent == -2)
 		goto out;
 	{

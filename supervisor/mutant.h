@@ -94,4 +94,8 @@
  *                         agent's ENOBUFS (invalid): the kernel takes up to
  *                         optmem_max (128 KiB) and sends, hidden behind a pass
  *                         (review h-attack4)
+ *   BAD_CONTROL_FIRST     mediate_msg.c  a malformed control message is the agent's
+ *                         EINVAL before its name is judged: a TCP fast-open
+ *                         send, which connects before the kernel walks the
+ *                         control, hides behind a pass (review h-attack4)
  * This header is documentation only; nothing includes it. */

@@ -802,6 +802,31 @@ def control_cap_invalid_mutant_hides_an_undeclared_datagram_behind_a_pass(ctx):
 
 
 @test()
+def fastopen_with_a_malformed_control_is_judged_by_its_name(ctx):
+    # Review h-attack4: the kernel connects (MSG_FASTOPEN) before it walks
+    # the control data, so a malformed control hid the connect behind a pass.
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("fastopen-bad-control", [bad.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "sendmsg_fastopen", -1, "EACCES")
+    expect_event(ctx, run, "the fast-open send denied", bucket="denied", reason="policy")
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+    good = ctx.tcp()
+    run = ctx.sv("fastopen-bad-control", [good.dest], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "sendmsg_fastopen", -1, "EINVAL")
+
+
+@test()
+def bad_control_first_mutant_hides_a_fastopen_connect_behind_a_pass(ctx):
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("fastopen-bad-control", [bad.dest], no_loopback=True,
+                 binary=mutant_binary("bad-control-first"))
+    expect_outcome(ctx, run, 0, "pass")
+    expect_event(ctx, run, "the fast-open send filed as the agent's", bucket="invalid", reason="bad-msghdr")
+
+
+@test()
 def mapped_v6_judged_as_ipv4_when_declared(ctx):
     lis = ctx.tcp()
     run = ctx.sv("mapped-v6", [lis.dest], allow=[lis.dest], no_loopback=True)

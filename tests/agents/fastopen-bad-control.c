@@ -1,15 +1,16 @@
 /*
- * ha4-tfo-cmsg: a TCP fast-open connect hidden behind a malformed control
+ * fastopen-bad-control: a TCP fast-open connect hidden behind a malformed control
  * message. sendmsg(MSG_FASTOPEN) on an unconnected TCP socket, with DEST as
  * its name and 16 bytes of control whose cmsg_len is 0 (not CMSG_OK). The
  * kernel copies the control in ____sys_sendmsg without looking at it;
  * tcp_sendmsg_locked connects to the name (tcp_sendmsg_fastopen, a
  * blocking connect) and only then walks the control (sock_cmsg_send:
  * EINVAL). So the kernel reaches DEST and answers EINVAL. The supervisor's
- * control walk answers EINVAL first and files the call as the agent's
- * invalid one (bad-msghdr): the attempt is hidden behind a pass.
+ * control walk answered EINVAL first and filed the call as the agent's
+ * invalid one (bad-msghdr): the attempt hid behind a pass (review
+ * h-attack4). Now the name is judged first.
  *
- *     ha4-tfo-cmsg DEST
+ *     fastopen-bad-control DEST
  */
 #include "agentlib.h"
 
@@ -33,7 +34,7 @@ int main(int argc, char **argv)
 	int s;
 	long r;
 
-	agent_init("ha4-tfo-cmsg");
+	agent_init("fastopen-bad-control");
 	if (argc != 2 || agent_parse_dest(argv[1], &d) < 0)
 		return agent_usage("DEST");
 	memset(&mh, 0, sizeof(mh));
