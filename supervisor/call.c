@@ -109,6 +109,17 @@ void sv_call_mech_failure(struct sv_call *c, const char *mechanism, int err)
 	sv_call_finish(c, SV_MECH_FAILURE, "mechanism", SV_ACT_ERRNO, SV_ERR_MECHANISM, 0);
 }
 
+int sv_call_read_or_fault(struct sv_call *c, uint64_t addr, void *buf, size_t len)
+{
+	const char *mech = NULL;
+	int rc = sv_target_read(c->req->pid, addr, buf, len, &mech);
+
+	if (rc == 0 || rc == -EFAULT)
+		return rc == -EFAULT;
+	sv_call_mech_failure(c, mech, -rc);
+	return -1;
+}
+
 int sv_call_read(struct sv_call *c, uint64_t addr, void *buf, size_t len)
 {
 	const char *mech = NULL;

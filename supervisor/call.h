@@ -24,7 +24,9 @@
  * this do not exist on IP (65507) or, with default buffers, on AF_UNIX; a
  * stream send may legally be short. */
 #define SV_PAYLOAD_CAP (256u * 1024u)
-/* net.core.optmem_max's default order: the kernel refuses larger control. */
+/* Control data the supervisor copies and forwards. Larger is a refused
+ * control message (a denial), never the agent's ENOBUFS: the kernel takes up
+ * to net.core.optmem_max (128 KiB by default since 6.9). */
 #define SV_CONTROL_CAP (64u * 1024u)
 
 struct sv_call {
@@ -60,6 +62,13 @@ void sv_call_mech_failure(struct sv_call *c, const char *mechanism, int err);
 /* Copies agent memory. Returns 0, or -1 with the call finished (invalid
  * EFAULT for an unmapped range, else a mechanism failure). */
 int sv_call_read(struct sv_call *c, uint64_t addr, void *buf, size_t len);
+
+/* The same, but the agent's bad address (sv_target_read's -EFAULT) is
+ * returned as 1 with nothing finished: for sendmmsg, where the kernel sends
+ * the messages before a bad one and answers their count (review
+ * h-attack4). Returns 0, 1, or -1 with the call finished (a mechanism
+ * failure). */
+int sv_call_read_or_fault(struct sv_call *c, uint64_t addr, void *buf, size_t len);
 
 /* ID_VALID: every copy so far came from the thread that is still waiting.
  * Returns 0, or -1 with the call finished. */

@@ -18,6 +18,7 @@ struct copied_msg {
 	uint64_t total;
 	unsigned char *control;
 	int refused_control; /* holds a control message we do not forward */
+	int bad_control;     /* not CMSG_OK: the kernel's EINVAL, after the name */
 };
 
 static void copied_free(struct copied_msg *cm)
@@ -28,10 +29,32 @@ static void copied_free(struct copied_msg *cm)
 	cm->control = NULL;
 }
 
+/* Reads one of a message's fields. The agent's bad address is its bad
+ * argument (1, *err EFAULT, nothing finished), as the kernel's copy of that
+ * message fails: sendmmsg then stops there, after sending the messages
+ * before it (review h-attack4: finishing the whole call as invalid hid an
+ * undeclared first message behind a pass). Else 0, or -1 with the call
+ * finished. */
+static int read_field(struct sv_call *c, uint64_t addr, void *buf, size_t len, int *err)
+{
+	int rc;
+
+#ifdef SV_MUTANT_MMSG_FAULT_WHOLE
+	/* MUTANT mmsg-fault-whole: any message's bad pointer makes the whole
+	 * call the agent's invalid one, as before review h-attack4. */
+	return sv_call_read(c, addr, buf, len) ? -1 : 0;
+#endif
+	rc = sv_call_read_or_fault(c, addr, buf, len);
+	if (rc == 1)
+		*err = EFAULT;
+	return rc;
+}
+
 /* Copies one message's name, iovec array and control data (not the payload:
  * that only once the destination is allowed). Returns 0; 1 when the agent's
- * own arguments are bad, with the kernel's errno in *err (nothing
- * finished); or -1 with the call finished. */
+ * own arguments are bad (a pointer to where nothing can be mapped among
+ * them), with the kernel's errno in *err (nothing finished); or -1 with the
+ * call finished. */
 static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, int *err)
 {
 	int rc = sv_msghdr_decode(raw, SV_MSGHDR_SIZE, &cm->m);
@@ -40,13 +63,26 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 		*err = -rc;
 		return 1;
 	}
-	if (cm->m.namelen && sv_call_read(c, cm->m.name, cm->name, cm->m.namelen))
-		return -1;
+	if (cm->m.namelen && (rc = read_field(c, cm->m.name, cm->name, cm->m.namelen, err)) != 0)
+		return rc;
 	/* The kernel treats a name of length 0 as no name at all. */
 	sv_sockaddr_decode(cm->m.namelen ? cm->name : NULL, cm->m.namelen, 1, &cm->d);
 	if (cm->m.controllen > SV_CONTROL_CAP) {
+#ifdef SV_MUTANT_CONTROL_CAP_INVALID
+		/* MUTANT control-cap-invalid: over the cap is the agent's
+		 * ENOBUFS, as before review h-attack4. */
 		*err = ENOBUFS;
 		return 1;
+#endif
+		/* Not the agent's mistake: the kernel takes control data up to
+		 * net.core.optmem_max (128 KiB by default since 6.9, any value
+		 * the admin sets), and UDP skips a message of a level it does
+		 * not handle, so it sends (review h-attack4: filed as ENOBUFS,
+		 * an undeclared datagram hid behind a pass). The supervisor
+		 * forwards no such buffer: a refused control message, which
+		 * decides before the name, unread. */
+		cm->refused_control = 1;
+		cm->m.controllen = 0;
 	}
 	if (cm->m.iovlen) {
 		unsigned char *iraw = malloc(cm->m.iovlen * 16);
@@ -57,9 +93,9 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 			sv_call_mech_failure(c, "malloc", ENOMEM);
 			return -1;
 		}
-		if (sv_call_read(c, cm->m.iov, iraw, cm->m.iovlen * 16)) {
+		if ((rc = read_field(c, cm->m.iov, iraw, cm->m.iovlen * 16, err)) != 0) {
 			free(iraw);
-			return -1;
+			return rc;
 		}
 		rc = sv_msghdr_decode_iov(iraw, cm->m.iovlen, cm->iov, &cm->total);
 		free(iraw);
@@ -74,13 +110,24 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 			sv_call_mech_failure(c, "malloc", ENOMEM);
 			return -1;
 		}
-		if (sv_call_read(c, cm->m.control, cm->control, cm->m.controllen))
-			return -1;
+		if ((rc = read_field(c, cm->m.control, cm->control, cm->m.controllen, err)) != 0)
+			return rc;
 		/* Checked now, translated at send time. */
 		rc = sv_msghdr_walk_control(cm->control, cm->m.controllen, NULL, NULL);
 		if (rc == -EINVAL) {
+#ifdef SV_MUTANT_BAD_CONTROL_FIRST
+			/* MUTANT bad-control-first: a malformed control is the
+			 * agent's EINVAL before its name is judged, as before
+			 * review h-attack4. */
 			*err = EINVAL;
 			return 1;
+#endif
+			/* The kernel walks control data in the protocol, after a
+			 * TCP fast-open send has connected to the name
+			 * (tcp_sendmsg_locked): the name is judged first, and
+			 * only an undenied one is the agent's EINVAL (review
+			 * h-attack4: a fast-open connect hid behind a pass). */
+			cm->bad_control = 1;
 		}
 		cm->refused_control = rc == -EPERM;
 	}
@@ -163,7 +210,8 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 	if (cm.m.namelen)
 		sv_call_note_dest(c, cm.name, cm.m.namelen, &cm.d);
 	if (st == 1)
-		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, err, 0);
+		sv_call_finish(c, SV_INVALID, err == EFAULT ? "bad-address" : "bad-msghdr",
+			       SV_ACT_ERRNO, err, 0);
 	if (st != 0 || sv_call_decide(c, (int)a[0], &cm.d, 0, refusal(&cm), &deny, &why))
 		goto out;
 #ifdef SV_MUTANT_SENDMSG_FORWARD
@@ -182,6 +230,10 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 	}
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
+		goto out;
+	}
+	if (cm.bad_control) {
+		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, EINVAL, 0);
 		goto out;
 	}
 	rc = send_copied(c, &cm, (int)a[2], &err);
@@ -208,6 +260,12 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 			return -1;
 		if (st == 1)
 			break;
+		if (cms[n].bad_control) {
+			/* Judged, never sent: the kernel stops there. */
+			*err = EINVAL;
+			n++;
+			break;
+		}
 	}
 	*first_denied = n;
 	if (n == 0)
@@ -302,7 +360,8 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 	unsigned char *raw = NULL;
 	struct copied_msg *cms = NULL;
 	long n, sent;
-	int err = 0, any_denied;
+	int err = 0, any_denied, rc;
+	size_t readable, upto;
 
 	if (vlen == 0) {
 		/* Nothing is read from memory for an empty batch. */
@@ -315,13 +374,33 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 		sv_call_mech_failure(c, "malloc", ENOMEM);
 		goto out;
 	}
-	if (sv_call_read(c, a[1], raw, vlen * SV_MMSGHDR_SIZE))
+	rc = sv_call_read_or_fault(c, a[1], raw, vlen * SV_MMSGHDR_SIZE);
+	if (rc == 1) {
+		/* The kernel copies the vector one msghdr at a time (not the
+		 * msg_len after it, which it writes after the send): those
+		 * before the first it cannot read are sent (a vector that runs
+		 * past the user address space, with 5-level paging). A
+		 * msg_len it cannot write stops send_batch as it stops the
+		 * kernel. */
+		for (readable = 0; readable < vlen; readable++) {
+			rc =
+			    sv_call_read_or_fault(c, a[1] + readable * SV_MMSGHDR_SIZE,
+						  raw + readable * SV_MMSGHDR_SIZE, SV_MSGHDR_SIZE);
+			if (rc != 0)
+				break;
+		}
+		vlen = readable;
+		err = EFAULT;
+		rc = rc < 0 ? -1 : 0;
+	}
+	if (rc < 0)
 		goto out;
-	n = judge_batch(c, raw, vlen, cms, &err, &first_denied);
+	n = vlen ? judge_batch(c, raw, vlen, cms, &err, &first_denied) : 0;
 	if (n < 0)
 		goto out;
 	if (n == 0) {
-		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, err, 0);
+		sv_call_finish(c, SV_INVALID, err == EFAULT ? "bad-address" : "bad-msghdr",
+			       SV_ACT_ERRNO, err, 0);
 		goto out;
 	}
 	any_denied = first_denied < (size_t)n;
@@ -330,7 +409,17 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 			       sv_call_denial_errno(c), 0);
 		goto out;
 	}
-	sent = send_batch(c, cms, first_denied, &err);
+	upto = first_denied;
+	if (!any_denied && cms[n - 1].bad_control) {
+		/* Nothing denied up to a malformed control: the kernel sends
+		 * the messages before it and answers EINVAL for it. */
+		upto = (size_t)n - 1;
+		if (upto == 0) {
+			sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, EINVAL, 0);
+			goto out;
+		}
+	}
+	sent = send_batch(c, cms, upto, &err);
 	if (sent == -2)
 		goto out;
 	{

@@ -86,4 +86,16 @@
  *                         the connect is hidden as invalid (the rule before
  *                         the address bounds; ha3-toggle's race)
  *   NAMED_FIFO_SILENT     main.c     no warning for a --report-fd that is a named FIFO
+ *   MMSG_FAULT_WHOLE      mediate_msg.c  a bad pointer in any sendmmsg message makes
+ *                         the whole call invalid: an undeclared first message,
+ *                         which the kernel sends, is hidden behind a pass
+ *                         (review h-attack4)
+ *   CONTROL_CAP_INVALID   mediate_msg.c  control data over the 64 KiB cap is the
+ *                         agent's ENOBUFS (invalid): the kernel takes up to
+ *                         optmem_max (128 KiB) and sends, hidden behind a pass
+ *                         (review h-attack4)
+ *   BAD_CONTROL_FIRST     mediate_msg.c  a malformed control message is the agent's
+ *                         EINVAL before its name is judged: a TCP fast-open
+ *                         send, which connects before the kernel walks the
+ *                         control, hides behind a pass (review h-attack4)
  * This header is documentation only; nothing includes it. */

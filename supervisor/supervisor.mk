@@ -77,7 +77,8 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	leader-ebadf-trusted netlink-deputy id-valid-eintr path-options-open \
 	rights-mech-unlabelled stdio-unix-queue-open no-signal-scope prlimit-open passrights-open \
 	cgroup-writable no-event-floor clone3-open no-cgroup-proof efault-trusted \
-	maps-decide named-fifo-silent
+	maps-decide named-fifo-silent mmsg-fault-whole \
+	control-cap-invalid bad-control-first
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
 # original report needed both defects at once.

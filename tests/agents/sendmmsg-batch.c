@@ -3,6 +3,9 @@
  * call; logs the call's return (messages sent before the first refusal).
  * The raw syscall: musl's sendmmsg() on 64-bit is a loop of sendmsg() calls,
  * which would test sendmsg instead.
+ * A DEST of @name, @iov or @control (not first) repeats the one before with
+ * that pointer at address 16, below vm.mmap_min_addr: the kernel sends the
+ * messages before it and answers their count (review h-attack4).
  */
 #include "agentlib.h"
 
@@ -29,8 +32,13 @@ int main(int argc, char **argv)
 		return agent_usage("DEST... (1..16, one family)");
 	memset(mm, 0, sizeof(mm));
 	for (i = 0; i < n; i++) {
-		if (agent_parse_dest(argv[i + 1], &d[i]) < 0 || d[i].family != d[0].family)
-			return agent_usage("DEST... (1..16, one family)");
+		const char *bad = argv[i + 1][0] == '@' ? argv[i + 1] + 1 : NULL;
+
+		if (bad && i > 0)
+			d[i] = d[i - 1];
+		else if (bad || agent_parse_dest(argv[i + 1], &d[i]) < 0 ||
+			 d[i].family != d[0].family)
+			return agent_usage("DEST|@name|@iov|@control... (1..16, one family)");
 		snprintf(payload[i], sizeof(payload[i]), "msg %d", i);
 		iov[i].iov_base = payload[i];
 		iov[i].iov_len = strlen(payload[i]);
@@ -38,9 +46,18 @@ int main(int argc, char **argv)
 		mm[i].msg_hdr.msg_namelen = d[i].len;
 		mm[i].msg_hdr.msg_iov = &iov[i];
 		mm[i].msg_hdr.msg_iovlen = 1;
+		if (bad && strcmp(bad, "name") == 0)
+			mm[i].msg_hdr.msg_name = (void *)16;
+		else if (bad && strcmp(bad, "iov") == 0)
+			mm[i].msg_hdr.msg_iov = (void *)16;
+		else if (bad && strcmp(bad, "control") == 0) {
+			mm[i].msg_hdr.msg_control = (void *)16;
+			mm[i].msg_hdr.msg_controllen = 32;
+		} else if (bad)
+			return agent_usage("DEST|@name|@iov|@control... (1..16, one family)");
 		if (i)
 			strcat(dests, ",");
-		strcat(dests, d[i].text);
+		strcat(dests, bad ? argv[i + 1] : d[i].text);
 	}
 	fd = socket(d[0].family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {

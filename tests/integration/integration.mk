@@ -23,7 +23,8 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	proc-by-path reaper-holds-fds netlink-deputy io-uring-enter-open root-agent-open \
 	stdio-unix-queue-open no-signal-scope prlimit-open passrights-open cgroup-writable \
 	no-event-floor checkpoint-restore-kept no-cgroup-proof efault-trusted maps-decide \
-	named-fifo-silent
+	named-fifo-silent mmsg-fault-whole control-cap-invalid \
+	bad-control-first
 integration-test: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \

@@ -11,7 +11,7 @@ import subprocess
 import time
 
 from harness import (SV, UNDECLARED, Skip, UnixDgramListener, expect_agent, expect_event,
-                     expect_outcome, test, wait_for)
+                     expect_outcome, mutant_binary, test, wait_for)
 
 
 @test()
@@ -238,6 +238,102 @@ def sendmmsg_all_declared_delivers_all(ctx):
     expect_outcome(ctx, run, 0, "pass")
     expect_agent(ctx, run, "sendmmsg", 2)
     ctx.expect(wait_for(lambda: a.got() == [b"msg 0"] and b.got() == [b"msg 1"]), "got %r %r" % (a.got(), b.got()))
+
+
+@test()
+def sendmmsg_later_bad_pointer_never_hides_an_undeclared_message(ctx):
+    # Review h-attack4: a second message whose name, iovec array or control
+    # pointer lies below vm.mmap_min_addr. The kernel sends the first (to
+    # the undeclared listener) and answers 1; finishing the whole call as
+    # the agent's invalid one hid that attempt behind a pass.
+    for bad_field in ("@name", "@iov", "@control"):
+        bad = ctx.udp(UNDECLARED)
+        run = ctx.sv("sendmmsg-batch", [bad.dest, bad_field], no_loopback=True)
+        expect_outcome(ctx, run, 1, "fail")
+        expect_agent(ctx, run, "sendmmsg", -1, "EACCES")
+        ev = expect_event(ctx, run, "sendmmsg " + bad_field, syscall="sendmmsg")
+        ctx.expect_eq(ev.get("bucket"), "denied", "bucket (%s)" % bad_field)
+        msgs = ev.get("messages") or []
+        ctx.expect_eq([(m.get("dest"), m.get("decision")) for m in msgs], [(bad.dest, "denied")],
+                      "messages judged (%s)" % bad_field)
+        time.sleep(0.2)
+        ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener (%s)" % bad_field)
+
+
+@test()
+def sendmmsg_later_bad_pointer_sends_the_messages_before_it(ctx):
+    # The kernel's answer: the count sent before the bad message, not EFAULT.
+    good = ctx.udp()
+    run = ctx.sv("sendmmsg-batch", [good.dest, "@name"], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "sendmmsg", 1)
+    ctx.expect(wait_for(lambda: good.got() == [b"msg 0"]), "declared listener got %r" % good.got())
+    good2 = ctx.udp()
+    run = ctx.sv("sendmmsg-batch", [good2.dest, "@iov"], allow=[good2.dest], no_loopback=True)
+    expect_agent(ctx, run, "sendmmsg", 1)
+
+
+@test()
+def mmsg_fault_whole_mutant_hides_an_undeclared_message_behind_a_pass(ctx):
+    bad = ctx.udp(UNDECLARED)
+    run = ctx.sv("sendmmsg-batch", [bad.dest, "@name"], no_loopback=True,
+                 binary=mutant_binary("mmsg-fault-whole"))
+    expect_outcome(ctx, run, 0, "pass")
+    expect_event(ctx, run, "the batch filed as the agent's", bucket="invalid", reason="bad-address")
+
+
+@test()
+def control_over_the_cap_is_a_denial_not_enobufs(ctx):
+    # Review h-attack4: 70000 bytes of control (a SOL_TCP message UDP skips)
+    # is under the kernel's optmem_max (128 KiB since 6.9): the kernel sends.
+    # Filed as the agent's ENOBUFS it hid the undeclared datagram behind a
+    # pass; the supervisor forwards no such buffer, so it is a denial.
+    for mode in ("sendmsg", "mmsg"):
+        bad = ctx.udp(UNDECLARED)
+        run = ctx.sv("big-control", [mode, "70000", bad.dest], no_loopback=True)
+        expect_outcome(ctx, run, 1, "fail")
+        expect_agent(ctx, run, "sendmmsg" if mode == "mmsg" else "sendmsg", -1, "EACCES")
+        ctx.expect_eq(run.counts().get("invalid"), 0, "counts.invalid (%s)" % mode)
+        time.sleep(0.2)
+        ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener (%s)" % mode)
+    good = ctx.udp()
+    run = ctx.sv("big-control", ["sendmsg", "70000", good.dest], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_event(ctx, run, "the big control refused", bucket="denied", reason="control-message")
+
+
+@test()
+def control_cap_invalid_mutant_hides_an_undeclared_datagram_behind_a_pass(ctx):
+    bad = ctx.udp(UNDECLARED)
+    run = ctx.sv("big-control", ["sendmsg", "70000", bad.dest], no_loopback=True,
+                 binary=mutant_binary("control-cap-invalid"))
+    expect_outcome(ctx, run, 0, "pass")
+    expect_event(ctx, run, "the big control filed as the agent's", bucket="invalid", reason="bad-msghdr")
+
+
+@test()
+def fastopen_with_a_malformed_control_is_judged_by_its_name(ctx):
+    # Review h-attack4: the kernel connects (MSG_FASTOPEN) before it walks
+    # the control data, so a malformed control hid the connect behind a pass.
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("fastopen-bad-control", [bad.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_agent(ctx, run, "sendmsg_fastopen", -1, "EACCES")
+    expect_event(ctx, run, "the fast-open send denied", bucket="denied", reason="policy")
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+    good = ctx.tcp()
+    run = ctx.sv("fastopen-bad-control", [good.dest], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "sendmsg_fastopen", -1, "EINVAL")
+
+
+@test()
+def bad_control_first_mutant_hides_a_fastopen_connect_behind_a_pass(ctx):
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("fastopen-bad-control", [bad.dest], no_loopback=True,
+                 binary=mutant_binary("bad-control-first"))
+    expect_outcome(ctx, run, 0, "pass")
+    expect_event(ctx, run, "the fast-open send filed as the agent's", bucket="invalid", reason="bad-msghdr")
 
 
 @test()
