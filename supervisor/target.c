@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "addrspace.h"
 #include "fault.h"
 
 /* Set once process_vm_readv answered ENOSYS: the kernel lacks
@@ -19,11 +20,6 @@ static atomic_int vm_enosys;
  * agent never keeps (caps.c), and so does lowering the sysctl. 0 when it
  * could not be read: then no low address counts as never mappable. */
 static uint64_t min_mappable;
-
-/* The end of the largest user address space on x86_64 (5-level paging:
- * TASK_SIZE_MAX is 2^56 less a page); a range reaching past it, or
- * wrapping, holds a byte no mapping can ever cover. */
-#define USER_ADDR_END ((UINT64_C(1) << 56) - 4096)
 
 int sv_target_init(void)
 {
@@ -69,8 +65,8 @@ static int readable_now(pid_t pid, uint64_t addr)
 /*
  * A failed read (EFAULT, a short count, /proc/PID/mem's EIO) is the agent's
  * bad address, -EFAULT, only where a byte of [addr, addr+len) lies where no
- * mapping can ever be: below min_mappable, or past USER_ADDR_END. The kernel
- * would have refused that call whatever the agent's threads did. Anywhere
+ * mapping can ever be (sv_addrspace_never_mapped). The kernel would have
+ * refused that call whatever the agent's threads did. Anywhere
  * else it is -EIO, the supervisor's blindness, a mechanism failure: the
  * agent reads pages that no remote access can (VM_IO/VM_PFNMAP mappings such
  * as [vvar], memfd_secret pages, pages without VM_READ, a userfaultfd page
@@ -83,7 +79,7 @@ static int readable_now(pid_t pid, uint64_t addr)
 static int fault_or_blind(pid_t pid, uint64_t addr, size_t len)
 {
 	(void)pid;
-	if (addr < min_mappable || len > USER_ADDR_END || addr > USER_ADDR_END - len)
+	if (sv_addrspace_never_mapped(addr, len, min_mappable))
 		return -EFAULT;
 #ifdef SV_MUTANT_MAPS_DECIDE
 	if (!readable_now(pid, addr))

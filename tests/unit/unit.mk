@@ -1,4 +1,5 @@
-# Host unit tests for the pure supervisor modules (policy, sockaddr, msghdr).
+# Host unit tests for the pure supervisor modules (policy, sockaddr, msghdr,
+# sockrule, addrspace).
 # Included from the top-level Makefile, which sets TOP and BUILD; both default
 # sensibly so `make -f tests/unit/unit.mk unit-test` also works on its own.
 #
@@ -15,12 +16,12 @@ UNIT_DIR := $(TOP)/tests/unit
 UNIT_BUILD := $(BUILD)/unit
 
 UNIT_MODULES := $(TOP)/supervisor/policy.c $(TOP)/supervisor/sockaddr.c $(TOP)/supervisor/msghdr.c \
-	$(TOP)/supervisor/sockrule.c
+	$(TOP)/supervisor/sockrule.c $(TOP)/supervisor/addrspace.c
 UNIT_TESTS := $(UNIT_DIR)/test_policy.c $(UNIT_DIR)/test_sockaddr.c $(UNIT_DIR)/test_msghdr.c \
-	$(UNIT_DIR)/test_fuzz.c $(UNIT_DIR)/test_sockrule.c
+	$(UNIT_DIR)/test_fuzz.c $(UNIT_DIR)/test_sockrule.c $(UNIT_DIR)/test_addrspace.c
 UNIT_SRCS := $(UNIT_MODULES) $(UNIT_DIR)/harness.c $(UNIT_TESTS)
 UNIT_HDRS := $(TOP)/supervisor/policy.h $(TOP)/supervisor/sockaddr.h $(TOP)/supervisor/msghdr.h \
-	$(TOP)/supervisor/sockrule.h $(UNIT_DIR)/harness.h
+	$(TOP)/supervisor/sockrule.h $(TOP)/supervisor/addrspace.h $(UNIT_DIR)/harness.h
 
 UNIT_CC ?= gcc
 # The same warnings the supervisor is held to; -Werror so a warning cannot
