@@ -6,9 +6,9 @@
  * A DEST of @name, @iov or @control (not first) repeats the one before with
  * that pointer at address 16, below vm.mmap_min_addr: the kernel sends the
  * messages before it and answers their count (review h-attack4).
- * A DEST of @badfd or @rights254 (not first) repeats the one before with
- * SCM_RIGHTS control data: one closed descriptor (999), or 254 copies of
- * descriptor 0 (one over SCM_MAX_FD). An inet socket ignores SCM_RIGHTS, so
+ * A DEST ending in +badfd or +rights254 carries SCM_RIGHTS control data:
+ * one closed descriptor (999), or 254 copies of descriptor 0 (one over
+ * SCM_MAX_FD). An inet socket ignores SCM_RIGHTS, so
  * the kernel sends it and goes on (review h-attack5).
  * A DEST of @base (not first) repeats the one before with its payload at
  * address 16: the kernel sends the messages before it and answers their
@@ -74,12 +74,19 @@ int main(int argc, char **argv)
 		return agent_usage("DEST... (1..16, one family)");
 	memset(mm, 0, sizeof(mm));
 	for (i = 0; i < n; i++) {
-		const char *bad = argv[i + 1][0] == '@' ? argv[i + 1] + 1 : NULL;
+		char arg[96], *plus;
+		const char *bad, *with = NULL;
 
+		snprintf(arg, sizeof(arg), "%s", argv[i + 1]);
+		plus = strchr(arg, '+');
+		if (plus) {
+			*plus = '\0';
+			with = plus + 1;
+		}
+		bad = arg[0] == '@' ? arg + 1 : NULL;
 		if (bad && i > 0)
 			d[i] = d[i - 1];
-		else if (bad || agent_parse_dest(argv[i + 1], &d[i]) < 0 ||
-			 d[i].family != d[0].family)
+		else if (bad || agent_parse_dest(arg, &d[i]) < 0 || d[i].family != d[0].family)
 			return agent_usage("DEST|@name|@iov|@control... (1..16, one family)");
 		snprintf(payload[i], sizeof(payload[i]), "msg %d", i);
 		iov[i].iov_base = payload[i];
@@ -100,14 +107,16 @@ int main(int argc, char **argv)
 		} else if (bad && strcmp(bad, "badctl") == 0) {
 			mm[i].msg_hdr.msg_control = &badctl;
 			mm[i].msg_hdr.msg_controllen = sizeof(badctl);
-		} else if (bad && (strcmp(bad, "badfd") == 0 || strcmp(bad, "rights254") == 0))
+		} else if (bad)
+			return agent_usage("[--cork] DEST|@name|@iov|@base|@control|@badctl"
+					   "[+badfd|+rights254]... (1..16, one family)");
+		if (with && (strcmp(with, "badfd") == 0 || strcmp(with, "rights254") == 0))
 			mm[i].msg_hdr.msg_control =
-			    rights(bad[0] == 'b' ? 999 : 0, bad[0] == 'b' ? 1 : RIGHTS_MAX,
+			    rights(with[0] == 'b' ? 999 : 0, with[0] == 'b' ? 1 : RIGHTS_MAX,
 				   &mm[i].msg_hdr.msg_controllen);
-		else if (bad)
-			return agent_usage(
-			    "[--cork] DEST|@name|@iov|@base|@control|@badctl|@badfd|@rights254... "
-			    "(1..16, one family)");
+		else if (with)
+			return agent_usage("[--cork] DEST|@name|@iov|@base|@control|@badctl"
+					   "[+badfd|+rights254]... (1..16, one family)");
 		if (i)
 			strcat(dests, ",");
 		strcat(dests, bad ? argv[i + 1] : d[i].text);
