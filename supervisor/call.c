@@ -396,7 +396,7 @@ void sv_call_forward_sigpipe(struct sv_call *c, int agent_flags, int err)
 }
 
 long long sv_call_read_payload(struct sv_call *c, const struct sv_iov *iov, size_t niov,
-			       uint64_t total, unsigned char **out)
+			       uint64_t total, unsigned char **out, const char **invalid, int *err)
 {
 	int type = 0;
 	socklen_t tl = sizeof(type);
@@ -405,6 +405,11 @@ long long sv_call_read_payload(struct sv_call *c, const struct sv_iov *iov, size
 
 	if (total > SV_PAYLOAD_CAP &&
 	    (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM)) {
+		if (invalid) {
+			*invalid = "too-large";
+			*err = EMSGSIZE;
+			return -2;
+		}
 		sv_call_finish(c, SV_INVALID, "too-large", SV_ACT_ERRNO, EMSGSIZE, 0);
 		return -1;
 	}
@@ -415,9 +420,17 @@ long long sv_call_read_payload(struct sv_call *c, const struct sv_iov *iov, size
 	}
 	for (size_t i = 0; i < niov && got < want; i++) {
 		size_t n = iov[i].len > want - got ? want - got : (size_t)iov[i].len;
+		int rc = !n        ? 0
+			 : invalid ? sv_call_read_or_fault(c, iov[i].base, buf + got, n)
+				   : sv_call_read(c, iov[i].base, buf + got, n);
 
-		if (n && sv_call_read(c, iov[i].base, buf + got, n)) {
+		if (rc) {
 			free(buf);
+			if (rc == 1) {
+				*invalid = "bad-address";
+				*err = EFAULT;
+				return -2;
+			}
 			return -1;
 		}
 		got += n;

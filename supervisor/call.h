@@ -135,9 +135,13 @@ void sv_call_forward_sigpipe(struct sv_call *c, int agent_flags, int err);
 
 /* Copies a payload described by iovecs for a send the supervisor performs.
  * Returns the byte count and *out (malloc'd), or -1 with the call finished.
- * A stream may be sent short; a datagram over the cap is EMSGSIZE. */
+ * A stream may be sent short; a datagram over the cap is EMSGSIZE. With
+ * invalid not NULL, the agent's own mistakes (a datagram over the cap, a
+ * payload where nothing can be mapped) are -2 with *invalid the reason and
+ * *err the errno, nothing finished: a sendmmsg answers the count sent
+ * before that message, as the kernel does (review h-attack5). */
 struct sv_iov;
 long long sv_call_read_payload(struct sv_call *c, const struct sv_iov *iov, size_t niov,
-			       uint64_t total, unsigned char **out);
+			       uint64_t total, unsigned char **out, const char **invalid, int *err);
 
 #endif

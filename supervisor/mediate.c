@@ -95,7 +95,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	}
 	/* Copied only once the destination is allowed, and vouched for by a
 	 * second ID_VALID like every copy. */
-	n = sv_call_read_payload(c, &iov, 1, iov.len, &payload);
+	n = sv_call_read_payload(c, &iov, 1, iov.len, &payload, NULL, NULL);
 	if (n < 0)
 		return;
 	if (sv_call_still_valid(c)) {

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "act.h"
 #include "msghdr.h"
@@ -19,6 +21,7 @@ struct copied_msg {
 	unsigned char *control;
 	int refused_control; /* holds a control message we do not forward */
 	int bad_control;     /* not CMSG_OK: the kernel's EINVAL, after the name */
+	int too_many_fds;    /* over SCM_MAX_FD: AF_UNIX's EINVAL, ignored elsewhere */
 };
 
 static void copied_free(struct copied_msg *cm)
@@ -114,6 +117,21 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 			return rc;
 		/* Checked now, translated at send time. */
 		rc = sv_msghdr_walk_control(cm->control, cm->m.controllen, NULL, NULL);
+		if (rc == -ETOOMANYREFS) {
+			/* Only an AF_UNIX socket takes descriptors and counts
+			 * them (scm_fp_copy); every other family ignores
+			 * SCM_RIGHTS (__sock_cmsg_send), so this stops
+			 * nothing before the socket is known (review
+			 * h-attack5: a UDP sendmmsg stopped here, and the
+			 * undeclared messages after it, which the kernel
+			 * sends, were never judged). */
+			cm->too_many_fds = 1;
+#ifdef SV_MUTANT_RIGHTS_ANY_FAMILY
+			rc = -EINVAL;
+#else
+			rc = 0;
+#endif
+		}
 		if (rc == -EINVAL) {
 #ifdef SV_MUTANT_BAD_CONTROL_FIRST
 			/* MUTANT bad-control-first: a malformed control is the
@@ -141,9 +159,13 @@ static const char *refusal(const struct copied_msg *cm)
 }
 
 /* Sends one copied message on the prepared duplicate. Returns the kernel's
- * result with *err, or -2 with the call finished (a copy or a descriptor
+ * result with *err; -3 with *invalid and *err for the agent's own mistake
+ * the kernel finds while sending (a payload where nothing can be mapped, a
+ * datagram over the cap, a closed or too many descriptors to pass), nothing
+ * sent or finished; or -2 with the call finished (a copy or a descriptor
  * duplication failed). */
-static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags, int *err)
+static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags, int *err,
+			     const char **invalid)
 {
 	struct msghdr mh = {0};
 	struct iovec one;
@@ -153,26 +175,48 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	long long n;
 	ssize_t sent;
 
-	n = sv_call_read_payload(c, cm->iov, cm->m.iovlen, cm->total, &payload);
+	if (cm->too_many_fds && c->domain == AF_UNIX) {
+		/* scm_fp_copy's answer, before the data or any descriptor is
+		 * looked at. */
+		*invalid = "bad-msghdr";
+		*err = EINVAL;
+		return -3;
+	}
+	n = sv_call_read_payload(c, cm->iov, cm->m.iovlen, cm->total, &payload, invalid, err);
+	if (n == -2)
+		return -3;
 	if (n < 0)
 		return -2;
 	if (sv_call_still_valid(c)) {
 		free(payload);
 		return -2;
 	}
+	/* Descriptors are passed by AF_UNIX alone: every other family ignores
+	 * SCM_RIGHTS without looking at the numbers (inet: __sock_cmsg_send)
+	 * or refuses it first (netlink: __scm_send's EINVAL), so there the
+	 * bytes go as they are. Translating them made a closed descriptor the
+	 * agent's EBADF where the kernel sends (review h-attack5: a sendmmsg
+	 * filed invalid, its later undeclared message hidden behind a pass). */
+#ifdef SV_MUTANT_RIGHTS_ANY_FAMILY
+	/* MUTANT rights-any-family: descriptors translated, and counted
+	 * against SCM_MAX_FD, on every family, as before review h-attack5. */
 	if (cm->control) {
+#else
+	if (cm->control && c->domain == AF_UNIX) {
+#endif
 		const char *mech = "pidfd_getfd";
 
 		rc = sv_act_translate_rights(c->pidfd, c->check_tid, cm->control, cm->m.controllen,
 					     &dups, &ndups, &getfd_err, &mech);
 		if (rc < 0) {
 			free(payload);
-			if (rc == -ECANCELED && getfd_err == -EBADF)
-				sv_call_finish(c, SV_INVALID, "bad-descriptor", SV_ACT_ERRNO, EBADF,
-					       0);
-			else
-				sv_call_mech_failure(c, rc == -ECANCELED ? mech : "pidfd_getfd",
-						     rc == -ECANCELED ? -getfd_err : -rc);
+			if (rc == -ECANCELED && getfd_err == -EBADF) {
+				*invalid = "bad-descriptor";
+				*err = EBADF;
+				return -3;
+			}
+			sv_call_mech_failure(c, rc == -ECANCELED ? mech : "pidfd_getfd",
+					     rc == -ECANCELED ? -getfd_err : -rc);
 			return -2;
 		}
 	}
@@ -188,7 +232,11 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	mh.msg_controllen = cm->m.controllen;
 	/* Never SIGPIPE the supervisor (the agent's SIGPIPE is forwarded), and
 	 * never zero-copy from a buffer we free right after. */
-	sent = sendmsg(c->dup, &mh, (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL);
+	/* The raw call: musl's sendmsg() copies control data into a 1056-byte
+	 * buffer and answers ENOMEM for more, a refusal the kernel never makes
+	 * (review h-attack5: 254 descriptors on UDP came back ENOMEM). The
+	 * bytes are the kernel's layout already, checked by the walk. */
+	sent = syscall(SYS_sendmsg, c->dup, &mh, (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL);
 	*err = sent < 0 ? errno : 0;
 	free(payload);
 	sv_act_free_dups(dups, ndups);
@@ -200,7 +248,7 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 {
 	unsigned char raw[SV_MSGHDR_SIZE];
 	struct copied_msg cm = {0};
-	const char *deny, *why = NULL;
+	const char *deny, *why = NULL, *invalid = NULL;
 	long long rc;
 	int err = 0, st;
 
@@ -236,8 +284,10 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, EINVAL, 0);
 		goto out;
 	}
-	rc = send_copied(c, &cm, (int)a[2], &err);
-	if (rc != -2)
+	rc = send_copied(c, &cm, (int)a[2], &err, &invalid);
+	if (rc == -3)
+		sv_call_finish(c, SV_INVALID, invalid, SV_ACT_ERRNO, err, 0);
+	else if (rc != -2)
 		sv_call_answer_performed(c, why, rc, err);
 out:
 	copied_free(&cm);
@@ -245,9 +295,9 @@ out:
 
 /* Copies and judges up to vlen messages into cms / the event's message list.
  * Returns how many were copied (it stops at the first one with bad
- * arguments, with the kernel's errno in *err), or -1 with the call
- * finished. *first_denied is the index of the first denied message, or the
- * count when none was. */
+ * arguments, with the kernel's errno in *err; a malformed control message
+ * is no such stop), or -1 with the call finished. *first_denied is the
+ * index of the first denied message, or the count when none was. */
 static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen,
 			struct copied_msg *cms, int *err, size_t *first_denied)
 {
@@ -260,12 +310,23 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 			return -1;
 		if (st == 1)
 			break;
+#ifdef SV_MUTANT_MMSG_STOP_AT_BAD_CONTROL
+		/* MUTANT mmsg-stop-at-bad-control: the messages after a
+		 * malformed control are never judged, as before review
+		 * h-attack5. */
 		if (cms[n].bad_control) {
-			/* Judged, never sent: the kernel stops there. */
 			*err = EINVAL;
 			n++;
 			break;
 		}
+#endif
+		/* A malformed control message stops the kernel's batch only
+		 * where the protocol walks it, and UDP does not when the
+		 * socket holds a pending datagram (MSG_MORE, UDP_CORK: it
+		 * appends, and the next message goes to its own name): every
+		 * message after it is judged too (review h-attack5: a corked
+		 * socket's undeclared next message was never judged, the call
+		 * filed invalid, pass). */
 	}
 	*first_denied = n;
 	if (n == 0)
@@ -315,9 +376,12 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 }
 
 /* Sends messages [0, upto) and writes each one's byte count back into the
- * agent's vector, as the kernel does. Returns the number sent, or -2 with the
- * call finished; *err is the error that stopped it (0 when none). */
-static long send_batch(struct sv_call *c, struct copied_msg *cms, size_t upto, int *err)
+ * agent's vector, as the kernel does. Returns the number sent; -3 with
+ * *invalid and *err when the first message is the agent's own mistake
+ * (send_copied), nothing finished; or -2 with the call finished. *err is
+ * the error that stopped it (0 when none). */
+static long send_batch(struct sv_call *c, struct copied_msg *cms, size_t upto, int *err,
+		       const char **invalid)
 {
 	const __u64 *a = c->req->data.args;
 	size_t sent = 0;
@@ -326,11 +390,24 @@ static long send_batch(struct sv_call *c, struct copied_msg *cms, size_t upto, i
 	for (; sent < upto; sent++) {
 		const char *mech = NULL;
 		uint32_t len32;
-		long long rc = send_copied(c, &cms[sent], (int)a[3] & ~MSG_WAITFORONE, err);
+		long long rc =
+		    send_copied(c, &cms[sent], (int)a[3] & ~MSG_WAITFORONE, err, invalid);
 		int werr;
 
 		if (rc == -2)
 			return -2;
+#ifndef SV_MUTANT_MMSG_LATE_INVALID
+		/* A later message's own mistake stops the kernel's batch there,
+		 * and it answers the count sent before it (review h-attack5:
+		 * finished as invalid, the agent was told EFAULT or EBADF
+		 * after messages had gone). */
+		if (rc == -3 && sent > 0) {
+			c->ev.msgs[sent].err = *err;
+			break;
+		}
+#endif
+		if (rc == -3)
+			return -3;
 		if (rc < 0) {
 			c->ev.msgs[sent].err = *err;
 			break;
@@ -361,6 +438,7 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 	struct copied_msg *cms = NULL;
 	long n, sent;
 	int err = 0, any_denied, rc;
+	const char *invalid = NULL;
 	size_t readable, upto;
 
 	if (vlen == 0) {
@@ -410,18 +488,32 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 		goto out;
 	}
 	upto = first_denied;
-	if (!any_denied && cms[n - 1].bad_control) {
-		/* Nothing denied up to a malformed control: the kernel sends
-		 * the messages before it and answers EINVAL for it. */
-		upto = (size_t)n - 1;
-		if (upto == 0) {
-			sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, EINVAL, 0);
-			goto out;
-		}
+	for (size_t i = 0; i < upto; i++) {
+		if (!cms[i].bad_control)
+			continue;
+		/* Sent up to a malformed control: the kernel sends the
+		 * messages before it and answers EINVAL for it (on a corked
+		 * socket it would go on: a denial after it still decides the
+		 * bucket). */
+		c->ev.msgs[i].err = EINVAL;
+		upto = i;
 	}
-	sent = send_batch(c, cms, upto, &err);
+	if (upto == 0) {
+		if (any_denied)
+			sv_call_finish(c, SV_DENIED, c->ev.msgs[first_denied].reason, SV_ACT_ERRNO,
+				       sv_call_denial_errno(c), 0);
+		else
+			sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, EINVAL, 0);
+		goto out;
+	}
+	sent = send_batch(c, cms, upto, &err, &invalid);
 	if (sent == -2)
 		goto out;
+	if (sent == -3) {
+		/* The first message: the kernel's error for the call. */
+		sv_call_finish(c, SV_INVALID, invalid, SV_ACT_ERRNO, err, 0);
+		goto out;
+	}
 	{
 		int cerr = sv_act_close_dup(c->dup);
 		const char *reason = any_denied ? c->ev.msgs[first_denied].reason : "policy";

@@ -65,8 +65,12 @@ int sv_msghdr_decode_iov(const void *buf, size_t n, struct sv_iov *out, uint64_t
  * Messages are visited in order and the walk stops at the first error, as
  * __scm_send does, so on_fds may already have run for earlier messages when
  * an error comes back: whatever it acquired is the caller's to release.
- * Malformed: cmsg_len below 16 or past the end of the buffer; more than
- * SV_SCM_MAX_FD descriptors in all. A SCM_RIGHTS message with no whole int
+ * Malformed: cmsg_len below 16 or past the end of the buffer. More than
+ * SV_SCM_MAX_FD descriptors in all is -ETOOMANYREFS, returned only when the
+ * rest of the walk finds nothing else: it is AF_UNIX's EINVAL (scm_fp_copy),
+ * while every other family ignores SCM_RIGHTS (__sock_cmsg_send), so the
+ * caller decides by the socket; on_fds is not called for the message that
+ * crosses the limit nor for any rights after it. A SCM_RIGHTS message with no whole int
  * is skipped, trailing bytes too short for a header end the walk. buf must be 8-byte aligned
  * (malloc'd) so the int pointers handed to on_fds are aligned; on_fds may be NULL. */
 int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *fds, size_t nfds),

@@ -98,4 +98,20 @@
  *                         EINVAL before its name is judged: a TCP fast-open
  *                         send, which connects before the kernel walks the
  *                         control, hides behind a pass (review h-attack4)
+ *   RIGHTS_ANY_FAMILY     mediate_msg.c  SCM_RIGHTS is translated, and counted against
+ *                         SCM_MAX_FD, on every family: a UDP sendmmsg whose
+ *                         declared message carries a closed descriptor or 254
+ *                         of them is filed invalid (or stops there), and the
+ *                         later undeclared message the kernel sends hides
+ *                         behind a pass (review h-attack5)
+ *   MMSG_STOP_AT_BAD_CONTROL mediate_msg.c  sendmmsg judges no message after a
+ *                         malformed control: on a corked UDP socket (MSG_MORE)
+ *                         the kernel appends that message without walking its
+ *                         control and sends the undeclared next one, hidden
+ *                         behind a pass (review h-attack5)
+ *   MMSG_LATE_INVALID     mediate_msg.c  a later sendmmsg message's own mistake (its
+ *                         payload where nothing can be mapped, a datagram over
+ *                         the cap, a closed descriptor) finishes the call
+ *                         invalid after the messages before it were sent: the
+ *                         agent is told EFAULT, not the count (review h-attack5)
  * This header is documentation only; nothing includes it. */

@@ -78,7 +78,8 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	rights-mech-unlabelled stdio-unix-queue-open no-signal-scope prlimit-open passrights-open \
 	cgroup-writable no-event-floor clone3-open no-cgroup-proof efault-trusted \
 	maps-decide named-fifo-silent mmsg-fault-whole \
-	control-cap-invalid bad-control-first
+	control-cap-invalid bad-control-first rights-any-family mmsg-stop-at-bad-control \
+	mmsg-late-invalid
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
 # original report needed both defects at once.

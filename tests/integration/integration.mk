@@ -24,7 +24,8 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	stdio-unix-queue-open no-signal-scope prlimit-open passrights-open cgroup-writable \
 	no-event-floor checkpoint-restore-kept no-cgroup-proof efault-trusted maps-decide \
 	named-fifo-silent mmsg-fault-whole control-cap-invalid \
-	bad-control-first
+	bad-control-first rights-any-family mmsg-stop-at-bad-control \
+	mmsg-late-invalid
 integration-test: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \

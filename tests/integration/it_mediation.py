@@ -337,6 +337,112 @@ def bad_control_first_mutant_hides_a_fastopen_connect_behind_a_pass(ctx):
 
 
 @test()
+def sendmmsg_rights_on_udp_never_hide_a_later_undeclared_message(ctx):
+    # Review h-attack5: UDP ignores SCM_RIGHTS (__sock_cmsg_send), so the
+    # kernel sends a message carrying a closed descriptor or 254 of them and
+    # goes on to the undeclared one. The supervisor's EBADF (translation)
+    # and EINVAL (SCM_MAX_FD) filed the call invalid or stopped the batch
+    # before the undeclared message was judged: a pass.
+    for rights in ("+badfd", "+rights254"):
+        # The ground truth: unsupervised, the kernel sends both.
+        good = ctx.udp()
+        bad = ctx.udp(UNDECLARED)
+        log = ctx.unsupervised("sendmmsg-batch", [good.dest + rights, bad.dest])
+        ctx.expect_eq([r.get("result") for r in log if r.get("call") == "sendmmsg"][-1:], [2],
+                      "unsupervised sendmmsg (%s)" % rights)
+        ctx.expect(wait_for(lambda: bad.got() == [b"msg 1"]),
+                   "unsupervised: undeclared listener got %r (%s)" % (bad.got(), rights))
+        good = ctx.udp()
+        bad = ctx.udp(UNDECLARED)
+        run = ctx.sv("sendmmsg-batch", [good.dest + rights, bad.dest], allow=[good.dest],
+                     no_loopback=True)
+        expect_outcome(ctx, run, 1, "fail")
+        expect_agent(ctx, run, "sendmmsg", 1)
+        ev = expect_event(ctx, run, "sendmmsg " + rights, syscall="sendmmsg")
+        ctx.expect_eq(ev.get("bucket"), "denied", "bucket (%s)" % rights)
+        msgs = ev.get("messages") or []
+        ctx.expect_eq([(m.get("decision"), m.get("sent")) for m in msgs],
+                      [("allowed", True), ("denied", False)], "messages (%s)" % rights)
+        ctx.expect(wait_for(lambda: good.got() == [b"msg 0"]),
+                   "declared listener got %r (%s)" % (good.got(), rights))
+        time.sleep(0.2)
+        ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener (%s)" % rights)
+
+
+@test()
+def rights_any_family_mutant_hides_an_undeclared_message_behind_a_pass(ctx):
+    # The closed descriptor. 254 of them stay denied under this mutant
+    # alone: the batch is also judged past a malformed control now.
+    good = ctx.udp()
+    bad = ctx.udp(UNDECLARED)
+    run = ctx.sv("sendmmsg-batch", [good.dest + "+badfd", bad.dest], allow=[good.dest],
+                 no_loopback=True, binary=mutant_binary("rights-any-family"))
+    expect_outcome(ctx, run, 0, "pass")
+    expect_event(ctx, run, "the batch filed as the agent's", bucket="invalid", reason="bad-descriptor")
+
+
+@test()
+def sendmmsg_after_a_malformed_control_still_judges_the_rest(ctx):
+    # Review h-attack5: with a datagram pending (MSG_MORE), UDP appends the
+    # next message without walking its control data, so a malformed control
+    # is no EINVAL and the kernel goes on to the undeclared message. The
+    # batch stopped there before it was judged: invalid, pass.
+    good = ctx.udp()
+    bad = ctx.udp(UNDECLARED)
+    log = ctx.unsupervised("sendmmsg-batch", ["--cork", good.dest, "@badctl", bad.dest])
+    ctx.expect_eq([r.get("result") for r in log if r.get("call") == "sendmmsg"][-1:], [2],
+                  "unsupervised sendmmsg")
+    ctx.expect(wait_for(lambda: good.got() == [b"corkmsg 1"] and bad.got() == [b"msg 2"]),
+               "unsupervised: listeners got %r %r" % (good.got(), bad.got()))
+    good = ctx.udp()
+    bad = ctx.udp(UNDECLARED)
+    run = ctx.sv("sendmmsg-batch", ["--cork", good.dest, "@badctl", bad.dest], allow=[good.dest],
+                 no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    ev = expect_event(ctx, run, "sendmmsg", syscall="sendmmsg")
+    ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
+    ctx.expect_eq([m.get("decision") for m in ev.get("messages") or []],
+                  ["allowed", "denied"], "per-message decisions")
+    time.sleep(0.2)
+    ctx.expect_eq(bad.got(), [], "datagrams at the undeclared listener")
+
+
+@test()
+def mmsg_stop_at_bad_control_mutant_hides_an_undeclared_message_behind_a_pass(ctx):
+    good = ctx.udp()
+    bad = ctx.udp(UNDECLARED)
+    run = ctx.sv("sendmmsg-batch", ["--cork", good.dest, "@badctl", bad.dest], allow=[good.dest],
+                 no_loopback=True, binary=mutant_binary("mmsg-stop-at-bad-control"))
+    expect_outcome(ctx, run, 0, "pass")
+
+
+@test()
+def sendmmsg_later_bad_payload_answers_the_count_sent(ctx):
+    # Review h-attack5: the kernel sends the first message, fails the
+    # second's payload copy (EFAULT) and answers 1. The supervisor sent the
+    # first and answered EFAULT: a count other than what it sent.
+    good = ctx.udp()
+    run = ctx.sv("sendmmsg-batch", [good.dest, "@base"], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "sendmmsg", 1)
+    ev = expect_event(ctx, run, "sendmmsg", syscall="sendmmsg")
+    ctx.expect_eq(ev.get("bucket"), "allowed", "bucket")
+    ctx.expect_eq(ev.get("result"), 1, "result")
+    ctx.expect_eq([(m.get("sent"), m.get("errno")) for m in ev.get("messages") or []],
+                  [(True, None), (False, "EFAULT")], "messages")
+    ctx.expect(wait_for(lambda: good.got() == [b"msg 0"]), "declared listener got %r" % good.got())
+
+
+@test()
+def mmsg_late_invalid_mutant_answers_efault_after_a_send(ctx):
+    good = ctx.udp()
+    run = ctx.sv("sendmmsg-batch", [good.dest, "@base"], allow=[good.dest], no_loopback=True,
+                 binary=mutant_binary("mmsg-late-invalid"))
+    expect_agent(ctx, run, "sendmmsg", -1, "EFAULT")
+    ctx.expect(wait_for(lambda: good.got() == [b"msg 0"]), "declared listener got %r" % good.got())
+
+
+@test()
 def mapped_v6_judged_as_ipv4_when_declared(ctx):
     lis = ctx.tcp()
     run = ctx.sv("mapped-v6", [lis.dest], allow=[lis.dest], no_loopback=True)

@@ -476,7 +476,7 @@ TEST(control_rights_limited_to_scm_max_fd_per_call)
 	c.len = 0;
 	memset(&s, 0, sizeof(s));
 	add_rights(&c, fds, SV_SCM_MAX_FD + 1);
-	EXPECT_EQ(sv_msghdr_walk_control(c.b, c.len, record_fds, &s), -EINVAL);
+	EXPECT_EQ(sv_msghdr_walk_control(c.b, c.len, record_fds, &s), -ETOOMANYREFS);
 	EXPECT_EQ(s.calls, 0);
 
 	/* The limit is for the whole call, across messages (scm_fp_copy keeps
@@ -488,6 +488,22 @@ TEST(control_rights_limited_to_scm_max_fd_per_call)
 	EXPECT_EQ(sv_msghdr_walk_control(c.b, c.len, record_fds, &s), 0);
 	add_rights(&c, fds, 1);
 	memset(&s, 0, sizeof(s));
-	EXPECT_EQ(sv_msghdr_walk_control(c.b, c.len, record_fds, &s), -EINVAL);
+	EXPECT_EQ(sv_msghdr_walk_control(c.b, c.len, record_fds, &s), -ETOOMANYREFS);
 	EXPECT_EQ(s.calls, 2);
+}
+
+TEST(control_over_scm_max_fd_still_walks_the_rest)
+{
+	/* Over the limit is AF_UNIX's EINVAL only (review h-attack5): a UDP
+	 * send ignores SCM_RIGHTS, so what follows must still be refused or
+	 * found malformed. */
+	static int fds[SV_SCM_MAX_FD + 1];
+	struct ctl c = {.len = 0};
+	struct seen s = {0};
+	static const int opt = 0;
+
+	add_rights(&c, fds, SV_SCM_MAX_FD + 1);
+	add_cmsg(&c, 20, 0, 7 /* IP_RETOPTS */, &opt, 1);
+	EXPECT_EQ(sv_msghdr_walk_control(c.b, c.len, record_fds, &s), -EPERM);
+	EXPECT_EQ(s.calls, 0);
 }
