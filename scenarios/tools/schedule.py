@@ -172,7 +172,9 @@ def size_batches(cells, costs, results_dir):
         runs = [os.path.join(results_dir, d, "summary.json") for d in os.listdir(results_dir)]
     except FileNotFoundError:
         runs = []
-    runs = sorted((p for p in runs if os.path.isfile(p)), key=os.path.getmtime, reverse=True)
+    # results/latest is a link to one of them: each run once, by its own name.
+    runs = sorted({os.path.realpath(p) for p in runs if os.path.isfile(p)},
+                  key=os.path.getmtime, reverse=True)
     for path in runs:
         try:
             earlier = earlier_guest_seconds(path)

@@ -195,7 +195,9 @@ def batches_are_sized_by_an_earlier_runs_guest_times_not_by_declared_timeouts():
         assert cost["new+k"] == round(0.5 + schedule.CELL_OVERHEAD_S, 3), cost
         loads = [sum(real[c["id"]] for c in b) for b in schedule.plan_batches(cells, 2)]
         assert len(loads) == 2 and max(loads) - min(loads) < 3.0, loads
-        # auto: the newest run that gives times; a broken one is passed over
+        # auto: the newest run that gives times, by its own name (not the
+        # results/latest link); a broken one is passed over
+        os.symlink("r1", os.path.join(tmp, "latest"))
         os.makedirs(os.path.join(tmp, "broken"))
         with open(os.path.join(tmp, "broken", "summary.json"), "w", encoding="utf-8") as f:
             f.write("{")
