@@ -67,6 +67,7 @@ static bool forwarded(int32_t level, int32_t type)
 static int model(const uint8_t *b, size_t len, unsigned fail_at, struct walk *w)
 {
 	size_t fds = 0;
+	bool over = false;
 
 	w->ncalls = 0;
 	if (len < HDR)
@@ -84,16 +85,22 @@ static int model(const uint8_t *b, size_t len, unsigned fail_at, struct walk *w)
 		if (level == SOL_SOCKET && type == SCM_RIGHTS && (clen - HDR) / sizeof(int) > 0) {
 			size_t n = (size_t)(clen - HDR) / sizeof(int);
 
+			/* Past SCM_MAX_FD in all: AF_UNIX's EINVAL, told apart
+			 * as -ETOOMANYREFS once the rest of the walk is clean
+			 * (other families ignore SCM_RIGHTS); no callback for
+			 * that message or any rights after it. */
 			if (fds + n > SV_SCM_MAX_FD)
-				return -EINVAL;
-			fds += n;
-			w->calls[w->ncalls++] = (struct call){off, n};
-			if (w->ncalls == fail_at)
-				return INJECTED;
+				over = true;
+			if (!over) {
+				fds += n;
+				w->calls[w->ncalls++] = (struct call){off, n};
+				if (w->ncalls == fail_at)
+					return INJECTED;
+			}
 		}
 		off += (size_t)ALIGN8(clen);
 		if (off + HDR > len)
-			return 0;
+			return over ? -ETOOMANYREFS : 0;
 	}
 }
 
