@@ -412,19 +412,31 @@ static long send_batch(struct sv_call *c, struct copied_msg *cms, size_t upto, i
 			c->ev.msgs[sent].err = *err;
 			break;
 		}
+#ifndef SV_MUTANT_MMSG_LEN_UNSENT
+		/* It went, whatever becomes of its msg_len: a vector the
+		 * kernel cannot write back to (read-only) still sends the
+		 * message, uncounted (review h-attack6: recorded as not sent
+		 * while the datagram arrived). */
+		c->ev.msgs[sent].sent = 1;
+#endif
 		len32 = (uint32_t)rc;
 		werr = sv_target_write(c->req->pid, a[1] + sent * SV_MMSGHDR_SIZE + SV_MSGHDR_SIZE,
 				       &len32, sizeof(len32), &mech);
 		if (werr == -EFAULT) {
 			/* The kernel stops there too, without counting it. */
 			*err = EFAULT;
+			c->ev.msgs[sent].err = EFAULT;
 			break;
 		}
 		if (werr) {
 			sv_call_mech_failure(c, mech, -werr);
 			return -2;
 		}
+#ifdef SV_MUTANT_MMSG_LEN_UNSENT
+		/* MUTANT mmsg-len-unsent: a message counts as sent only once
+		 * its msg_len is written back, as before review h-attack6. */
 		c->ev.msgs[sent].sent = 1;
+#endif
 	}
 	return (long)sent;
 }

@@ -114,4 +114,7 @@
  *                         the cap, a closed descriptor) finishes the call
  *                         invalid after the messages before it were sent: the
  *                         agent is told EFAULT, not the count (review h-attack5)
+ *   MMSG_LEN_UNSENT       mediate_msg.c  a sendmmsg message whose msg_len cannot be
+ *                         written back (a read-only vector) is recorded as not
+ *                         sent, while the kernel sent it (review h-attack6)
  * This header is documentation only; nothing includes it. */

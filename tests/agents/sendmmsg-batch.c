@@ -20,6 +20,9 @@
  * UDP appends the batch's first message to it without walking its control
  * data, so a @badctl there is no EINVAL and the batch goes on (review
  * h-attack5).
+ * --ro (before --cork) puts the vector on a read-only page: the kernel sends
+ * the first message, cannot write its msg_len back and answers EFAULT
+ * (__sys_sendmmsg: sent, not counted; review h-attack6).
  */
 #include "agentlib.h"
 
@@ -27,6 +30,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -62,10 +66,16 @@ int main(int argc, char **argv)
 	struct mmsghdr mm[MAX_MSGS];
 	struct iovec iov[MAX_MSGS];
 	char dests[MAX_MSGS * 82] = "";
-	int n = argc - 1, i, fd, cork = argc > 1 && strcmp(argv[1], "--cork") == 0;
+	struct mmsghdr *vec = mm;
+	int n = argc - 1, i, fd, cork, ro = argc > 1 && strcmp(argv[1], "--ro") == 0;
 	long r;
 
 	agent_init("sendmmsg-batch");
+	if (ro) {
+		argv++;
+		n--;
+	}
+	cork = n > 0 && strcmp(argv[1], "--cork") == 0;
 	if (cork) {
 		argv++;
 		n--;
@@ -135,7 +145,16 @@ int main(int argc, char **argv)
 		r = sendmsg(fd, &ch, MSG_MORE);
 		agent_log("sendmsg_more", d[0].text, r, errno, NULL);
 	}
-	r = syscall(SYS_sendmmsg, fd, mm + cork, (unsigned)(n - cork), 0);
+	if (ro) {
+		vec = mmap(NULL, sizeof(mm), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+		if (vec == MAP_FAILED)
+			return agent_usage("mmap");
+		memcpy(vec, mm, sizeof(mm));
+		if (mprotect(vec, sizeof(mm), PROT_READ) != 0)
+			return agent_usage("mprotect");
+	}
+	r = syscall(SYS_sendmmsg, fd, vec + cork, (unsigned)(n - cork), 0);
 	agent_log("sendmmsg", dests, r, errno, NULL);
 	close(fd);
 	return 0;

@@ -443,6 +443,30 @@ def mmsg_late_invalid_mutant_answers_efault_after_a_send(ctx):
 
 
 @test()
+def sendmmsg_unwritable_msg_len_still_records_the_message_sent(ctx):
+    # Review h-attack6: the vector on a read-only page. The kernel sends the
+    # message, cannot write its msg_len and answers EFAULT (__sys_sendmmsg:
+    # sent, not counted). The record said not sent while it arrived.
+    good = ctx.udp()
+    run = ctx.sv("sendmmsg-batch", ["--ro", good.dest], allow=[good.dest], no_loopback=True)
+    expect_outcome(ctx, run, 0, "pass")
+    expect_agent(ctx, run, "sendmmsg", -1, "EFAULT")
+    ev = expect_event(ctx, run, "sendmmsg", syscall="sendmmsg")
+    ctx.expect_eq([m.get("sent") for m in ev.get("messages") or []], [True], "messages sent")
+    ctx.expect(wait_for(lambda: good.got() == [b"msg 0"]), "declared listener got %r" % good.got())
+
+
+@test()
+def mmsg_len_unsent_mutant_records_a_delivered_message_as_not_sent(ctx):
+    good = ctx.udp()
+    run = ctx.sv("sendmmsg-batch", ["--ro", good.dest], allow=[good.dest], no_loopback=True,
+                 binary=mutant_binary("mmsg-len-unsent"))
+    ev = expect_event(ctx, run, "sendmmsg", syscall="sendmmsg")
+    ctx.expect_eq([m.get("sent") for m in ev.get("messages") or []], [False], "messages sent")
+    ctx.expect(wait_for(lambda: good.got() == [b"msg 0"]), "declared listener got %r" % good.got())
+
+
+@test()
 def mapped_v6_judged_as_ipv4_when_declared(ctx):
     lis = ctx.tcp()
     run = ctx.sv("mapped-v6", [lis.dest], allow=[lis.dest], no_loopback=True)
