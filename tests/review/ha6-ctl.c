@@ -69,8 +69,8 @@ static int peer_got_fd(int peer)
 {
 	char data[8], cbuf[CMSG_SPACE(sizeof(int) * 8)];
 	struct iovec iov = {data, sizeof(data)};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			   .msg_controllen = sizeof(cbuf)};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
 	long n = recvmsg(peer, &m, MSG_DONTWAIT);
 
 	if (n < 0)
@@ -86,8 +86,10 @@ static int nl(int creds)
 	struct {
 		struct nlmsghdr h;
 		struct ifinfomsg i;
-	} req = {.h = {.nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETLINK,
-		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1}};
+	} req = {.h = {.nlmsg_len = sizeof(req),
+		       .nlmsg_type = RTM_GETLINK,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		       .nlmsg_seq = 1}};
 	union {
 		struct cmsghdr c;
 		char b[CMSG_SPACE(sizeof(int) * 38)];
@@ -141,7 +143,9 @@ static int unix_supfd(void)
 			char b[CMSG_SPACE(sizeof(int))];
 		} u;
 		struct iovec iov = {&one, 1};
-		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+		struct msghdr m = {.msg_iov = &iov,
+				   .msg_iovlen = 1,
+				   .msg_control = u.b,
 				   .msg_controllen = sizeof(u.b)};
 		long n;
 
@@ -250,8 +254,8 @@ static int ro_vector(const char *ok)
 {
 	static struct sockaddr_in a;
 	static struct iovec iov = {"x", 1};
-	struct mmsghdr *mm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct mmsghdr *mm =
+	    mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int s = socket(AF_INET, SOCK_DGRAM, 0), r;
 
 	parse(ok, &a);
