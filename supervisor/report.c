@@ -16,6 +16,7 @@
 
 #include "errnames.h"
 #include "fault.h"
+#include "target.h"
 
 /* Beyond this many stored events the rest are only counted: a runaway agent
  * must not take the supervisor's memory with it. */
@@ -332,6 +333,7 @@ static void write_body(FILE *f, int complete)
 	char reason[512];
 	struct utsname u;
 	unsigned long long nots;
+	uint64_t min_addr;
 	int v = verdict_locked(complete, reason, sizeof(reason));
 	const struct sv_policy *pol = R.info->policy;
 
@@ -386,6 +388,13 @@ static void write_body(FILE *f, int complete)
 		fputs("null, \"signal\": null}", f);
 	fputs(",\n  \"containment\": ", f);
 	json_str(f, R.containment);
+	/* The bound below which a failed read is the agent's own EFAULT
+	 * (target.c): what made each invalid bad-address call invalid. */
+	fputs(",\n  \"address_bounds\": {\"mmap_min_addr\": ", f);
+	if (sv_target_min_mappable(&min_addr))
+		fprintf(f, "%llu}", (unsigned long long)min_addr);
+	else
+		fputs("null}", f);
 	fprintf(f,
 		",\n  \"counts\": {\"trapped\": %llu, \"notifications\": %llu, \"allowed\": %llu, "
 		"\"denied\": %llu, \"invalid\": %llu, \"mechanism_failures\": %llu, "

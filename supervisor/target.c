@@ -20,6 +20,7 @@ static atomic_int vm_enosys;
  * agent never keeps (caps.c), and so does lowering the sysctl. 0 when it
  * could not be read: then no low address counts as never mappable. */
 static uint64_t min_mappable;
+static int min_mappable_read;
 
 int sv_target_init(void)
 {
@@ -36,7 +37,14 @@ int sv_target_init(void)
 	if (n != 1)
 		return -EIO;
 	min_mappable = v;
+	min_mappable_read = 1;
 	return 0;
+}
+
+int sv_target_min_mappable(uint64_t *out)
+{
+	*out = min_mappable;
+	return min_mappable_read;
 }
 
 #ifdef SV_MUTANT_MAPS_DECIDE

@@ -14,6 +14,10 @@
  * never mappable (stricter: such a read is then a mechanism failure). */
 int sv_target_init(void);
 
+/* The vm.mmap_min_addr sv_target_init read, for the report: 1 with *out
+ * set, or 0 when it could not be read. */
+int sv_target_min_mappable(uint64_t *out);
+
 /* Copies len bytes at addr in process (thread) pid into buf. Uses
  * process_vm_readv; once that answers ENOSYS (CONFIG_CROSS_MEMORY_ATTACH=n)
  * every later read goes through /proc/PID/mem. Returns 0, or -EFAULT when part

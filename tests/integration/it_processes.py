@@ -222,6 +222,11 @@ def invalid_calls_get_kernel_errno_and_keep_pass(ctx):
     ctx.expect_eq(sorted(e.get("errno") for e in evs), ["EBADF", "EFAULT", "EINVAL", "EMSGSIZE"],
                   "errnos of the invalid events")
     ctx.expect_eq(run.counts().get("mechanism_failures"), 0, "mechanism failures")
+    # The bound that made connect_unmapped (address 8) the agent's own EFAULT.
+    with open("/proc/sys/vm/mmap_min_addr", encoding="ascii") as f:
+        want = int(f.read())
+    ctx.expect_eq(((run.report or {}).get("address_bounds") or {}).get("mmap_min_addr"), want,
+                  "address_bounds.mmap_min_addr")
     time.sleep(0.2)
     ctx.expect_eq(lis.conns, 0, "connections")
 
