@@ -8,10 +8,10 @@
 set -euo pipefail
 B=$PWD/build
 SV=${SV:-$B/egress-supervisor}
-CC=(musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$B/kheaders"
-	-isystem "$B/sysroot/include" -static -pthread -Itests/agents)
+# shellcheck source=tests/review/review-cc.sh
+. tests/review/review-cc.sh
 for a in ha3-longline ha3-noread; do
-	"${CC[@]}" -o "$B/$a" "tests/review/$a.c" tests/agents/agentlib.c
+	review_cc "$B/$a" "tests/review/$a.c"
 done
 port=4460
 listen() {

@@ -9,12 +9,10 @@
 set -euo pipefail
 B=$PWD/build
 SV=${SV:-$B/egress-supervisor}
-musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$B/kheaders" \
-	-isystem "$B/sysroot/include" -static -Itests/agents -o "$B/ha4-mmsg" \
-	tests/review/ha4-mmsg.c tests/agents/agentlib.c
-musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$B/kheaders" \
-	-isystem "$B/sysroot/include" -static -Itests/agents -o "$B/big-control" \
-	tests/agents/big-control.c tests/agents/agentlib.c
+# shellcheck source=tests/review/review-cc.sh
+. tests/review/review-cc.sh
+review_cc "$B/ha4-mmsg" tests/review/ha4-mmsg.c
+review_cc "$B/big-control" tests/agents/big-control.c
 port=4470
 listen() {
 	python3 - "$1" <<'PY' &

@@ -11,9 +11,9 @@
 set -euo pipefail
 B=$PWD/build
 SV=${SV:-$B/egress-supervisor}
-musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$B/kheaders" \
-	-isystem "$B/sysroot/include" -static -Itests/agents -o "$B/ha5-rights" \
-	tests/review/ha5-rights.c tests/agents/agentlib.c
+# shellcheck source=tests/review/review-cc.sh
+. tests/review/review-cc.sh
+review_cc "$B/ha5-rights" tests/review/ha5-rights.c
 port=4570
 listen() {
 	python3 - "$1" <<'PY' &
