@@ -509,6 +509,7 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 		 * bucket). */
 		c->ev.msgs[i].err = EINVAL;
 		upto = i;
+		break;
 	}
 	if (upto == 0) {
 		if (any_denied)
