@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -33,34 +35,167 @@ static int have_effective_cap(int cap)
 	return (d[cap / 32].effective >> (cap % 32)) & 1;
 }
 
-int sv_contain_choose(enum sv_contain_mode *out)
+/* The choice, made once (sv_contain_setup) for every child of the run: the
+ * probe's canary must be contained exactly as the agent. */
+static struct {
+	int done, err, userns_err;
+	enum sv_contain_mode mode;
+} C;
+
+/* Writes one line to a /proc/self file of the id mapping. */
+static int write_proc_self(const char *name, const char *text)
 {
+	char path[64];
+	int fd, rc = 0;
+	size_t len = strlen(text);
+
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* Our own capability sets to exactly keep (a mask of bits 0..31), the
+ * inheritable and ambient sets empty. With clear_bounding (which needs the
+ * CAP_SETPCAP we have only on entering the namespace) the bounding set is
+ * emptied too, so no exec could bring anything back. */
+static int keep_only_caps(unsigned keep, int clear_bounding)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2] = {{0}};
+
+	for (int cap = 0; clear_bounding && cap < 64; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+			return -errno;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+		return -errno;
+	d[0].effective = d[0].permitted = keep;
+	return syscall(SYS_capset, &h, d) == 0 ? 0 : -errno;
+}
+
+/* Into a user namespace of our own, with only CAP_SYS_ADMIN in it (for the
+ * children's pid and mount namespaces). The namespace's owner rule gives
+ * every capability in it only to a process of its parent namespace; from
+ * inside, our own sets decide, and they no longer hold CAP_SYS_PTRACE: the
+ * ptrace rules between us and the agent (Yama 2, non-dumpable, same uid,
+ * the descendant rule) are those of the host, and commoncap's same-
+ * namespace rule holds because the agent lives in this namespace too with
+ * no capability at all. Returns 0, or -errno with nothing changed
+ * (unshare refused), or -EOWNERDEAD when we are inside but could not map
+ * our ids or lower our capabilities: the run must not go on. */
+static int enter_userns(void)
+{
+	char map[64];
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	int rc = sv_fault("userns");
+
+#ifdef SV_MUTANT_NO_USERNS
+	/* MUTANT no-userns: the old shape for uid 1000 (subreaper, Landlock):
+	 * a supervisor the agent can signal (before 6.12) or have OOM-killed
+	 * leaves the agent's descendants alive. */
+	return -EPERM;
+#endif
+	if (rc < 0)
+		return rc;
+	if (unshare(CLONE_NEWUSER) != 0)
+		return -errno;
+	/* A non-dumpable process's /proc/self files belong to root, so ours
+	 * cannot be opened for writing: dumpable for the three writes, while
+	 * no child of ours exists yet. */
+	prctl(PR_SET_DUMPABLE, 1);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	rc = write_proc_self("uid_map", map);
+	/* An unprivileged gid_map needs setgroups off first (user_namespaces(7)). */
+	if (rc == 0)
+		rc = write_proc_self("setgroups", "deny");
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if (rc == 0)
+		rc = write_proc_self("gid_map", map);
+	if (prctl(PR_SET_DUMPABLE, 0) != 0 && rc == 0)
+		rc = -errno;
+#ifdef SV_MUTANT_USERNS_KEEPS_PTRACE
+	/* MUTANT userns-keeps-ptrace: every capability the new namespace gave
+	 * us is kept, CAP_SYS_PTRACE over the agent among them: Yama 2 and a
+	 * non-dumpable agent stop meaning what they mean. */
+	return rc < 0 ? -EOWNERDEAD : 0;
+#endif
+	if (keep_only_caps(1u << CAP_SYS_ADMIN_BIT, 1) < 0 || rc < 0)
+		return -EOWNERDEAD;
+	return 0;
+}
+
+int sv_contain_setup(void)
+{
+	int rc;
+
+	C.done = 1;
+	C.userns_err = 0;
 #ifdef SV_MUTANT_ROOT_AGENT_OPEN
 	/* MUTANT root-agent-open: the agent is a plain child, as before: a
 	 * root agent owns /proc/sys and /sys. */
-	*out = SV_CONTAIN_SUBREAPER;
+	C.mode = SV_CONTAIN_SUBREAPER;
 	return 0;
 #endif
 #ifdef SV_MUTANT_OLD_DESCENDANT_KILL
 	/* MUTANT old-descendant-kill: no namespace either, so nothing but the
 	 * old kill loop stands between the agent's tree and the end. */
-	*out = SV_CONTAIN_SUBREAPER;
+	C.mode = SV_CONTAIN_SUBREAPER;
 	return 0;
 #endif
 	if (have_effective_cap(CAP_SYS_ADMIN_BIT)) {
-		*out = SV_CONTAIN_PIDNS;
+		C.mode = SV_CONTAIN_PIDNS;
 		return 0;
 	}
-	if (geteuid() == 0)
-		return -EPERM;
-	*out = SV_CONTAIN_SUBREAPER;
+	if (geteuid() == 0) {
+		C.err = -EPERM;
+		return 0;
+	}
+	rc = enter_userns();
+	if (rc == -EOWNERDEAD)
+		return rc;
+	C.mode = rc == 0 ? SV_CONTAIN_USERNS : SV_CONTAIN_SUBREAPER;
+	C.userns_err = rc;
 	return 0;
+}
+
+int sv_contain_choose(enum sv_contain_mode *out)
+{
+	if (!C.done)
+		return -EINVAL;
+	*out = C.mode;
+	return C.err;
+}
+
+void sv_contain_fall_back(int err)
+{
+	C.mode = SV_CONTAIN_SUBREAPER;
+	C.userns_err = err;
+}
+
+int sv_contain_userns_err(void)
+{
+	return C.userns_err;
+}
+
+int sv_contain_settle(void)
+{
+#ifdef SV_MUTANT_USERNS_KEEPS_PTRACE
+	return 0;
+#endif
+	return C.mode == SV_CONTAIN_USERNS ? keep_only_caps(0, 0) : 0;
 }
 
 const char *sv_contain_name(enum sv_contain_mode m)
 {
 	if (m == SV_CONTAIN_PIDNS)
 		return "pid-namespace";
+	if (m == SV_CONTAIN_USERNS)
+		return "user-namespace+pid-namespace+landlock";
 	return sv_landlock_signal_scoped() ? "subreaper+landlock+signal-scope"
 					   : "subreaper+landlock";
 }
@@ -165,7 +300,7 @@ static int kernel_fs_read_only(void)
 	return rc;
 }
 
-int sv_contain_mounts(void)
+int sv_contain_mounts(int knobs_ro)
 {
 	char cwd[4096];
 	int rc, have_cwd = getcwd(cwd, sizeof(cwd)) != NULL;
@@ -176,7 +311,7 @@ int sv_contain_mounts(void)
 		return -errno;
 	/* Before the new proc covers the old one, so the old /proc (which a
 	 * working directory inside it still reaches) is read-only too. */
-	if ((rc = kernel_fs_read_only()) < 0)
+	if (knobs_ro && (rc = kernel_fs_read_only()) < 0)
 		return rc;
 	/* A proc of the new pid namespace over the old one: only the
 	 * namespace's own processes are visible. The old mount and whatever
@@ -184,9 +319,10 @@ int sv_contain_mounts(void)
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
 		return -errno;
 	/* The new proc's sysctls: writable by uid 0 through its file mode. */
-	if ((rc = bind_ro("/proc/sys")) < 0)
+	if (knobs_ro && (rc = bind_ro("/proc/sys")) < 0)
 		return rc;
-	if (access("/proc/sysrq-trigger", F_OK) == 0 && (rc = bind_ro("/proc/sysrq-trigger")) < 0)
+	if (knobs_ro && access("/proc/sysrq-trigger", F_OK) == 0 &&
+	    (rc = bind_ro("/proc/sysrq-trigger")) < 0)
 		return rc;
 	/* The working directory by path again: it lands on the new mounts
 	 * where it was under the old /proc. */

@@ -18,19 +18,47 @@ enum sv_contain_mode {
 	 * (orphans are re-parented to us, never past us). The agent is in a
 	 * Landlock domain (sv_landlock_restrict), required. */
 	SV_CONTAIN_SUBREAPER,
+	/* A supervisor without CAP_SYS_ADMIN (uid 1000) first moves into a user
+	 * namespace of its own, keeping only CAP_SYS_ADMIN there (never
+	 * CAP_SYS_PTRACE), and then contains the agent as SV_CONTAIN_PIDNS
+	 * does, in a Landlock domain as well; the agent, uid 1000 in the same
+	 * user namespace, has no capability. Its supervisor is outside its pid
+	 * namespace, so no signal of the agent's can name it, and whatever kills
+	 * the supervisor (the OOM killer) takes the reaper and so the whole
+	 * namespace with it. */
+	SV_CONTAIN_USERNS,
 };
 
-/* Chooses the mechanism for this supervisor's credentials: a pid namespace
- * when CAP_SYS_ADMIN is effective (a root supervisor), otherwise the
- * subreaper. A supervisor with effective uid 0 but without CAP_SYS_ADMIN
- * would run a root agent that owns /proc/sys (core_pattern, modprobe) with
- * nothing to make it read-only: -EPERM, the run must be refused. Returns 0
- * (and sets *out) or -errno. */
+/* Chooses the mechanism once, for every child of the run, before the
+ * probe: a pid namespace when CAP_SYS_ADMIN is effective (a root
+ * supervisor); otherwise a user namespace of our own (SV_CONTAIN_USERNS,
+ * entered here, for the rest of our life), and where the host refuses one
+ * (user.max_user_namespaces=0, a seccomp profile, no CONFIG_USER_NS), the
+ * subreaper. Returns 0, or -EOWNERDEAD when we entered the namespace but
+ * could not map our ids or lower our capabilities there (set-up fails: the
+ * run must be refused). A supervisor with effective uid 0 but without
+ * CAP_SYS_ADMIN would run a root agent that owns /proc/sys with nothing to
+ * make it read-only: sv_contain_choose then says -EPERM. */
+int sv_contain_setup(void);
+/* The mode sv_contain_setup chose: 0 (and sets *out) or -errno when the
+ * run must be refused (-EPERM as above; -EINVAL before the set-up). */
 int sv_contain_choose(enum sv_contain_mode *out);
-
-/* "pid-namespace", "subreaper+landlock" or, where the Landlock domain is
- * also scoped for signals (sv_landlock_signal_scoped),
- * "subreaper+landlock+signal-scope": the report's name of the mechanism. */
+/* In SV_CONTAIN_USERNS, the pid and mount namespaces could not be made
+ * (-errno err): every later child is started as SV_CONTAIN_SUBREAPER, from
+ * inside our user namespace (where we hold no CAP_SYS_PTRACE, so the ptrace
+ * rules are still the host's), and err is what userns_refused reports. */
+void sv_contain_fall_back(int err);
+/* Why the user namespace was not used (the -errno of unshare, or of the
+ * seam), or 0: the report's containment.userns_errno. */
+int sv_contain_userns_err(void);
+/* Called once the agent exists: in SV_CONTAIN_USERNS the supervisor drops
+ * the CAP_SYS_ADMIN it kept for the children's namespaces, so for the rest
+ * of the run it holds no capability at all. Returns 0 or -errno. */
+int sv_contain_settle(void);
+/* "pid-namespace", "user-namespace+pid-namespace+landlock",
+ * "subreaper+landlock" or, where the Landlock domain is also scoped for
+ * signals (sv_landlock_signal_scoped), "subreaper+landlock+signal-scope":
+ * the report's name of the mechanism. */
 const char *sv_contain_name(enum sv_contain_mode m);
 
 /* The parent pid as seen by the /proc mounted now (before
@@ -42,11 +70,12 @@ pid_t sv_contain_outer_ppid(void);
  * before the capabilities are dropped: makes every mount private (nothing
  * propagates back to the host), mounts a fresh /proc of the new pid
  * namespace over /proc (outsiders' /proc/PID, /proc/1/root and
- * /proc/PID/mem become unreachable), and makes /proc/sys,
+ * /proc/PID/mem become unreachable), and, with knobs_ro (a root agent, who
+ * owns them by file mode), makes /proc/sys,
  * /proc/sysrq-trigger and every mount at or under /sys read-only. Once
  * CAP_SYS_ADMIN is dropped nothing in the namespace can remount or unmount
  * them. Returns 0 or the -errno of the first step that failed. */
-int sv_contain_mounts(void);
+int sv_contain_mounts(int knobs_ro);
 
 /* Closes every descriptor >= 3 except keep (-1: none): close_range(2) where
  * the kernel has it (5.9+), else each entry of /proc/self/fd. Returns 0 or

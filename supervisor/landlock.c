@@ -405,10 +405,10 @@ static int prove_signal_scope(void)
 	return errno == EPERM ? 0 : -errno;
 }
 
-int sv_landlock_restrict(void)
+int sv_landlock_restrict(int signal_scope)
 {
 	struct sv_landlock_attr attr;
-	int fd, writes, scoped, rc = 0;
+	int fd, writes, scoped = signal_scope, rc = 0;
 
 #ifdef SV_MUTANT_NO_LANDLOCK
 	/* MUTANT no-landlock: a uid-1000 agent can reach other processes of its uid. */
@@ -428,7 +428,6 @@ int sv_landlock_restrict(void)
 	 * the cgroup is delegated to its uid. */
 	attr.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
 #endif
-	scoped = sv_landlock_signal_scoped();
 	if (scoped) {
 		attr.scoped = SV_LANDLOCK_SCOPE_SIGNAL;
 		/* Seam: a kernel that took the domain without the scope. */

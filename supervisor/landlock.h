@@ -20,11 +20,14 @@
  *    access, so no new cgroup mount can appear under a granted directory
  *    from inside; one a privileged process outside mounts there during the
  *    run is writable (docs/design.md, known limits);
- *  - from ABI 6 (6.12) it is also scoped for signals: the agent cannot kill
- *    or stop its supervisor, nor signal any other process outside its tree.
+ *  - with signal_scope (the caller asks for it where the kernel has it,
+ *    ABI 6, 6.12+, and its supervisor could otherwise be named: subreaper
+ *    mode) it is also scoped for signals: the agent cannot kill or stop its
+ *    supervisor, nor signal any other process outside its tree; proven by
+ *    signalling our parent, which must be refused.
  * Returns 0, or -errno (ENOSYS: no Landlock in the kernel; EOPNOTSUPP: built
  * but not enabled at boot; E2BIG: more cgroup mounts than it can list). */
-int sv_landlock_restrict(void);
+int sv_landlock_restrict(int signal_scope);
 
 /* Whether this kernel's Landlock (ABI 6, 6.12+) scopes a domain for
  * signals, which sv_landlock_restrict then asks for: 1 or 0. Before 6.12 a

@@ -406,6 +406,22 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	int p[2], rc, err = 0;
 	ssize_t n;
 
+	/* Before the probe: its canary is contained as the agent will be. */
+	if ((rc = sv_contain_setup()) < 0) {
+		fprintf(stderr,
+			"egress-supervisor: entered a user namespace of our own but could not "
+			"map our ids or lower our capabilities in it: not running the agent\n");
+		sv_report_internal_error("user namespace set-up", -rc);
+		return finish_run(1);
+	}
+	if (sv_contain_userns_err())
+		fprintf(stderr,
+			"egress-supervisor: warning: no user namespace (%s): the agent is this "
+			"supervisor's child, so before Linux 6.12 it can signal it, and a "
+			"supervisor the OOM killer takes leaves the agent's descendants alive "
+			"(user.max_user_namespaces, CONFIG_USER_NS, a seccomp profile refusing "
+			"unshare)\n",
+			strerror(-sv_contain_userns_err()));
 	rc = sv_probe_run(&pr);
 	sv_report_set_probe(&pr);
 	if (cli->probe_only) {
@@ -442,7 +458,16 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	rc = sv_spawn(ch, launch_agent, &launch, p[1]);
 #endif
 	close(p[1]);
-	sv_report_set_containment(sv_contain_name(ch->mode));
+	sv_report_set_containment(sv_contain_name(ch->mode), sv_contain_userns_err());
+	/* The children's namespaces are made: the capability kept for them in
+	 * our user namespace goes, so the run holds none at all. */
+	if (rc == 0 && !ch->contain_err && (err = sv_contain_settle()) < 0) {
+		sv_report_internal_error("could not drop CAP_SYS_ADMIN in our user namespace",
+					 -err);
+		close(p[0]);
+		kill_descendants(ch->pid);
+		return finish_run(1);
+	}
 	if (rc == 0 && ch->contain_err) {
 		fprintf(stderr, "egress-supervisor: cannot contain the agent: %s\n",
 			strerror(-ch->contain_err));

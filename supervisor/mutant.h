@@ -117,4 +117,12 @@
  *   MMSG_LEN_UNSENT       mediate_msg.c  a sendmmsg message whose msg_len cannot be
  *                         written back (a read-only vector) is recorded as not
  *                         sent, while the kernel sent it (review h-attack6)
+ *   NO_USERNS             contain.c  a uid-1000 supervisor stays in the initial
+ *                         user namespace and runs the agent as its direct
+ *                         child (subreaper, Landlock): before 6.12 the agent
+ *                         signals it, and its descendants outlive the run
+ *   USERNS_KEEPS_PTRACE   contain.c  in its own user namespace the supervisor
+ *                         keeps every capability the namespace gave it,
+ *                         CAP_SYS_PTRACE over the agent among them: Yama 2 and
+ *                         a non-dumpable agent are read as if the host allowed it
  * This header is documentation only; nothing includes it. */

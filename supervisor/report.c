@@ -46,6 +46,7 @@ static struct {
 	int have_probe;
 	pid_t agent_pid;
 	const char *containment;
+	int userns_err;
 	int agent_status; /* -1 until it exited */
 	int interrupted;
 	char internal[256];
@@ -129,9 +130,10 @@ void sv_report_set_agent(pid_t pid)
 	R.agent_pid = pid;
 }
 
-void sv_report_set_containment(const char *tree)
+void sv_report_set_containment(const char *tree, int userns_err)
 {
 	R.containment = tree;
+	R.userns_err = userns_err;
 }
 
 void sv_report_set_agent_exit(int status)
@@ -388,6 +390,10 @@ static void write_body(FILE *f, int complete)
 		fputs("null, \"signal\": null}", f);
 	fputs(",\n  \"containment\": ", f);
 	json_str(f, R.containment);
+	/* Why a supervisor without CAP_SYS_ADMIN is not in a user namespace of
+	 * its own (the subreaper's weaker shape): the host said no. */
+	fputs(",\n  \"userns_refused\": ", f);
+	json_str(f, R.userns_err ? sv_errno_name(-R.userns_err) : NULL);
 	/* The bound below which a failed read is the agent's own EFAULT
 	 * (target.c): what made each invalid bad-address call invalid. */
 	fputs(",\n  \"address_bounds\": {\"mmap_min_addr\": ", f);

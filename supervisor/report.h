@@ -97,9 +97,11 @@ void sv_report_record(const struct sv_event *ev);
 
 void sv_report_set_probe(const struct sv_probe_result *p);
 void sv_report_set_agent(pid_t pid);
-/* The containment mechanism of the agent's tree ("pid-namespace",
- * "subreaper"; static string) and how descriptors above 2 were closed. */
-void sv_report_set_containment(const char *tree);
+/* The containment mechanism of the agent's tree (sv_contain_name: a static
+ * string) and why no user namespace of our own could be entered (the
+ * -errno of sv_contain_userns_err, or 0): the report's containment and
+ * userns_refused. */
+void sv_report_set_containment(const char *tree, int userns_err);
 /* status as from waitpid. */
 void sv_report_set_agent_exit(int status);
 void sv_report_set_interrupted(int sig);

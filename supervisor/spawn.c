@@ -54,22 +54,24 @@ struct child_args {
 
 static void child(const struct child_args *a)
 {
+	int pidns = a->mode != SV_CONTAIN_SUBREAPER;
 	sigset_t none;
-	int msg[3];
+	int msg[4];
 	pid_t ppid;
 
 	/* The agent never outlives the supervisor. The check after prctl closes
 	 * the window where the parent died before it took effect. In a new pid
 	 * namespace getppid() says 0: /proc, still the supervisor's, says who. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	ppid = a->mode == SV_CONTAIN_PIDNS ? sv_contain_outer_ppid() : getppid();
+	ppid = pidns ? sv_contain_outer_ppid() : getppid();
 	if (ppid != a->parent)
 		_exit(127);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGUSR1, SIG_DFL);
 	/* Needs CAP_SYS_ADMIN, so before the capabilities are dropped. */
-	msg[2] = a->mode == SV_CONTAIN_PIDNS ? sv_contain_mounts() : 0;
+	msg[2] = pidns ? sv_contain_mounts(a->mode == SV_CONTAIN_PIDNS) : 0;
+	msg[3] = msg[2] != 0; /* the namespaces' step, not Landlock's */
 	/* The supervisor is not dumpable (so the agent cannot write into it);
 	 * the child must be, like an exec'd agent, or the canary would prove
 	 * access to a process unlike the agent. */
@@ -78,10 +80,16 @@ static void child(const struct child_args *a)
 
 	msg[0] = msg[2] == 0 ? sv_filter_install() : -ECANCELED;
 	/* Without a pid namespace, the Landlock domain is what keeps the agent
-	 * away from other processes of its uid: required. In a pid namespace
-	 * outsiders cannot be named; the domain is not needed there. */
-	if (msg[0] >= 0 && a->mode == SV_CONTAIN_SUBREAPER)
-		msg[2] = sv_landlock_restrict();
+	 * away from other processes of its uid: required. In a root agent's
+	 * pid namespace outsiders cannot be named; the domain is not needed
+	 * there. A uid-1000 agent in its user namespace keeps it all the same:
+	 * its uid may own a delegated cgroup's files, and another proc mount
+	 * would show outsiders of its uid. Its supervisor is outside its pid
+	 * namespace, so no signal scope is asked for (nor could it be proven by
+	 * signalling a parent this child cannot name). */
+	if (msg[0] >= 0 && a->mode != SV_CONTAIN_PIDNS)
+		msg[2] = sv_landlock_restrict(a->mode == SV_CONTAIN_SUBREAPER &&
+					      sv_landlock_signal_scoped());
 	msg[1] = 0;
 	/* From here on the parent may close and open descriptors: take a private
 	 * copy of the table before telling it where the listener is. */
@@ -92,7 +100,7 @@ static void child(const struct child_args *a)
 		_exit(127);
 	close(a->report_fd);
 	close(msg[0]); /* our copy of the listener; close-on-exec anyway */
-	if (a->mode == SV_CONTAIN_PIDNS) {
+	if (pidns) {
 		/* We are init of the namespace: fn runs in our child, we reap.
 		 * Our table is a copy of the supervisor's, the caller's
 		 * descriptors (the report channel among them) included. The agent
@@ -159,25 +167,27 @@ static ssize_t wait_report(int fd, pid_t pid, int *msg, size_t len)
 	}
 }
 
-int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd)
+/* One attempt in the given mode. *ns_err is set (with contain_err) when the
+ * pid and mount namespaces could not be made: the clone refused, or the
+ * child's mounts. */
+static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd,
+		    enum sv_contain_mode mode, int *ns_err)
 {
-	struct child_args a = {
-	    .parent = getpid(), .status_fd = -1, .keep_fd = keep_fd, .fn = fn, .arg = arg};
+	struct child_args a = {.parent = getpid(),
+			       .status_fd = -1,
+			       .keep_fd = keep_fd,
+			       .mode = mode,
+			       .fn = fn,
+			       .arg = arg};
 	unsigned long flags = CLONE_FILES | SIGCHLD;
-	int p[2], st[2] = {-1, -1}, msg[3], rc;
+	int p[2], st[2] = {-1, -1}, msg[4], rc;
 	ssize_t n;
 	long pid;
 
-	*out = (struct sv_child){.pid = -1, .listener = -1, .status_fd = -1};
-	rc = sv_contain_choose(&a.mode);
-	out->mode = a.mode;
-	if (rc < 0) {
-		out->contain_err = rc;
-		return 0;
-	}
+	*out = (struct sv_child){.pid = -1, .listener = -1, .status_fd = -1, .mode = mode};
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return -errno;
-	if (a.mode == SV_CONTAIN_PIDNS) {
+	if (a.mode != SV_CONTAIN_SUBREAPER) {
 		if (pipe2(st, O_CLOEXEC) != 0) {
 			rc = -errno;
 			close(p[0]);
@@ -192,7 +202,7 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 	 * shares the fd table. The child only uses async-signal-safe calls and
 	 * libseccomp before it unshares. */
 	/* Seam: a kernel without pid namespaces answers EINVAL to CLONE_NEWPID. */
-	rc = a.mode == SV_CONTAIN_PIDNS ? sv_fault("clone_newpid") : 0;
+	rc = a.mode != SV_CONTAIN_SUBREAPER ? sv_fault("clone_newpid") : 0;
 	pid = rc < 0 ? (errno = -rc, -1L) : syscall(SYS_clone, flags, 0, 0, 0, 0);
 	if (pid < 0) {
 		int err = -errno;
@@ -203,9 +213,12 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 			close(st[1]);
 		}
 		/* EINVAL: a kernel without CONFIG_PID_NS or CONFIG_NAMESPACES. A
-		 * containment failure, not a failure to start a process. */
-		if (a.mode == SV_CONTAIN_PIDNS && err == -EINVAL) {
+		 * containment failure, not a failure to start a process. In our
+		 * own user namespace any refusal is one (an LSM that denies the
+		 * capabilities a new user namespace gives: Ubuntu's AppArmor). */
+		if ((a.mode == SV_CONTAIN_PIDNS && err == -EINVAL) || a.mode == SV_CONTAIN_USERNS) {
 			out->contain_err = err;
+			*ns_err = err;
 			return 0;
 		}
 		return err;
@@ -228,6 +241,8 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 		if (msg[0] >= 0)
 			close(msg[0]);
 		out->contain_err = msg[2];
+		if (msg[3])
+			*ns_err = msg[2];
 		return 0;
 	}
 	if (msg[0] < 0) {
@@ -242,6 +257,32 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 	}
 	out->listener = msg[0];
 	return 0;
+}
+
+int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd)
+{
+	enum sv_contain_mode mode = SV_CONTAIN_SUBREAPER;
+	int rc = sv_contain_choose(&mode), ns_err = 0, status;
+
+	if (rc < 0) {
+		*out = (struct sv_child){
+		    .pid = -1, .listener = -1, .status_fd = -1, .mode = mode, .contain_err = rc};
+		return 0;
+	}
+	rc = spawn_as(out, fn, arg, keep_fd, mode, &ns_err);
+	if (rc < 0 || !ns_err || mode != SV_CONTAIN_USERNS)
+		return rc;
+	/* Inside our user namespace, but the host would not let us make the
+	 * pid and mount namespaces in it: the subreaper, from here on for
+	 * every child of the run (the agent as the canary), said in the report.
+	 * The failed child exits by itself after reporting. */
+	if (out->pid > 0)
+		while (waitpid(out->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	if (out->status_fd >= 0)
+		close(out->status_fd);
+	sv_contain_fall_back(ns_err);
+	return spawn_as(out, fn, arg, keep_fd, SV_CONTAIN_SUBREAPER, &ns_err);
 }
 
 int sv_spawn_agent_status(struct sv_child *ch, int child_status)

@@ -2,8 +2,11 @@
  * outsider-mem: opens /proc/PID/mem for writing of a process outside its
  * own tree (the first `idle-as UID --idle` it finds): with it, an agent could
  * rewrite what another process of its uid sends, past every filter. Exits 0
- * when the open is refused (EACCES or EPERM), 1 when it succeeded, 2 when no
- * such process was found or on any other answer.
+ * when the open is refused (EACCES or EPERM), or when no such process is
+ * visible because the agent is in a pid namespace of its own (its /proc
+ * shows only that namespace: outsiders cannot be named); 1 when it
+ * succeeded; 2 when no such process was found from the initial pid
+ * namespace (the service did not start) or on any other answer.
  */
 #include "agentlib.h"
 
@@ -14,6 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The initial pid namespace's inode number is a kernel constant
+ * (PROC_PID_INIT_INO, include/linux/proc_ns.h). */
+static int in_initial_pidns(void)
+{
+	char link[64];
+	ssize_t n = readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
+
+	if (n < 0)
+		return 1;
+	link[n] = '\0';
+	return strcmp(link, "pid:[4026531836]") == 0;
+}
 
 static int is_victim(const char *pid)
 {
@@ -64,5 +80,5 @@ int main(int argc, char **argv)
 		return errno == EACCES || errno == EPERM ? 0 : 2;
 	}
 	agent_log("open_outsider_mem", NULL, -1, ESRCH, NULL);
-	return 2;
+	return in_initial_pidns() ? 2 : 0;
 }

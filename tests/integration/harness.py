@@ -371,10 +371,32 @@ def landlock_abi():
     return max(libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)), 0)
 
 
+# A uid-1000 supervisor's containment where it may enter a user namespace
+# of its own, and the seam that makes the host refuse one (the subreaper
+# shape, subreaper_containment()).
+USERNS_CONTAINMENT = "user-namespace+pid-namespace+landlock"
+NO_USERNS = "userns:EPERM"
+
+
+def subreaper_containment():
+    """The containment a uid-1000 supervisor reports where user namespaces
+    are refused: the Landlock domain is scoped for signals from ABI 6."""
+    return "subreaper+landlock+signal-scope" if landlock_abi() >= 6 else "subreaper+landlock"
+
+
+def mutant_faults_binary(name):
+    """A mutant with the fault seam (make mutant-faults-bin MUTANT=name)."""
+    binary = os.path.join(BUILD, "mutants-faults", name, "egress-supervisor")
+    if not os.access(binary, os.X_OK):
+        raise Skip("build/mutants-faults/%s missing (make mutant-faults-bin MUTANT=%s)" % (name, name))
+    return binary
+
+
 def as_uid1000(ctx, run_dir, wanted=True):
     """The argv prefix that runs the supervisor as uid 1000 (no capabilities:
-    the subreaper+landlock containment), with the run's files writable to
-    it; [] when not wanted. Skips where this host cannot."""
+    a user namespace of its own, or the subreaper where that is refused),
+    with the run's files writable to it; [] when not wanted. Skips where
+    this host cannot."""
     if not wanted:
         return []
     if os.geteuid() != 0 or not shutil.which("setpriv"):

@@ -21,13 +21,13 @@ integration-test: $(SV_RELEASE) $(SV_FAULTS_BIN) agents
 # (the tests skip, naming the binary, when one is missing).
 IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session stdio-socket-open \
 	proc-by-path reaper-holds-fds netlink-deputy io-uring-enter-open root-agent-open \
-	stdio-unix-queue-open no-signal-scope prlimit-open passrights-open cgroup-writable \
+	stdio-unix-queue-open prlimit-open passrights-open cgroup-writable \
 	no-event-floor checkpoint-restore-kept no-cgroup-proof efault-trusted maps-decide \
 	named-fifo-silent mmsg-fault-whole control-cap-invalid \
 	bad-control-first rights-any-family mmsg-stop-at-bad-control \
-	mmsg-late-invalid mmsg-len-unsent
+	mmsg-late-invalid mmsg-len-unsent no-userns userns-keeps-ptrace
 integration-test: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
-	rights-mech-unlabelled
+	rights-mech-unlabelled no-signal-scope
 integration-test: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

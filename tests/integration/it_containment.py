@@ -14,7 +14,8 @@ import subprocess
 import sys
 import time
 
-from harness import (AGENTS, BUILD, SV, SV_FAULTS, TOP, UNDECLARED, Skip, expect_agent,
+from harness import (AGENTS, BUILD, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
+                     subreaper_containment, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, host_descendants,
                      in_pid_namespace, landlock_abi, mutant_binary, rewrite_run, start_launched,
                      test, wait_for)
@@ -105,8 +106,11 @@ def set_tid_refused_to_the_agent(ctx):
 
 @test()
 def outsider_mem_refused_to_unprivileged_agent(ctx):
-    # A uid-1000 supervisor has no pid namespace: the agent's Landlock domain
-    # is what keeps it from /proc/PID/mem of another uid-1000 process.
+    # In its supervisor's user namespace a uid-1000 agent has a pid
+    # namespace and /proc of its own: the victim cannot be named (ESRCH,
+    # exit 0 from outside the initial pid namespace). Where user namespaces
+    # are refused (the seam) it is its supervisor's child, and its Landlock
+    # domain is what keeps it from /proc/PID/mem of another uid-1000 process.
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         raise Skip("needs root (to be uid 1000 and start the victim) and setpriv")
     victim = subprocess.Popen([os.path.join(AGENTS, "idle-as"), "1000"],
@@ -117,27 +121,34 @@ def outsider_mem_refused_to_unprivileged_agent(ctx):
     # Inside the test's own directory (kept only when the test fails), which
     # uid 1000 must be able to pass through.
     os.chmod(ctx.tmp, 0o711)
-    d = os.path.join(ctx.tmp, "uid1000")
-    os.mkdir(d)
-    os.chmod(d, 0o777)
-    report_path, log_path = os.path.join(d, "report.json"), os.path.join(d, "agent.log")
-    argv = ["setpriv", "--reuid", "1000", "--regid", "1000", "--clear-groups", SV,
-            "--report", report_path, "--", os.path.join(AGENTS, "outsider-mem")]
-    ctx.last_argv = argv
-    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    run = ctx.finish(proc, report_path, log_path)
-    probe = run.report.get("probe") or {}
-    if probe.get("containment") in ("ENOSYS", "EOPNOTSUPP"):
-        expect_outcome(ctx, run, 3, "capability-error")
-        return
-    expect_outcome(ctx, run, 0, "pass")
-    ctx.expect_eq(run.report.get("containment"),
-                  "subreaper+landlock+signal-scope" if landlock_abi() >= 6 else "subreaper+landlock",
-                  "containment")
-    line = expect_agent(ctx, run, "open_outsider_mem", -1, "EACCES")
-    ctx.expect_eq(line.get("dest"), "/proc/%d/mem" % victim.pid, "the victim's mem")
-    ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0, "outsider-mem exit code")
+    for fault in (None, NO_USERNS):
+        d = os.path.join(ctx.tmp, "uid1000-%s" % (fault is not None))
+        os.mkdir(d)
+        os.chmod(d, 0o777)
+        report_path, log_path = os.path.join(d, "report.json"), os.path.join(d, "agent.log")
+        env = dict(os.environ, EGRESS_AGENT_LOG=log_path)
+        env.pop("EGRESS_SV_FAULT", None)
+        if fault:
+            env["EGRESS_SV_FAULT"] = fault
+        argv = ["setpriv", "--reuid", "1000", "--regid", "1000", "--clear-groups",
+                SV_FAULTS if fault else SV,
+                "--report", report_path, "--", os.path.join(AGENTS, "outsider-mem")]
+        ctx.last_argv = argv
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        run = ctx.finish(proc, report_path, log_path)
+        probe = run.report.get("probe") or {}
+        if probe.get("containment") in ("ENOSYS", "EOPNOTSUPP"):
+            expect_outcome(ctx, run, 3, "capability-error")
+            return
+        expect_outcome(ctx, run, 0, "pass")
+        if fault is None:
+            ctx.expect_eq(run.report.get("containment"), USERNS_CONTAINMENT, "containment")
+            expect_agent(ctx, run, "open_outsider_mem", -1, "ESRCH", dest=None)
+        else:
+            ctx.expect_eq(run.report.get("containment"), subreaper_containment(), "containment")
+            line = expect_agent(ctx, run, "open_outsider_mem", -1, "EACCES")
+            ctx.expect_eq(line.get("dest"), "/proc/%d/mem" % victim.pid, "the victim's mem")
+        ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0, "outsider-mem exit code")
 
 
 # ------------------------------------------------ a supervisor thread interrupted in ID_VALID

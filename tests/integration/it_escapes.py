@@ -13,7 +13,8 @@ import subprocess
 import sys
 import time
 
-from harness import (AGENTS, DECLARED, SV, UNDECLARED, Skip, expect_agent, expect_event,
+from harness import (AGENTS, DECLARED, NO_USERNS, SV, UNDECLARED, USERNS_CONTAINMENT, Skip,
+                     mutant_faults_binary, expect_agent, expect_event,
                      expect_outcome, landlock_abi, mutant_binary, read_log, test, wait_for)
 
 
@@ -158,26 +159,34 @@ def unix_socket_on_stdin_with_a_queued_descriptor_refuses_the_run(ctx):
 
 @test(timeout=90)
 def agent_cannot_stop_kill_or_limit_its_supervisor(ctx):
-    # uid 1000 (subreaper+landlock): the agent has our uid. Ending its
-    # supervisor would end the subreaper and leave its tree behind (the
-    # hostile re-run's survivors). prlimit64 on another process is denied
-    # as cross-process on every kernel (a lowered RLIMIT_CPU has the kernel
-    # kill the supervisor with no signal of the agent's); where Landlock
-    # scopes signals (ABI 6, 6.12+) SIGSTOP and SIGKILL to it are EPERM.
+    # uid 1000: the agent has our uid. Ending its supervisor must not end
+    # the run's hold on its tree. In the supervisor's user namespace the
+    # agent's $PPID is the reaper of its pid namespace, which the kernel
+    # spares every signal from inside (kill returns 0, nothing happens);
+    # where user namespaces are refused (the seam) it is the supervisor,
+    # and where Landlock scopes signals (ABI 6, 6.12+) SIGSTOP and SIGKILL
+    # to it are EPERM. prlimit64 on another process is denied as
+    # cross-process on every kernel (a lowered RLIMIT_CPU has the kernel
+    # kill its target with no signal of the agent's).
     scoped = landlock_abi() >= 6
-    script = ('prlimit --pid $PPID --cpu=1:1; echo "prlimit=$?"; '
-              + ('kill -STOP $PPID; echo "stop=$?"; kill -KILL $PPID; echo "kill=$?"; '
-                 if scoped else ''))
-    run = ctx.sv("/bin/sh", ["-c", script], uid1000=True)
-    expect_outcome(ctx, run, 1, "fail")
-    ctx.expect("prlimit=1" in run.out, "agent output: %r" % run.out)
-    ev = expect_event(ctx, run, "prlimit64 denied", syscall="prlimit64")
-    ctx.expect_eq((ev.get("bucket"), ev.get("reason")), ("denied", "cross-process"),
-                  "prlimit64 event")
-    if scoped:
-        ctx.expect("stop=1" in run.out and "kill=1" in run.out, "agent output: %r" % run.out)
-        ctx.expect_eq(run.report.get("containment"), "subreaper+landlock+signal-scope",
-                      "containment")
+    for fault in (None, NO_USERNS):
+        signals = fault is None or scoped
+        script = ('prlimit --pid $PPID --cpu=1:1; echo "prlimit=$?"; '
+                  + ('kill -STOP $PPID; echo "stop=$?"; kill -KILL $PPID; echo "kill=$?"; '
+                     if signals else ''))
+        run = ctx.sv("/bin/sh", ["-c", script], uid1000=True, fault=fault)
+        expect_outcome(ctx, run, 1, "fail")
+        ctx.expect("prlimit=1" in run.out, "agent output: %r" % run.out)
+        ev = expect_event(ctx, run, "prlimit64 denied", syscall="prlimit64")
+        ctx.expect_eq((ev.get("bucket"), ev.get("reason")), ("denied", "cross-process"),
+                      "prlimit64 event")
+        if fault is None:
+            ctx.expect("stop=0" in run.out and "kill=0" in run.out, "agent output: %r" % run.out)
+            ctx.expect_eq(run.report.get("containment"), USERNS_CONTAINMENT, "containment")
+        elif scoped:
+            ctx.expect("stop=1" in run.out and "kill=1" in run.out, "agent output: %r" % run.out)
+            ctx.expect_eq(run.report.get("containment"), "subreaper+landlock+signal-scope",
+                          "containment")
     # A limit on itself stays the agent's own business (pid 0 never
     # notifies), and reading another process's limits (no new limit: what
     # /proc/PID/limits shows) is continued.
@@ -186,14 +195,19 @@ def agent_cannot_stop_kill_or_limit_its_supervisor(ctx):
     expect_outcome(ctx, own, 0, "pass")
     ctx.expect("own=0" in own.out and "read=0" in own.out, "agent output: %r" % own.out)
     # The checks can fail: without the trap the limit lands on the
-    # supervisor; without the scope the kill does.
+    # supervisor; without the scope (and the user namespace) the kill does;
+    # without the user namespace before 6.12 too.
     m = ctx.sv("/bin/sh", ["-c", 'prlimit --pid $PPID --cpu=1:1; echo "prlimit=$?"'],
                uid1000=True, binary=mutant_binary("prlimit-open"))
     ctx.expect("prlimit=0" in m.out, "prlimit-open mutant: agent output %r" % m.out)
     if scoped:
-        m = ctx.sv("/bin/sh", ["-c", "kill -KILL $PPID; sleep 1"], uid1000=True,
-                   binary=mutant_binary("no-signal-scope"))
+        m = ctx.sv("/bin/sh", ["-c", "kill -KILL $PPID; sleep 1"], uid1000=True, fault=NO_USERNS,
+                   binary=mutant_faults_binary("no-signal-scope"))
         ctx.expect_eq(m.rc, -9, "no-signal-scope mutant: supervisor exit (killed by its agent)")
+    else:
+        m = ctx.sv("/bin/sh", ["-c", "kill -KILL $PPID; sleep 1"], uid1000=True,
+                   binary=mutant_binary("no-userns"))
+        ctx.expect_eq(m.rc, -9, "no-userns mutant: supervisor exit (killed by its agent)")
 
 
 def kernel_has_so_passrights():

@@ -12,7 +12,7 @@ import subprocess
 import threading
 import time
 
-from harness import (AGENTS, DECLARED, SV, UNDECLARED, Skip, expect_agent, expect_event,
+from harness import (AGENTS, DECLARED, NO_USERNS, SV, UNDECLARED, USERNS_CONTAINMENT, Skip, expect_agent, expect_event,
                      expect_outcome, test, wait_for)
 
 
@@ -154,10 +154,12 @@ def cross_process_calls_denied_and_outsider_socket_untouched(ctx):
     ctx.closers.append(lambda: (holder.kill(), holder.wait()))
     ctx.require(wait_for(lambda: os.path.exists(pidfile), 5), "fd-holder never connected")
     os.chmod(ctx.tmp, 0o777)
-    # As uid 1000 (no pid namespace) the outsider can be named and the
-    # filter must refuse every call on it; as root the agent's own pid
-    # namespace hides it, and nothing may reach its peer either way.
-    run = ctx.sv("cross-process", [pidfile, "escaped"], uid1000=True)
+    # As uid 1000 where user namespaces are refused (the seam: no pid
+    # namespace) the outsider can be named and the filter must refuse every
+    # call on it; as root, and as uid 1000 in the supervisor's user
+    # namespace, the agent's own pid namespace hides it, and nothing may
+    # reach its peer either way.
+    run = ctx.sv("cross-process", [pidfile, "escaped"], uid1000=True, fault=NO_USERNS)
     if (run.report.get("probe") or {}).get("containment") in ("ENOSYS", "EOPNOTSUPP"):
         raise Skip("no Landlock on this kernel: a uid-1000 agent is refused (capability-error)")
     expect_outcome(ctx, run, 1, "fail")
@@ -168,6 +170,9 @@ def cross_process_calls_denied_and_outsider_socket_untouched(ctx):
     root = ctx.sv("cross-process", [pidfile, "escaped"])
     ctx.expect_eq(root.report.get("containment"), "pid-namespace", "root's containment")
     ctx.expect(root.rc in (0, 1), "root run exit status %s" % root.rc)
+    own = ctx.sv("cross-process", [pidfile, "escaped"], uid1000=True)
+    ctx.expect_eq(own.report.get("containment"), USERNS_CONTAINMENT, "uid 1000's containment")
+    ctx.expect(own.rc in (0, 1), "uid-1000 run exit status %s" % own.rc)
     time.sleep(0.2)
     ctx.expect_eq(lis.received(), b"", "data at the outsider's undeclared peer")
 

@@ -12,7 +12,7 @@ import subprocess
 import threading
 import time
 
-from harness import (AGENTS, BUILD, SV, UNDECLARED, Run, Skip, check_report, errno_in, expect_agent,
+from harness import (AGENTS, BUILD, NO_USERNS, SV, UNDECLARED, Run, Skip, check_report, errno_in, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, landlock_abi,
                      mutant_binary, parse_records, read_log, rewrite_run, start_launched, test,
                      wait_for)
@@ -82,12 +82,13 @@ def kernel_without_pid_namespaces_refuses_a_root_agent(ctx):
         ctx.expect_eq(lis.conns, 0, "%s: connections at the listener" % where)
 
 
-def expect_containment_refused(ctx, site, errno_name, hint):
-    """A uid-1000 connect-tcp run with the seam failing site, in the probe's
-    canary and then in the agent's child: capability-error, probe
-    containment errno_name with hint on stdout (the probe) or a refused run,
-    and the agent never runs."""
+def expect_containment_refused(ctx, site, errno_name, hint, also=None):
+    """A uid-1000 connect-tcp run with the seam failing site (and the seam
+    entry also, in both phases), in the probe's canary and then in the
+    agent's child: capability-error, probe containment errno_name with hint
+    on stdout (the probe) or a refused run, and the agent never runs."""
     for fault, where in (("probe.%s:%s" % (site, errno_name), "probe"), ("%s:%s" % (site, errno_name), "run")):
+        fault = fault if also is None else "%s,%s" % (also, fault)
         lis = ctx.tcp()
         run = ctx.sv("connect-tcp", [lis.dest], fault=fault, uid1000=True)
         expect_outcome(ctx, run, 3, "capability-error")
@@ -107,26 +108,31 @@ def expect_containment_refused(ctx, site, errno_name, hint):
 
 @test()
 def no_landlock_refuses_a_non_root_agent(ctx):
-    # A uid-1000 supervisor keeps its agent from other processes of its uid
-    # only by a Landlock domain; Landlock not in the lsm= list answers
-    # EOPNOTSUPP (the seam), in the probe's canary and in the agent's child.
+    # A uid-1000 agent is always put in a Landlock domain, in its
+    # supervisor's user namespace or not; Landlock not in the lsm= list
+    # answers EOPNOTSUPP (the seam), in the probe's canary and in the
+    # agent's child.
     expect_containment_refused(ctx, "landlock", "EOPNOTSUPP", "Landlock")
+    expect_containment_refused(ctx, "landlock", "EOPNOTSUPP", "Landlock", also=NO_USERNS)
 
 
 @test()
 def signal_scope_not_kept_refuses_the_run(ctx):
-    # The domain's signal scope is proven by doing it: a signal to the
-    # supervisor from inside must be refused. The seam makes the domain
-    # without the scope while everything else asks for it: the proof sends
-    # the signal, so the probe (or the run) refuses with containment EPROTO.
+    # Where user namespaces are refused (the seam NO_USERNS) the agent is
+    # its supervisor's child, and the domain's signal scope is proven by
+    # doing it: a signal to the supervisor from inside must be refused. The
+    # seam makes the domain without the scope while everything else asks
+    # for it: the proof sends the signal, so the probe (or the run) refuses
+    # with containment EPROTO.
     if landlock_abi() < 6:
         raise Skip("needs Landlock ABI 6 (Linux >= 6.12) for the signal scope")
-    expect_containment_refused(ctx, "signal_scope", "EPROTO", "scoped for signals")
+    expect_containment_refused(ctx, "signal_scope", "EPROTO", "scoped for signals", also=NO_USERNS)
     # The control: without the seam the same run passes.
     lis = ctx.tcp()
-    run = ctx.sv("connect-tcp", [lis.dest], uid1000=True)
+    run = ctx.sv("connect-tcp", [lis.dest], uid1000=True, fault=NO_USERNS)
     expect_outcome(ctx, run, 0, "pass")
     ctx.expect_eq(run.report.get("containment"), "subreaper+landlock+signal-scope", "containment")
+    ctx.expect_eq(run.report.get("userns_refused"), "EPERM", "userns_refused")
 
 
 @test()
@@ -181,12 +187,13 @@ def root_agent_cannot_write_through_a_second_sysfs_mount(ctx):
 
 @test(timeout=90)
 def supervisor_sigkilled_leaves_enosys_to_what_survives(ctx):
-    # uid 1000 (subreaper+landlock): a daemonized grandchild outlives the
-    # SIGKILLed supervisor (a known limit). Its connection made before keeps
-    # working (write is never trapped; its peer was allowed); its next
-    # trapped call finds no listener and fails with ENOSYS, so nothing
-    # reaches the undeclared destination.
-    proc, log_path, lis, bad = kill_under_daemonize(ctx, uid1000=True)
+    # uid 1000 where user namespaces are refused (the seam: subreaper and
+    # Landlock): a daemonized grandchild outlives the SIGKILLed supervisor
+    # (a known limit). Its connection made before keeps working (write is
+    # never trapped; its peer was allowed); its next trapped call finds no
+    # listener and fails with ENOSYS, so nothing reaches the undeclared
+    # destination.
+    proc, log_path, lis, bad = kill_under_daemonize(ctx, uid1000=True, fault=NO_USERNS)
     ctx.require(wait_for(lambda: any(x.get("call") == "connect_after" for x in read_log(log_path)), 25),
                 "the grandchild did not survive the supervisor: %s" % read_log(log_path))
     run = Run(proc.returncode, "", "", None, read_log(log_path), proc.pid)
@@ -203,22 +210,42 @@ def supervisor_sigkilled_leaves_enosys_to_what_survives(ctx):
     with open(flag2, "w"):
         pass
     run = ctx.sv("daemonize", ["--outlive", flag2, lis.dest, bad.dest], allow=[lis.dest],
-                 no_loopback=True, uid1000=True)
+                 no_loopback=True, uid1000=True, fault=NO_USERNS)
     expect_outcome(ctx, run, 1, "fail")
     expect_agent(ctx, run, "connect_after", -1, "EACCES")
 
 
-def kill_under_daemonize(ctx, uid1000=False, binary=None):
+@test(timeout=90)
+def killed_uid1000_supervisor_takes_its_daemonized_descendants_with_it(ctx):
+    # A uid-1000 supervisor in a user namespace of its own runs the agent
+    # under the reaper of its pid namespace, as root does: whatever kills
+    # the supervisor (here SIGKILL from outside, as the OOM killer would)
+    # kills the reaper by its death signal and the kernel the namespace.
+    # The setsid grandchild never writes again. The control, the mutant
+    # no-userns (the subreaper shape), leaves it alive.
+    for binary in (None, mutant_binary("no-userns")):
+        proc, log_path, lis, bad = kill_under_daemonize(ctx, uid1000=True, binary=binary)
+        wait_for(lambda: any(x.get("call") == "connect_after" for x in read_log(log_path)), 3)
+        late = [x for x in read_log(log_path) if x.get("call") in ("write_after", "connect_after")]
+        if binary is None:
+            ctx.expect_eq(late, [], "the grandchild's calls after its supervisor was SIGKILLed")
+            ctx.expect_eq(lis.received(), b"before\n", "bytes at the declared listener")
+        else:
+            ctx.expect(late, "no-userns mutant: the grandchild did not outlive its supervisor")
+        ctx.expect_eq(bad.conns, 0, "connections at the undeclared destination")
+
+
+def kill_under_daemonize(ctx, uid1000=False, binary=None, fault=None):
     """Runs daemonize --outlive, SIGKILLs the supervisor once the grandchild
     has written on its declared connection, then lets the grandchild go on
     (if it lives). Returns (the killed supervisor, the agent log's path, the
     declared listener, the undeclared one)."""
     lis = ctx.tcp(reply=True)
     bad = ctx.tcp(UNDECLARED)
-    flag = os.path.join(ctx.tmp, "supervisor-dead-%s" % (binary is not None))
+    flag = os.path.join(ctx.tmp, "supervisor-dead-%s-%s" % (binary is not None, fault is not None))
     proc, report_path, log_path = ctx.start("daemonize", ["--outlive", flag, lis.dest, bad.dest],
                                             allow=[lis.dest], no_loopback=True, uid1000=uid1000,
-                                            binary=binary)
+                                            binary=binary, fault=fault)
     ctx.closers.append(proc.kill)
     ctx.require(wait_for(lambda: any(x.get("call") == "write_before" for x in read_log(log_path)), 15),
                 "the grandchild never connected: %s" % read_log(log_path))
@@ -246,7 +273,7 @@ def killed_root_supervisor_takes_its_daemonized_descendants_with_it(ctx):
     # pid-namespace: the reaper has a death signal on the supervisor, and as
     # the namespace's init its death kills every process in it
     # (zap_pid_ns_processes), the setsid grandchild included. The uid-1000
-    # counterpart above shows such a grandchild surviving a subreaper.
+    # counterparts above: gone in the user namespace, alive under a subreaper.
     log, got, bad_conns = killed_root_supervisor_run(ctx)
     ctx.expect(not [x for x in log if x.get("call") in ("write_after", "connect_after")],
                "the grandchild outlived the SIGKILLed root supervisor: %s" % log[-3:])

@@ -11,9 +11,9 @@ import os
 import subprocess
 import time
 
-from harness import (AGENTS, BUILD, DECLARED, UNDECLARED, Blackhole, Skip, expect_agent,
-                     expect_event, expect_outcome, in_pid_namespace, read_log, require_pidfd_thread,
-                     test, wait_for)
+from harness import (AGENTS, BUILD, DECLARED, UNDECLARED, USERNS_CONTAINMENT, Blackhole, Skip,
+                     expect_agent, expect_event, expect_outcome, in_pid_namespace, mutant_binary,
+                     read_log, require_pidfd_thread, test, wait_for)
 
 
 @test()
@@ -27,6 +27,25 @@ def nodump_agent_never_passes_unseen(ctx):
         ctx.expect(wait_for(lambda: lis.conns == 1), "listener connections %d" % lis.conns)
     else:
         expect_outcome(ctx, run, 3, "capability-error")
+
+
+@test()
+def nodump_agent_of_a_uid1000_supervisor_in_its_user_namespace_stays_unreadable(ctx):
+    # The supervisor's user namespace must not give it what the host does
+    # not: it keeps no CAP_SYS_PTRACE there, so a non-dumpable agent is as
+    # unreadable as to any uid-1000 supervisor (capability-error). The
+    # mutant userns-keeps-ptrace, with every capability the namespace gave
+    # it, reads and denies the undeclared connect (fail): the false answer
+    # this check exists to catch.
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("nodump", [bad.dest], uid1000=True, no_loopback=True)
+    ctx.expect_eq(run.report.get("containment"), USERNS_CONTAINMENT, "containment")
+    expect_outcome(ctx, run, 3, "capability-error")
+    m = ctx.sv("nodump", [bad.dest], uid1000=True, no_loopback=True,
+               binary=mutant_binary("userns-keeps-ptrace"))
+    expect_outcome(ctx, m, 1, "fail")
+    time.sleep(0.2)
+    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
 
 
 @test()

@@ -11,7 +11,8 @@ import os
 import signal
 import subprocess
 
-from harness import (AGENTS, BUILD, DECLARED, SV, UNDECLARED, Skip, expect_agent, expect_outcome,
+from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, UNDECLARED, USERNS_CONTAINMENT, Skip,
+                     subreaper_containment, expect_agent, expect_outcome,
                      host_descendants, landlock_abi, load_report, mutant_binary, process_alive,
                      read_log, sv_with_channel, test, wait_for)
 
@@ -116,48 +117,58 @@ def report_fd_holds_provisional_then_final_record(ctx):
 
 @test()
 def report_fd_forgery_by_agent_finds_no_route_and_killed_supervisor_vouches_for_nothing(ctx):
-    # As uid 1000 (no pid namespace) the agent can SIGKILL its supervisor;
-    # as root it cannot even reach it (the next test).
-    bad = ctx.tcp(UNDECLARED)
-    run, recs, rest, path = sv_with_channel(ctx, "forge-report", [bad.dest], path=True, no_loopback=True,
-                                            uid1000=True, check=False)
-    if run.report and (run.report.get("probe") or {}).get("containment") in ("ENOSYS", "EOPNOTSUPP"):
-        raise Skip("no Landlock on this kernel: a uid-1000 agent is refused (capability-error)")
-    # Where Landlock scopes the agent's domain for signals (6.12+) the kill
-    # is EPERM and the supervisor finishes with its own final record.
-    scoped = landlock_abi() >= 6
-    ctx.expect_eq(run.rc, 1 if scoped else -signal.SIGKILL,
-                  "supervisor exit (finished)" if scoped else "supervisor killed by its agent")
-    expect_agent(ctx, run, "connect", -1, "EACCES")
-    expect_agent(ctx, run, "kill_supervisor", 0)
-    if scoped:
-        ctx.expect_eq([x.get("errno") for x in run.agent_lines(call="kill_supervisor", failed=True)],
-                      ["EPERM"], "the agent's kill of its supervisor (signal scope)")
-    # The descriptor is not the agent's, and the supervisor's table is closed
-    # to it (not dumpable): no route to the channel.
-    expect_agent(ctx, run, "forge_fd", -1, "EBADF")
-    for call in ("forge_proc_fd", "forge_fd_target"):
-        line = expect_agent(ctx, run, call, -1)
-        ctx.expect(line.get("errno") in ("EACCES", "EPERM"), "%s: %s" % (call, line))
-    ctx.require(recs, "no record on the report channel")
-    if scoped:
-        ctx.expect_eq([k for k, _ in recs][-1:], ["final"], "the last record is the supervisor's final one")
-    else:
-        ctx.expect_eq([k for k, _ in recs], ["provisional"] * len(recs), "records left by a killed supervisor")
-    ctx.expect_eq((recs[0][1].get("channel") or {}).get("path_agent_writable"), True,
-                  "the report says its --report path is the agent's to write")
-    ctx.expect_eq(recs[-1][1].get("verdict"), "fail" if scoped else "capability-error",
-                  "last record's verdict")
-    ctx.expect_eq(rest, b"", "bytes after the last record")
-    # The --report path is the documented weak channel: the agent (same uid,
-    # writable directory) replaced it. Only the exit status contradicts it.
-    expect_agent(ctx, run, "forge_path", 0)
-    with open(path) as f:
-        # A supervisor that finishes renames its final report over the forgery.
-        ctx.expect_eq(json.load(f).get("verdict"), "fail" if scoped else "pass",
-                      "--report file (forged: documented limit, unless the supervisor finished)")
-    ctx.expect("can write the directory" in run.err, "no warning about the writable report directory: %r" % run.err[-300:])
-    ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+    # As uid 1000 in the supervisor's user namespace the agent's parent is
+    # the reaper of its pid namespace (its SIGKILL is dropped, as for root:
+    # the next test); where user namespaces are refused (the seam) the agent
+    # is the supervisor's child and can SIGKILL it unless Landlock scopes
+    # its domain for signals (6.12+).
+    for fault in (None, NO_USERNS):
+        bad = ctx.tcp(UNDECLARED)
+        run, recs, rest, path = sv_with_channel(ctx, "forge-report", [bad.dest], path=True,
+                                                no_loopback=True, uid1000=True, check=False,
+                                                fault=fault)
+        if run.report and (run.report.get("probe") or {}).get("containment") in ("ENOSYS", "EOPNOTSUPP"):
+            raise Skip("no Landlock on this kernel: a uid-1000 agent is refused (capability-error)")
+        userns = fault is None
+        ctx.expect_eq(run.report and run.report.get("containment"),
+                      USERNS_CONTAINMENT if userns else subreaper_containment(), "containment")
+        # The supervisor finishes with its own final record when the kill
+        # cannot reach it.
+        scoped = userns or landlock_abi() >= 6
+        ctx.expect_eq(run.rc, 1 if scoped else -signal.SIGKILL,
+                      "supervisor exit (finished)" if scoped else "supervisor killed by its agent")
+        expect_agent(ctx, run, "connect", -1, "EACCES")
+        expect_agent(ctx, run, "kill_supervisor", 0)
+        if scoped and not userns:
+            ctx.expect_eq([x.get("errno") for x in run.agent_lines(call="kill_supervisor", failed=True)],
+                          ["EPERM"], "the agent's kill of its supervisor (signal scope)")
+        # The descriptor is not the agent's, and the supervisor's table (or
+        # the reaper's) is closed to it (not dumpable): no route to the channel.
+        expect_agent(ctx, run, "forge_fd", -1, "EBADF")
+        for call in ("forge_proc_fd", "forge_fd_target"):
+            line = expect_agent(ctx, run, call, -1)
+            ctx.expect(line.get("errno") in ("EACCES", "EPERM", "ENOENT"), "%s: %s" % (call, line))
+        ctx.require(recs, "no record on the report channel")
+        if scoped:
+            ctx.expect_eq([k for k, _ in recs][-1:], ["final"], "the last record is the supervisor's final one")
+        else:
+            ctx.expect_eq([k for k, _ in recs], ["provisional"] * len(recs), "records left by a killed supervisor")
+        ctx.expect_eq((recs[0][1].get("channel") or {}).get("path_agent_writable"), True,
+                      "the report says its --report path is the agent's to write")
+        ctx.expect_eq(recs[-1][1].get("verdict"), "fail" if scoped else "capability-error",
+                      "last record's verdict")
+        ctx.expect_eq(rest, b"", "bytes after the last record")
+        # The --report path is the documented weak channel: the agent (same
+        # uid, writable directory) replaced it. Only the exit status
+        # contradicts it.
+        expect_agent(ctx, run, "forge_path", 0)
+        with open(path) as f:
+            # A supervisor that finishes renames its final report over the forgery.
+            ctx.expect_eq(json.load(f).get("verdict"), "fail" if scoped else "pass",
+                          "--report file (forged: documented limit, unless the supervisor finished)")
+        ctx.expect("can write the directory" in run.err,
+                   "no warning about the writable report directory: %r" % run.err[-300:])
+        ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
 
 
 @test()
