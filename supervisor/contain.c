@@ -38,7 +38,7 @@ static int have_effective_cap(int cap)
 /* The choice, made once (sv_contain_setup) for every child of the run: the
  * probe's canary must be contained exactly as the agent. */
 static struct {
-	int done, err, userns_err;
+	int done, err, userns_err, in_userns;
 	enum sv_contain_mode mode;
 } C;
 
@@ -158,6 +158,7 @@ int sv_contain_setup(void)
 	rc = enter_userns();
 	if (rc == -EOWNERDEAD)
 		return rc;
+	C.in_userns = rc == 0;
 	C.mode = rc == 0 ? SV_CONTAIN_USERNS : SV_CONTAIN_SUBREAPER;
 	C.userns_err = rc;
 	return 0;
@@ -187,7 +188,8 @@ int sv_contain_settle(void)
 #ifdef SV_MUTANT_USERNS_KEEPS_PTRACE
 	return 0;
 #endif
-	return C.mode == SV_CONTAIN_USERNS ? keep_only_caps(0, 0) : 0;
+	/* Also after a fall-back to the subreaper from inside the namespace. */
+	return C.in_userns ? keep_only_caps(0, 0) : 0;
 }
 
 const char *sv_contain_name(enum sv_contain_mode m)
