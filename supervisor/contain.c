@@ -39,6 +39,7 @@ static int have_effective_cap(int cap)
  * probe's canary must be contained exactly as the agent. */
 static struct {
 	int done, err, userns_err;
+	int in_userns; /* entered our own user namespace: its CAP_SYS_ADMIN goes at settle */
 	enum sv_contain_mode mode;
 } C;
 
@@ -158,6 +159,7 @@ int sv_contain_setup(void)
 	rc = enter_userns();
 	if (rc == -EOWNERDEAD)
 		return rc;
+	C.in_userns = rc == 0;
 	C.mode = rc == 0 ? SV_CONTAIN_USERNS : SV_CONTAIN_SUBREAPER;
 	C.userns_err = rc;
 	return 0;
@@ -187,7 +189,15 @@ int sv_contain_settle(void)
 #ifdef SV_MUTANT_USERNS_KEEPS_PTRACE
 	return 0;
 #endif
+#ifdef SV_MUTANT_FALLBACK_KEEPS_ADMIN
+	/* MUTANT fallback-keeps-admin: only user-namespace mode drops it, so a
+	 * supervisor that fell back to the subreaper inside its namespace keeps
+	 * CAP_SYS_ADMIN there for the whole run. */
 	return C.mode == SV_CONTAIN_USERNS ? keep_only_caps(0, 0) : 0;
+#endif
+	/* In our namespace whatever the children got: after a fall-back
+	 * (sv_contain_fall_back) the subreaper's agent lives in it too. */
+	return C.in_userns ? keep_only_caps(0, 0) : 0;
 }
 
 const char *sv_contain_name(enum sv_contain_mode m)
