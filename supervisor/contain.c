@@ -38,7 +38,8 @@ static int have_effective_cap(int cap)
 /* The choice, made once (sv_contain_setup) for every child of the run: the
  * probe's canary must be contained exactly as the agent. */
 static struct {
-	int done, err, userns_err, in_userns;
+	int done, err, userns_err;
+	int in_userns; /* entered our own user namespace: its CAP_SYS_ADMIN goes at settle */
 	enum sv_contain_mode mode;
 } C;
 
@@ -188,7 +189,14 @@ int sv_contain_settle(void)
 #ifdef SV_MUTANT_USERNS_KEEPS_PTRACE
 	return 0;
 #endif
-	/* Also after a fall-back to the subreaper from inside the namespace. */
+#ifdef SV_MUTANT_FALLBACK_KEEPS_ADMIN
+	/* MUTANT fallback-keeps-admin: only user-namespace mode drops it, so a
+	 * supervisor that fell back to the subreaper inside its namespace keeps
+	 * CAP_SYS_ADMIN there for the whole run. */
+	return C.mode == SV_CONTAIN_USERNS ? keep_only_caps(0, 0) : 0;
+#endif
+	/* In our namespace whatever the children got: after a fall-back
+	 * (sv_contain_fall_back) the subreaper's agent lives in it too. */
 	return C.in_userns ? keep_only_caps(0, 0) : 0;
 }
 

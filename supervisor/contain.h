@@ -51,9 +51,9 @@ void sv_contain_fall_back(int err);
 /* Why the user namespace was not used (the -errno of unshare, or of the
  * seam), or 0: the report's containment.userns_errno. */
 int sv_contain_userns_err(void);
-/* Called once the agent exists: in its user namespace (SV_CONTAIN_USERNS, or
- * the subreaper it fell back to there) the supervisor drops the
- * CAP_SYS_ADMIN it kept for the children's namespaces, so for the rest
+/* Called once the agent exists: a supervisor in a user namespace of its own
+ * (SV_CONTAIN_USERNS, or the subreaper it fell back to inside one) drops
+ * the CAP_SYS_ADMIN it kept for the children's namespaces, so for the rest
  * of the run it holds no capability at all. Returns 0 or -errno. */
 int sv_contain_settle(void);
 /* "pid-namespace", "user-namespace+pid-namespace+landlock",

@@ -403,7 +403,7 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	struct sv_probe_result pr;
 	struct agent_launch launch;
 	struct sv_child *ch = &agent_ch;
-	int p[2], rc, err = 0;
+	int p[2], rc, err = 0, warned_userns;
 	ssize_t n;
 
 	/* Before the probe: its canary is contained as the agent will be. */
@@ -414,7 +414,7 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 		sv_report_internal_error("user namespace set-up", -rc);
 		return finish_run(1);
 	}
-	if (sv_contain_userns_err())
+	if ((warned_userns = sv_contain_userns_err() != 0))
 		fprintf(stderr,
 			"egress-supervisor: warning: no user namespace (%s): the agent is this "
 			"supervisor's child, so before Linux 6.12 it can signal it, and a "
@@ -458,6 +458,15 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	rc = sv_spawn(ch, launch_agent, &launch, p[1]);
 #endif
 	close(p[1]);
+	/* The namespace was made but the pid and mount namespaces in it were
+	 * refused (by the probe's canary or now): said as the refusal above is. */
+	if (!warned_userns && sv_contain_userns_err())
+		fprintf(stderr,
+			"egress-supervisor: warning: pid and mount namespaces refused in our user "
+			"namespace (%s): the agent is this supervisor's child (subreaper), so "
+			"before Linux 6.12 it can signal it, and a supervisor the OOM killer takes "
+			"leaves the agent's descendants alive\n",
+			strerror(-sv_contain_userns_err()));
 	sv_report_set_containment(sv_contain_name(ch->mode), sv_contain_userns_err());
 	/* The children's namespaces are made: the capability kept for them in
 	 * our user namespace goes, so the run holds none at all. */

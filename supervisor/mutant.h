@@ -125,4 +125,8 @@
  *                         keeps every capability the namespace gave it,
  *                         CAP_SYS_PTRACE over the agent among them: Yama 2 and
  *                         a non-dumpable agent are read as if the host allowed it
+ *   FALLBACK_KEEPS_ADMIN  contain.c  a supervisor that fell back to the subreaper
+ *                         inside its user namespace (pid and mount namespaces
+ *                         refused there) keeps CAP_SYS_ADMIN in it for the
+ *                         whole run (review h-attack7)
  * This header is documentation only; nothing includes it. */

@@ -14,8 +14,8 @@ import time
 
 from harness import (AGENTS, BUILD, NO_USERNS, SV, UNDECLARED, Run, Skip, check_report, errno_in, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, landlock_abi,
-                     mutant_binary, parse_records, read_log, rewrite_run, start_launched, test,
-                     wait_for)
+                     mutant_binary, mutant_faults_binary, parse_records, read_log, rewrite_run, start_launched, test,
+                     subreaper_containment, wait_for)
 
 
 # ----------------------------------------- the agent's descriptors (close_range)
@@ -133,6 +133,33 @@ def signal_scope_not_kept_refuses_the_run(ctx):
     expect_outcome(ctx, run, 0, "pass")
     ctx.expect_eq(run.report.get("containment"), "subreaper+landlock+signal-scope", "containment")
     ctx.expect_eq(run.report.get("userns_refused"), "EPERM", "userns_refused")
+
+
+@test()
+def fallback_inside_the_user_namespace_drops_cap_sys_admin_and_says_so(ctx):
+    # The user namespace is made but the pid and mount namespaces in it are
+    # refused (seam clone_newpid, in the run only: the probe's canary had
+    # them): the agent is the subreaper's child inside that namespace, and
+    # the CAP_SYS_ADMIN kept for the namespaces must go all the same, as in
+    # user-namespace mode (found by review h-attack7: it stayed for the
+    # whole run). The mutant fallback-keeps-admin keeps it.
+    for binary, want in ((None, 0), (mutant_faults_binary("fallback-keeps-admin"), 1 << 21)):
+        proc, report_path, log_path = ctx.start("/bin/sleep", ["1"], uid1000=True,
+                                                fault="clone_newpid:EPERM", binary=binary)
+        time.sleep(0.5)
+        try:
+            with open("/proc/%d/status" % proc.pid) as f:
+                eff = int(next(l for l in f if l.startswith("CapEff:")).split()[1], 16)
+        except (OSError, StopIteration):
+            eff = None
+        run = ctx.finish(proc, report_path, log_path)
+        expect_outcome(ctx, run, 0, "pass")
+        ctx.expect_eq(run.report.get("containment"), subreaper_containment(), "containment")
+        ctx.expect_eq(run.report.get("userns_refused"), "EPERM", "userns_refused")
+        ctx.expect_eq(eff, want, "%s: the supervisor's CapEff during the run" % (binary or "release"))
+        if binary is None:
+            ctx.expect("pid and mount namespaces refused" in run.err,
+                       "no warning on stderr: %r" % run.err[-400:])
 
 
 @test()
