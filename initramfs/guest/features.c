@@ -6,7 +6,7 @@
  *     NAME=no DETAIL...
  *
  * NAME is one of seccomp_notify, pidfd_getfd, process_vm_readv, kcmp, yama,
- * ia32, x32, io_uring, pty (docs/guest.md). The guest init runs it as root before any
+ * ia32, x32, io_uring, pty, userns (docs/guest.md). The guest init runs it as root before any
  * precondition or syscall mask is applied, so it describes the kernel, not the
  * cell's emulated environment. Every probe that could leave state behind (a
  * seccomp filter) or die (a missing syscall entry point) runs in a forked child.
@@ -14,6 +14,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -285,6 +287,25 @@ static void probe_pty(void)
 	print_errno("pty", errno);
 }
 
+/*
+ * What a uid-1000 supervisor contains its agent with (docs/design.md, "User
+ * namespace"): a user namespace an unprivileged process may make
+ * (CONFIG_USER_NS, user.max_user_namespaces, Debian's
+ * kernel.unprivileged_userns_clone), and a pid and mount namespace made
+ * inside it. Proven as uid 65534, in a child that dies with them.
+ */
+static int probe_userns_child(void)
+{
+	if (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+	    setresuid(65534, 65534, 65534) != 0)
+		return errno;
+	if (unshare(CLONE_NEWUSER) != 0)
+		return errno;
+	if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0)
+		return errno;
+	return 0;
+}
+
 int main(void)
 {
 	print_child("seccomp_notify", run_child(probe_notify_child), "listener ok");
@@ -296,5 +317,7 @@ int main(void)
 	print_child("x32", run_child(probe_x32_child), "x32 getpid ok");
 	probe_io_uring();
 	probe_pty();
+	print_child("userns", run_child(probe_userns_child),
+		    "unprivileged user namespace with pid and mount namespaces ok");
 	return fflush(stdout) == 0 ? 0 : 1;
 }
