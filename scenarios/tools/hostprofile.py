@@ -250,6 +250,10 @@ def environment(p):
         masks.append("unshare:EPERM")
     elif userns == "EPERM" and (p.get("sysctls") or {}).get("kernel.unprivileged_userns_clone") == 0:
         sysctls.append("kernel.unprivileged_userns_clone=0")
+    elif userns == "ENOSPC" and (p.get("sysctls") or {}).get("user.max_user_namespaces") == 0:
+        # A hardened host or a container runtime's limit: the uid-1000
+        # supervisor's containment falls back to the subreaper there.
+        sysctls.append("user.max_user_namespaces=0")
     elif userns not in ("ok", None):
         notes.append(f"the host refuses a user namespace ({userns}) for a reason the guest "
                      f"does not reproduce: the guest profile's answer will differ")

@@ -305,7 +305,12 @@ int hp_probe_userns(void)
 		return err;
 	}
 	if (pid == 0) {
-		int e = unshare(CLONE_NEWUSER) == 0 ? 0 : errno;
+		/* What a uid-1000 supervisor contains its agent with: the pid
+		 * and mount namespaces made inside too (an LSM may allow the
+		 * user namespace and refuse what it gives: Ubuntu's AppArmor). */
+		int e = unshare(CLONE_NEWUSER) != 0                ? errno
+			: unshare(CLONE_NEWPID | CLONE_NEWNS) != 0 ? errno
+								   : 0;
 
 		_exit(write(p[1], &e, sizeof(e)) == (ssize_t)sizeof(e) ? 0 : 1);
 	}

@@ -267,6 +267,21 @@ class Replay(unittest.TestCase):
         text, _ = H.host_scenario_text(self.scenario("starter-undeclared"), env)
         self.assertIn("when kernel=* -> capability-error", text)
 
+    def test_a_host_without_user_namespaces_maps_onto_its_sysctl(self):
+        # user.max_user_namespaces=0 answers ENOSPC; the replay sets it, so a
+        # uid-1000 supervisor contains its agent in the guest as on the host.
+        p = self.edited(yama_ptrace_scope=0)
+        p["probes"]["userns"] = "ENOSPC"
+        p.setdefault("sysctls", {})["user.max_user_namespaces"] = 0
+        env = H.environment(p)
+        self.assertIn("user.max_user_namespaces=0", env["sysctls"])
+        self.assertNotIn("unshare:ENOSPC", env["masks"])
+        p["probes"]["userns"] = "EPERM"
+        p["sysctls"]["kernel.unprivileged_userns_clone"] = None
+        p["sysctls"]["user.max_user_namespaces"] = 100
+        env = H.environment(p)
+        self.assertEqual(env["sysctls"], [])
+
     def test_a_replay_scenario_writes_the_guest_profile_before_the_supervisor(self):
         env = {"ptrace_scope": 0, "user": "root", "masks": [], "sysctls": []}
         text, _ = H.host_scenario_text(self.scenario("starter-declared"), env)
