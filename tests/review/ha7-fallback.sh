@@ -12,10 +12,7 @@ SV=${SV:-$B/faults/egress-supervisor}
 # shellcheck source=tests/review/review-cc.sh
 . tests/review/review-cc.sh
 review_cc "$B/ha7-agent" tests/review/ha7-agent.c
-D=$(mktemp -d /tmp/ha7-fallback.XXXXXX)
-cp "$SV" "$D/sv"
-cp "$B/ha7-agent" "$D/agent"
-chown -R 1000:1000 "$D"
+D=$(review_stage ha7-fallback "$SV" "$B/ha7-agent")
 for fault in clone_newpid:EPERM probe.clone_newpid:EPERM,clone_newpid:EPERM ""; do
 	rc=0
 	EGRESS_SV_FAULT=$fault setpriv --reuid 1000 --regid 1000 --clear-groups \

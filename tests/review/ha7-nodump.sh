@@ -15,10 +15,7 @@ SV=${SV:-$B/egress-supervisor}
 # shellcheck source=tests/review/review-cc.sh
 . tests/review/review-cc.sh
 review_cc "$B/ha7-agent" tests/review/ha7-agent.c
-D=$(mktemp -d /tmp/ha7-nodump.XXXXXX)
-cp "$SV" "$D/sv"
-cp "$B/ha7-agent" "$D/agent"
-chown -R 1000:1000 "$D"
+D=$(review_stage ha7-nodump "$SV" "$B/ha7-agent")
 U="setpriv --reuid 1000 --regid 1000 --clear-groups"
 for mode in nodump nodump-userns; do
 	rc=0

@@ -11,10 +11,7 @@ SV=${SV:-$B/egress-supervisor}
 # shellcheck source=tests/review/review-cc.sh
 . tests/review/review-cc.sh
 review_cc "$B/ha7-agent" tests/review/ha7-agent.c
-D=$(mktemp -d /tmp/ha7-survive.XXXXXX)
-cp "$SV" "$D/sv"
-cp "$B/ha7-agent" "$D/agent"
-chown -R 1000:1000 "$D"
+D=$(review_stage ha7-survive "$SV" "$B/ha7-agent")
 setpriv --reuid 1000 --regid 1000 --clear-groups "$D/sv" --report "$D/r.json" -- \
 	"$D/agent" survive "$D" 2>"$D/sv.err" &
 svpid=$!

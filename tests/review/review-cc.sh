@@ -10,3 +10,15 @@ review_cc() {
 		-isystem "$b/sysroot/include" -static -pthread -Itests/agents -o "$out" \
 		"$@" tests/agents/agentlib.c
 }
+
+# review_stage TAG SV AGENT: a fresh /tmp/TAG.XXXXXX holding the supervisor
+# binary SV as sv and the agent AGENT as agent, owned by uid 1000 (the
+# reproductions run the supervisor as uid 1000). Prints the directory.
+review_stage() {
+	local d
+	d=$(mktemp -d "/tmp/$1.XXXXXX")
+	cp "$2" "$d/sv"
+	cp "$3" "$d/agent"
+	chown -R 1000:1000 "$d"
+	echo "$d"
+}
