@@ -78,33 +78,21 @@ static int keep_only_caps(unsigned keep, int clear_bounding)
 	return syscall(SYS_capset, &h, d) == 0 ? 0 : -errno;
 }
 
-/* Into a user namespace of our own, with only CAP_SYS_ADMIN in it (for the
- * children's pid and mount namespaces). The namespace's owner rule gives
- * every capability in it only to a process of its parent namespace; from
- * inside, our own sets decide, and they no longer hold CAP_SYS_PTRACE: the
- * ptrace rules between us and the agent (Yama 2, non-dumpable, same uid,
- * the descendant rule) are those of the host, and commoncap's same-
- * namespace rule holds because the agent lives in this namespace too with
- * no capability at all. Returns 0, or -errno with nothing changed
- * (unshare refused), or -EOWNERDEAD when we are inside but could not map
- * our ids or lower our capabilities: the run must not go on. */
-static int enter_userns(void)
+/* Into a user namespace of our own: unshare, our ids mapped to themselves,
+ * only CAP_SYS_ADMIN kept (see enter_userns). *inside says whether the
+ * unshare was done (and we are in the namespace for good). Returns 0 or the
+ * -errno of the first step that failed. */
+static int userns_steps(int *inside)
 {
 	char map[64];
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
-	int rc = sv_fault("userns");
+	int rc;
 
-#ifdef SV_MUTANT_NO_USERNS
-	/* MUTANT no-userns: the old shape for uid 1000 (subreaper, Landlock):
-	 * a supervisor the agent can signal (before 6.12) or have OOM-killed
-	 * leaves the agent's descendants alive. */
-	return -EPERM;
-#endif
-	if (rc < 0)
-		return rc;
+	*inside = 0;
 	if (unshare(CLONE_NEWUSER) != 0)
 		return -errno;
+	*inside = 1;
 	/* A non-dumpable process's /proc/self files belong to root, so ours
 	 * cannot be opened for writing: dumpable for the three writes, while
 	 * no child of ours exists yet. */
@@ -123,11 +111,73 @@ static int enter_userns(void)
 	/* MUTANT userns-keeps-ptrace: every capability the new namespace gave
 	 * us is kept, CAP_SYS_PTRACE over the agent among them: Yama 2 and a
 	 * non-dumpable agent stop meaning what they mean. */
-	return rc < 0 ? -EOWNERDEAD : 0;
+	return rc;
 #endif
-	if (keep_only_caps(1u << CAP_SYS_ADMIN_BIT, 1) < 0 || rc < 0)
-		return -EOWNERDEAD;
-	return 0;
+	if (rc == 0)
+		rc = keep_only_caps(1u << CAP_SYS_ADMIN_BIT, 1);
+	return rc;
+}
+
+/* The whole of it first in a child that dies with it, the pid and mount
+ * namespaces the children need included: a host may let a user namespace
+ * be made and refuse what it gives (Ubuntu's
+ * apparmor_restrict_unprivileged_userns denies the capabilities inside, so
+ * the uid_map write fails), and that must not be found out from inside our
+ * own, where we would have to stay. Returns 0 or the -errno of the first
+ * step that failed. */
+static int userns_trial(void)
+{
+	int status, inside, rc;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		rc = userns_steps(&inside);
+		if (rc == 0 && unshare(CLONE_NEWPID | CLONE_NEWNS) != 0)
+			rc = -errno;
+		_exit(-rc & 0xff);
+	}
+	while ((rc = (int)waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (rc < 0)
+		return -errno;
+	return WIFEXITED(status) ? -WEXITSTATUS(status) : -ECHILD;
+}
+
+/* Into a user namespace of our own, with only CAP_SYS_ADMIN in it (for the
+ * children's pid and mount namespaces). The namespace's owner rule gives
+ * every capability in it only to a process of its parent namespace; from
+ * inside, our own sets decide, and they no longer hold CAP_SYS_PTRACE: the
+ * ptrace rules between us and the agent (Yama 2, non-dumpable, same uid,
+ * the descendant rule) are those of the host, and commoncap's same-
+ * namespace rule holds because the agent lives in this namespace too with
+ * no capability at all. Returns 0, or -errno with nothing changed (the
+ * trial or the unshare refused), or -EOWNERDEAD when we are inside but
+ * could not map our ids or lower our capabilities although the trial
+ * could: the run must not go on. */
+static int enter_userns(void)
+{
+	int rc = sv_fault("userns"), inside;
+
+#ifdef SV_MUTANT_NO_USERNS
+	/* MUTANT no-userns: the old shape for uid 1000 (subreaper, Landlock):
+	 * a supervisor the agent can signal (before 6.12) or have OOM-killed
+	 * leaves the agent's descendants alive. */
+	return -EPERM;
+#endif
+	if (rc < 0)
+		return rc;
+#ifdef SV_MUTANT_USERNS_UNTRIED
+	/* MUTANT userns-untried: no trial; a namespace that gives nothing is
+	 * found out from inside it. */
+	(void)userns_trial;
+#else
+	if ((rc = userns_trial()) < 0)
+		return rc;
+#endif
+	rc = userns_steps(&inside);
+	return rc < 0 && inside ? -EOWNERDEAD : rc;
 }
 
 int sv_contain_setup(void)

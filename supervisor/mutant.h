@@ -129,4 +129,9 @@
  *                         inside its user namespace (pid and mount namespaces
  *                         refused there) keeps CAP_SYS_ADMIN in it for the
  *                         whole run (review h-attack7)
+ *   USERNS_UNTRIED        contain.c  no trial in a throwaway child: on a host that
+ *                         lets a user namespace be made but refuses what it
+ *                         gives (Ubuntu's AppArmor restriction) the supervisor
+ *                         enters it first and falls back from inside, where
+ *                         it must then stay
  * This header is documentation only; nothing includes it. */

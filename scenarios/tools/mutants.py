@@ -204,6 +204,11 @@ GUEST_MUTANTS = [
 # layout it matters on (a supervisor in a chroot with a bind of the host's
 # /) is a host's, not a guest's, so the integration test
 # domain_that_still_reaches_a_cgroup_file_refuses_the_run kills it.
+# userns-untried (no trial of the user namespace in a throwaway child) has
+# no cell: the matrix's guests refuse nothing between the user namespace and
+# the pid namespace in it, so only the integration test
+# user_namespace_that_gives_nothing_is_found_before_the_supervisor_enters_one
+# (a seccomp mask refusing CLONE_NEWPID) kills it.
 # fallback-keeps-admin (review h-attack7: CAP_SYS_ADMIN kept in the user
 # namespace after the fall-back to the subreaper) has no cell: only the
 # supervisor's own capability sets differ, which no verdict shows, so the

@@ -9,10 +9,12 @@ Registered into harness.TESTS when run.py imports it."""
 
 import os
 import subprocess
+import sys
 import threading
 import time
 
-from harness import (AGENTS, BUILD, NO_USERNS, SV, UNDECLARED, Run, Skip, check_report, errno_in, expect_agent,
+from harness import (AGENTS, BUILD, NO_USERNS, SV, TOP, UNDECLARED, USERNS_CONTAINMENT, Run, Skip,
+                     check_report, errno_in, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, landlock_abi,
                      mutant_binary, mutant_faults_binary, parse_records, read_log, rewrite_run, start_launched, test,
                      subreaper_containment, wait_for)
@@ -260,6 +262,59 @@ def killed_uid1000_supervisor_takes_its_daemonized_descendants_with_it(ctx):
         else:
             ctx.expect(late, "no-userns mutant: the grandchild did not outlive its supervisor")
         ctx.expect_eq(bad.conns, 0, "connections at the undeclared destination")
+
+
+def newpid_refused():
+    """preexec_fn: CLONE_NEWPID refused (seccomp_mask.newpid_mask)."""
+    sys.path.insert(0, os.path.join(TOP, "tests", "hostprofile"))
+    import seccomp_mask
+    seccomp_mask.newpid_mask()
+
+
+@test()
+def user_namespace_that_gives_nothing_is_found_before_the_supervisor_enters_one(ctx):
+    # A host may let a user namespace be made and refuse what it gives
+    # (Ubuntu's apparmor_restrict_unprivileged_userns; here a seccomp mask
+    # refusing CLONE_NEWPID). The supervisor tries the whole of it in a
+    # throwaway child first, so it stays in the initial user namespace and
+    # falls back to the subreaper from there, not from inside a namespace it
+    # could never leave. The control (no mask) is in a namespace of its own.
+    init_ns = os.readlink("/proc/self/ns/user")
+    for masked in (True, False):
+        proc, report_path, log_path = ctx.start(
+            "/bin/sh", ["-c", "sleep 0.5"], uid1000=True,
+            preexec=newpid_refused if masked else None)
+        ctx.closers.append(proc.kill)
+        time.sleep(0.25)
+        try:
+            ns = os.readlink("/proc/%d/ns/user" % proc.pid)
+        except OSError as e:
+            ns = "gone (%s)" % e
+        run = ctx.finish(proc, report_path, log_path)
+        expect_outcome(ctx, run, 0, "pass")
+        if masked:
+            ctx.expect_eq(ns, init_ns, "the supervisor's user namespace under the mask")
+            ctx.expect_eq((run.report.get("containment"), run.report.get("userns_refused")),
+                          (subreaper_containment(), "EPERM"), "containment, userns_refused")
+            ctx.expect("no user namespace (Operation not permitted)" in run.err,
+                       "no warning on stderr: %r" % run.err[-300:])
+        else:
+            ctx.expect(ns != init_ns, "the supervisor stayed in the initial user namespace")
+            ctx.expect_eq(run.report.get("containment"), USERNS_CONTAINMENT, "containment")
+    # The check can fail: without the trial the supervisor enters its
+    # namespace first and falls back from inside it, for the rest of its life.
+    proc, report_path, log_path = ctx.start("/bin/sh", ["-c", "sleep 0.5"], uid1000=True,
+                                            preexec=newpid_refused,
+                                            binary=mutant_binary("userns-untried"))
+    ctx.closers.append(proc.kill)
+    time.sleep(0.25)
+    try:
+        ns = os.readlink("/proc/%d/ns/user" % proc.pid)
+    except OSError as e:
+        ns = "gone (%s)" % e
+    ctx.finish(proc, report_path, log_path)
+    ctx.expect(ns not in (init_ns,) and not ns.startswith("gone"),
+               "userns-untried mutant: the supervisor's namespace %s" % ns)
 
 
 def kill_under_daemonize(ctx, uid1000=False, binary=None, fault=None):
