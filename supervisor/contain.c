@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/statvfs.h>
@@ -123,26 +124,51 @@ static int userns_steps(int *inside)
  * be made and refuse what it gives (Ubuntu's
  * apparmor_restrict_unprivileged_userns denies the capabilities inside, so
  * the uid_map write fails), and that must not be found out from inside our
- * own, where we would have to stay. Returns 0 or the -errno of the first
- * step that failed. */
+ * own, where we would have to stay. The child's answer comes back whole in
+ * shared memory, not as its exit status: that keeps 8 bits, and a seccomp
+ * profile may answer with any errno up to 4095 (256 read as 0, "ok", would
+ * send us into a namespace we then could not complete: review h-attack8).
+ * Returns 0 or the -errno of the first step that failed. */
 static int userns_trial(void)
 {
 	int status, inside, rc;
-	pid_t pid = fork();
+	int *res = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			-1, 0);
+	pid_t pid;
 
-	if (pid < 0)
+	if (res == MAP_FAILED)
 		return -errno;
+	*res = -ECHILD;
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		munmap(res, sizeof(int));
+		return rc;
+	}
 	if (pid == 0) {
 		rc = userns_steps(&inside);
 		if (rc == 0 && unshare(CLONE_NEWPID | CLONE_NEWNS) != 0)
 			rc = -errno;
-		_exit(-rc & 0xff);
+		*res = rc;
+		_exit(rc == 0 ? 0 : 1);
 	}
 	while ((rc = (int)waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
 	if (rc < 0)
-		return -errno;
-	return WIFEXITED(status) ? -WEXITSTATUS(status) : -ECHILD;
+		rc = -errno;
+	else if (!WIFEXITED(status))
+		rc = -ECHILD;
+#ifdef SV_MUTANT_TRIAL_EXIT_CODE
+	/* MUTANT trial-exit-code: the answer read from the exit status's 8
+	 * bits, as before: errno 256 is read as success. */
+	else
+		rc = *res == 0 ? 0 : -(-*res & 0xff);
+#else
+	else
+		rc = WEXITSTATUS(status) == 0 && *res == 0 ? 0 : *res < 0 ? *res : -ECHILD;
+#endif
+	munmap(res, sizeof(int));
+	return rc;
 }
 
 /* Into a user namespace of our own, with only CAP_SYS_ADMIN in it (for the
@@ -176,7 +202,22 @@ static int enter_userns(void)
 	if ((rc = userns_trial()) < 0)
 		return rc;
 #endif
-	rc = userns_steps(&inside);
+	/* The trial's namespaces are freed after an RCU grace period and a
+	 * work item, not when waitpid returns: until then they still count
+	 * against user.max_user_namespaces, so a uid with one namespace left
+	 * would have it taken by its own trial (review h-attack8). A refusal
+	 * to unshare leaves nothing changed, so ENOSPC is tried again a while. */
+	for (int tries = 0;; tries++) {
+		rc = userns_steps(&inside);
+#ifdef SV_MUTANT_TRIAL_HOLDS_SLOT
+		/* MUTANT trial-holds-slot: no second try: the trial's own
+		 * namespace, not yet freed, makes us fall back. */
+		break;
+#endif
+		if (rc != -ENOSPC || inside || tries >= SV_NS_ENOSPC_TRIES)
+			break;
+		usleep(SV_NS_ENOSPC_WAIT_US);
+	}
 	return rc < 0 && inside ? -EOWNERDEAD : rc;
 }
 

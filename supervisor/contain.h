@@ -29,6 +29,13 @@ enum sv_contain_mode {
 	SV_CONTAIN_USERNS,
 };
 
+/* A namespace of a child that has just exited is freed only after an RCU
+ * grace period and a work item, and counts against user.max_*_namespaces
+ * until then: a new one refused with ENOSPC is asked for again, this many
+ * times, this far apart (1 s in all), before the refusal is believed. */
+#define SV_NS_ENOSPC_TRIES 100
+#define SV_NS_ENOSPC_WAIT_US 10000
+
 /* Chooses the mechanism once, for every child of the run, before the
  * probe: a pid namespace when CAP_SYS_ADMIN is effective (a root
  * supervisor); otherwise a user namespace of our own (SV_CONTAIN_USERNS,

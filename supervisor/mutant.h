@@ -134,4 +134,10 @@
  *                         gives (Ubuntu's AppArmor restriction) the supervisor
  *                         enters it first and falls back from inside, where
  *                         it must then stay
+ *   TRIAL_EXIT_CODE       contain.c  the trial's answer read from its exit
+ *                         status's 8 bits: a profile answering errno 256 is
+ *                         read as success and the run is refused (h-attack8)
+ *   TRIAL_HOLDS_SLOT      contain.c, spawn.c  ENOSPC believed at once: the
+ *                         trial's namespaces, not yet freed, make a uid with
+ *                         one namespace left fall back (h-attack8)
  * This header is documentation only; nothing includes it. */

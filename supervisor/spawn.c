@@ -204,6 +204,18 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 	/* Seam: a kernel without pid namespaces answers EINVAL to CLONE_NEWPID. */
 	rc = a.mode != SV_CONTAIN_SUBREAPER ? sv_fault("clone_newpid") : 0;
 	pid = rc < 0 ? (errno = -rc, -1L) : syscall(SYS_clone, flags, 0, 0, 0, 0);
+	/* The pid namespace of the user namespace trial or of the probe's
+	 * canary, just reaped, may still count against user.max_pid_namespaces
+	 * (contain.h): ENOSPC is asked again a while before it is believed. */
+	for (int tries = 0; pid < 0 && errno == ENOSPC && a.mode != SV_CONTAIN_SUBREAPER &&
+			    tries < SV_NS_ENOSPC_TRIES;
+	     tries++) {
+#ifdef SV_MUTANT_TRIAL_HOLDS_SLOT
+		break;
+#endif
+		usleep(SV_NS_ENOSPC_WAIT_US);
+		pid = syscall(SYS_clone, flags, 0, 0, 0, 0);
+	}
 	if (pid < 0) {
 		int err = -errno;
 		close(p[0]);

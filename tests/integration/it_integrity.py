@@ -271,6 +271,41 @@ def newpid_refused():
     seccomp_mask.newpid_mask()
 
 
+def capbset_drop_refused_256():
+    """preexec_fn: prctl(PR_CAPBSET_DROP) answered with errno 256, which an
+    8-bit exit status reads as 0."""
+    sys.path.insert(0, os.path.join(TOP, "tests", "hostprofile"))
+    import seccomp_mask as M
+    ld, jeq, ret = 0x20, 0x15, 0x06
+    M.install(b"".join([
+        M.bpf(ld, 0, 0, 4), M.bpf(jeq, 0, 4, M.AUDIT_ARCH_X86_64),
+        M.bpf(ld, 0, 0, 0), M.bpf(jeq, 0, 2, 157),        # prctl
+        M.bpf(ld, 0, 0, 16), M.bpf(jeq, 1, 0, 24),        # PR_CAPBSET_DROP
+        M.bpf(ret, 0, 0, M.SECCOMP_RET_ALLOW),
+        M.bpf(ret, 0, 0, M.SECCOMP_RET_ERRNO | 256),
+    ]))
+
+
+@test()
+def user_namespace_trial_answer_is_read_whole(ctx):
+    # Review h-attack8: a profile refusing a step of the trial with an errno
+    # above 255 must make the supervisor stay out of the namespace (it falls
+    # back), not read the trial as a success and refuse the run from inside.
+    for binary in (None, mutant_binary("trial-exit-code")):
+        proc, report_path, log_path = ctx.start("/bin/sh", ["-c", "true"], uid1000=True,
+                                                preexec=capbset_drop_refused_256,
+                                                binary=binary)
+        ctx.closers.append(proc.kill)
+        run = ctx.finish(proc, report_path, log_path)
+        if binary is None:
+            expect_outcome(ctx, run, 0, "pass")
+            ctx.expect_eq(run.report.get("containment"), subreaper_containment(),
+                          "containment under the errno-256 mask")
+        else:
+            ctx.expect(run.rc == 3 and "could not map our ids" in run.err,
+                       "trial-exit-code mutant: rc %s, %r" % (run.rc, run.err[-200:]))
+
+
 @test()
 def user_namespace_that_gives_nothing_is_found_before_the_supervisor_enters_one(ctx):
     # A host may let a user namespace be made and refuse what it gives
