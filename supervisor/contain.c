@@ -132,8 +132,8 @@ static int userns_steps(int *inside)
 static int userns_trial(void)
 {
 	int status, inside, rc;
-	int *res = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			-1, 0);
+	int *res =
+	    mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pid_t pid;
 
 	if (res == MAP_FAILED)
