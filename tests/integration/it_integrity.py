@@ -7,7 +7,9 @@ O_TMPFILE, a refused kcmp) cannot be produced here.
 
 Registered into harness.TESTS when run.py imports it."""
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -304,6 +306,36 @@ def user_namespace_trial_answer_is_read_whole(ctx):
         else:
             ctx.expect(run.rc == 3 and "could not map our ids" in run.err,
                        "trial-exit-code mutant: rc %s, %r" % (run.rc, run.err[-200:]))
+
+
+@test()
+def the_trial_does_not_take_the_last_user_namespace(ctx):
+    # Review h-attack8: the trial's namespace is freed after an RCU grace
+    # period, not when its child is reaped, so with one user namespace left
+    # the supervisor's own entry met ENOSPC and fell back. Run as root in a
+    # user namespace of the test's own (tests/review/ha8-inns.py), whose
+    # user.max_user_namespaces is 1 for everything below it; one run each,
+    # so no earlier run's namespace is still being freed. The mutant
+    # trial-holds-slot believes the first ENOSPC.
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        raise Skip("needs root (a user namespace with its own limit) and setpriv")
+    os.chmod(ctx.tmp, 0o777)
+    for binary in (SV, mutant_binary("trial-holds-slot")):
+        report = os.path.join(ctx.tmp, "slot-%s.json" % (binary != SV))
+        script = ('echo 1 >/proc/sys/user/max_user_namespaces && '
+                  'exec setpriv --reuid 1000 --regid 1000 --clear-groups "$0" --report "$1" -- /bin/true')
+        argv = [sys.executable, os.path.join(TOP, "tests", "review", "ha8-inns.py"),
+                "sh", "-c", script, binary, report]
+        ctx.last_argv = argv
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        ctx.require(os.path.exists(report), "no report: rc %d, %s" % (p.returncode, p.stderr[-300:]))
+        with open(report) as f:
+            r = json.load(f)
+        got = (r.get("containment"), r.get("userns_refused"))
+        if binary == SV:
+            ctx.expect_eq(got, (USERNS_CONTAINMENT, None), "containment with one namespace left")
+        else:
+            ctx.expect_eq(got[1], "ENOSPC", "trial-holds-slot mutant: userns_refused")
 
 
 @test()
