@@ -393,7 +393,12 @@ static void write_body(FILE *f, int complete)
 	/* Why a supervisor without CAP_SYS_ADMIN is not in a user namespace of
 	 * its own (the subreaper's weaker shape): the host said no. */
 	fputs(",\n  \"userns_refused\": ", f);
-	json_str(f, R.userns_err ? sv_errno_name(-R.userns_err) : NULL);
+	if (R.userns_err && !sv_errno_name(-R.userns_err))
+		/* An errno without a name (a profile may answer any up to
+		 * 4095) is said as its number, never as null (review h-attack8). */
+		fprintf(f, "\"errno %d\"", -R.userns_err);
+	else
+		json_str(f, R.userns_err ? sv_errno_name(-R.userns_err) : NULL);
 	/* The bound below which a failed read is the agent's own EFAULT
 	 * (target.c): what made each invalid bad-address call invalid. */
 	fputs(",\n  \"address_bounds\": {\"mmap_min_addr\": ", f);

@@ -303,6 +303,7 @@ def user_namespace_trial_answer_is_read_whole(ctx):
             expect_outcome(ctx, run, 0, "pass")
             ctx.expect_eq(run.report.get("containment"), subreaper_containment(),
                           "containment under the errno-256 mask")
+            ctx.expect_eq(run.report.get("userns_refused"), "errno 256", "userns_refused")
         else:
             ctx.expect(run.rc == 3 and "could not map our ids" in run.err,
                        "trial-exit-code mutant: rc %s, %r" % (run.rc, run.err[-200:]))
