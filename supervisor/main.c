@@ -581,6 +581,13 @@ int main(int argc, char **argv)
 	}
 	/* Signals are taken synchronously by the main thread; every thread
 	 * created from here on inherits the mask, the agent gets it cleared. */
+	/* A caller that ignores SIGCHLD (an exec keeps SIG_IGN) would have the
+	 * kernel reap our children for us: no status for the agent, a probe
+	 * and a loop waiting for one for ever (found by review h-attack8's
+	 * note, seen hanging). Ours is the default. */
+#ifndef SV_MUTANT_SIGCHLD_INHERITED
+	signal(SIGCHLD, SIG_DFL);
+#endif
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGINT);

@@ -140,4 +140,6 @@
  *   TRIAL_HOLDS_SLOT      contain.c, spawn.c  ENOSPC believed at once: the
  *                         trial's namespaces, not yet freed, make a uid with
  *                         one namespace left fall back (h-attack8)
+ *   SIGCHLD_INHERITED     main.c  a caller's ignored SIGCHLD is kept: the kernel
+ *                         reaps the agent for us and the run hangs
  * This header is documentation only; nothing includes it. */

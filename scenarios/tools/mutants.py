@@ -204,6 +204,9 @@ GUEST_MUTANTS = [
 # layout it matters on (a supervisor in a chroot with a bind of the host's
 # /) is a host's, not a guest's, so the integration test
 # domain_that_still_reaches_a_cgroup_file_refuses_the_run kills it.
+# sigchld-inherited has no cell: the guest's init never ignores SIGCHLD
+# for the supervisor; the integration test
+# caller_ignoring_sigchld_still_gets_the_agents_status kills it.
 # trial-exit-code and trial-holds-slot (review h-attack8) have no cell
 # either: an errno above 255 from a profile, and one user namespace left,
 # are made by the integration tests user_namespace_trial_answer_is_read_whole

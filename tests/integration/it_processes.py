@@ -7,11 +7,12 @@ without network and a model client and server.
 
 Registered into harness.TESTS when run.py imports it."""
 
+import json
 import os
 import subprocess
 import time
 
-from harness import (AGENTS, BUILD, DECLARED, UNDECLARED, USERNS_CONTAINMENT, Blackhole, Skip,
+from harness import (AGENTS, BUILD, DECLARED, SV, UNDECLARED, USERNS_CONTAINMENT, Blackhole, Skip,
                      expect_agent, expect_event, expect_outcome, in_pid_namespace, mutant_binary,
                      read_log, require_pidfd_thread, test, wait_for)
 
@@ -27,6 +28,32 @@ def nodump_agent_never_passes_unseen(ctx):
         ctx.expect(wait_for(lambda: lis.conns == 1), "listener connections %d" % lis.conns)
     else:
         expect_outcome(ctx, run, 3, "capability-error")
+
+
+@test(timeout=60)
+def caller_ignoring_sigchld_still_gets_the_agents_status(ctx):
+    # An exec keeps an ignored SIGCHLD: the kernel would reap the
+    # supervisor's children itself, and the run waited for ever. The
+    # supervisor takes the default back; the mutant sigchld-inherited keeps
+    # the caller's and hangs (killed after 10 s here).
+    import signal as sig
+    for binary in (SV, mutant_binary("sigchld-inherited")):
+        d, report_path, log_path = ctx.paths()
+        argv = [binary, "--report", report_path, "--", "/bin/sh", "-c", "exit 7"]
+        ctx.last_argv = argv
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=10,
+                               preexec_fn=lambda: sig.signal(sig.SIGCHLD, sig.SIG_IGN))
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            rc = None
+        if binary == SV:
+            ctx.expect_eq(rc, 0, "supervisor exit status with SIGCHLD ignored by its caller")
+            with open(report_path) as f:
+                ctx.expect_eq((json.load(f).get("agent") or {}).get("exit_code"), 7,
+                              "the agent's exit code")
+        else:
+            ctx.expect_eq(rc, None, "sigchld-inherited mutant: should hang")
 
 
 @test()
