@@ -349,16 +349,7 @@ def user_namespace_that_gives_nothing_is_found_before_the_supervisor_enters_one(
     # could never leave. The control (no mask) is in a namespace of its own.
     init_ns = os.readlink("/proc/self/ns/user")
     for masked in (True, False):
-        proc, report_path, log_path = ctx.start(
-            "/bin/sh", ["-c", "sleep 0.5"], uid1000=True,
-            preexec=newpid_refused if masked else None)
-        ctx.closers.append(proc.kill)
-        time.sleep(0.25)
-        try:
-            ns = os.readlink("/proc/%d/ns/user" % proc.pid)
-        except OSError as e:
-            ns = "gone (%s)" % e
-        run = ctx.finish(proc, report_path, log_path)
+        ns, run = run_reading_user_ns(ctx, newpid_refused if masked else None)
         expect_outcome(ctx, run, 0, "pass")
         if masked:
             ctx.expect_eq(ns, init_ns, "the supervisor's user namespace under the mask")
@@ -371,18 +362,24 @@ def user_namespace_that_gives_nothing_is_found_before_the_supervisor_enters_one(
             ctx.expect_eq(run.report.get("containment"), USERNS_CONTAINMENT, "containment")
     # The check can fail: without the trial the supervisor enters its
     # namespace first and falls back from inside it, for the rest of its life.
+    ns, _ = run_reading_user_ns(ctx, newpid_refused, mutant_binary("userns-untried"))
+    ctx.expect(ns != init_ns and not ns.startswith("gone"),
+               "userns-untried mutant: the supervisor's namespace %s" % ns)
+
+
+def run_reading_user_ns(ctx, preexec, binary=None):
+    """A uid-1000 run of `sh -c 'sleep 0.5'` (preexec as root before it);
+    reads the supervisor's /proc/PID/ns/user while the agent sleeps.
+    Returns (that link, or "gone (...)", the finished Run)."""
     proc, report_path, log_path = ctx.start("/bin/sh", ["-c", "sleep 0.5"], uid1000=True,
-                                            preexec=newpid_refused,
-                                            binary=mutant_binary("userns-untried"))
+                                            preexec=preexec, binary=binary)
     ctx.closers.append(proc.kill)
     time.sleep(0.25)
     try:
         ns = os.readlink("/proc/%d/ns/user" % proc.pid)
     except OSError as e:
         ns = "gone (%s)" % e
-    ctx.finish(proc, report_path, log_path)
-    ctx.expect(ns not in (init_ns,) and not ns.startswith("gone"),
-               "userns-untried mutant: the supervisor's namespace %s" % ns)
+    return ns, ctx.finish(proc, report_path, log_path)
 
 
 def kill_under_daemonize(ctx, uid1000=False, binary=None, fault=None):
