@@ -290,6 +290,23 @@ int hp_probe_io_uring(void)
 	return 0;
 }
 
+/* Writes text to /proc/self/NAME: 0 or the errno of the open or write. */
+static int write_self(const char *name, const char *text)
+{
+	char path[64];
+	size_t len = strlen(text);
+	int fd, e = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		e = errno ? errno : EIO;
+	close(fd);
+	return e;
+}
+
 int hp_probe_userns(void)
 {
 	int p[2], err = EIO, status;
@@ -305,13 +322,27 @@ int hp_probe_userns(void)
 		return err;
 	}
 	if (pid == 0) {
-		/* What a uid-1000 supervisor contains its agent with: the pid
-		 * and mount namespaces made inside too (an LSM may allow the
-		 * user namespace and refuse what it gives: Ubuntu's AppArmor). */
-		int e = unshare(CLONE_NEWUSER) != 0                ? errno
-			: unshare(CLONE_NEWPID | CLONE_NEWNS) != 0 ? errno
-								   : 0;
+		/* What a uid-1000 supervisor contains its agent with, step by
+		 * step as it does them (supervisor/contain.c): the namespace, its
+		 * ids mapped to themselves, then the pid and mount namespaces
+		 * inside (an LSM may allow the user namespace and refuse what it
+		 * gives: Ubuntu's AppArmor refuses the uid_map write). */
+		char uid_map[48], gid_map[48];
+		int e;
 
+		snprintf(uid_map, sizeof(uid_map), "%u %u 1\n", (unsigned)geteuid(),
+			 (unsigned)geteuid());
+		snprintf(gid_map, sizeof(gid_map), "%u %u 1\n", (unsigned)getegid(),
+			 (unsigned)getegid());
+		e = unshare(CLONE_NEWUSER) != 0 ? errno : 0;
+		if (!e)
+			e = write_self("uid_map", uid_map);
+		if (!e)
+			e = write_self("setgroups", "deny");
+		if (!e)
+			e = write_self("gid_map", gid_map);
+		if (!e && unshare(CLONE_NEWPID | CLONE_NEWNS) != 0)
+			e = errno;
 		_exit(write(p[1], &e, sizeof(e)) == (ssize_t)sizeof(e) ? 0 : 1);
 	}
 	close(p[1]);

@@ -38,8 +38,9 @@ const char *hp_target_name(enum hp_target kind);
 /* io_uring_setup(2) with one entry: 0 or its errno (the ring is closed). */
 int hp_probe_io_uring(void);
 
-/* unshare(CLONE_NEWUSER), then unshare(CLONE_NEWPID | CLONE_NEWNS) inside
- * it, in a forked child: 0 or the errno of the first that failed. */
+/* unshare(CLONE_NEWUSER), its uid_map, setgroups and gid_map written (our
+ * ids to themselves), then unshare(CLONE_NEWPID | CLONE_NEWNS) inside it, in
+ * a forked child: 0 or the errno of the first that failed. */
 int hp_probe_userns(void);
 
 #endif
