@@ -397,13 +397,35 @@ static int finish_run(int complete)
 	return verdict;
 }
 
+/* Says, once, in the report and on stderr, why the agent is not contained
+ * in a user namespace of ours (sv_contain_userns_err), as soon as it is
+ * known: at set-up, or when the pid and mount namespaces inside ours were
+ * refused to a child (the canary's or the agent's). */
+static void say_userns_refused(void)
+{
+	static int said;
+	int err = sv_contain_userns_err();
+
+	if (!err || said)
+		return;
+	said = 1;
+	sv_report_set_userns_refused(err);
+	fprintf(stderr,
+		"egress-supervisor: warning: no user namespace for the agent (%s): it is this "
+		"supervisor's child, so before Linux 6.12 it can signal it, and a supervisor "
+		"the OOM killer takes leaves the agent's descendants alive "
+		"(user.max_user_namespaces, CONFIG_USER_NS, a seccomp profile or an LSM "
+		"refusing what a user namespace gives)\n",
+		strerror(-err));
+}
+
 static int run(struct sv_cli *cli, const sigset_t *set)
 {
 	static char stdio_why[512];
 	struct sv_probe_result pr;
 	struct agent_launch launch;
 	struct sv_child *ch = &agent_ch;
-	int p[2], rc, err = 0, warned_userns;
+	int p[2], rc, err = 0;
 	ssize_t n;
 
 	/* Before the probe: its canary is contained as the agent will be. */
@@ -414,16 +436,10 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 		sv_report_internal_error("user namespace set-up", -rc);
 		return finish_run(1);
 	}
-	if ((warned_userns = sv_contain_userns_err() != 0))
-		fprintf(stderr,
-			"egress-supervisor: warning: no user namespace (%s): the agent is this "
-			"supervisor's child, so before Linux 6.12 it can signal it, and a "
-			"supervisor the OOM killer takes leaves the agent's descendants alive "
-			"(user.max_user_namespaces, CONFIG_USER_NS, a seccomp profile refusing "
-			"unshare)\n",
-			strerror(-sv_contain_userns_err()));
 	rc = sv_probe_run(&pr);
 	sv_report_set_probe(&pr);
+	/* Refused at set-up, or to the canary's namespaces inside ours. */
+	say_userns_refused();
 	if (cli->probe_only) {
 		sv_probe_print(&pr);
 		return finish_run(1) == EXIT_CAPABILITY ? EXIT_CAPABILITY : EXIT_PASS;
@@ -458,16 +474,10 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	rc = sv_spawn(ch, launch_agent, &launch, p[1]);
 #endif
 	close(p[1]);
-	/* The namespace was made but the pid and mount namespaces in it were
-	 * refused (by the probe's canary or now): said as the refusal above is. */
-	if (!warned_userns && sv_contain_userns_err())
-		fprintf(stderr,
-			"egress-supervisor: warning: pid and mount namespaces refused in our user "
-			"namespace (%s): the agent is this supervisor's child (subreaper), so "
-			"before Linux 6.12 it can signal it, and a supervisor the OOM killer takes "
-			"leaves the agent's descendants alive\n",
-			strerror(-sv_contain_userns_err()));
-	sv_report_set_containment(sv_contain_name(ch->mode), sv_contain_userns_err());
+	/* The pid and mount namespaces may have been refused inside our user
+	 * namespace only now (sv_spawn falls back). */
+	say_userns_refused();
+	sv_report_set_containment(sv_contain_name(ch->mode));
 	/* The children's namespaces are made: the capability kept for them in
 	 * our user namespace goes, so the run holds none at all. */
 	if (rc == 0 && !ch->contain_err && (err = sv_contain_settle()) < 0) {
@@ -579,8 +589,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "egress-supervisor: out of memory\n");
 		return EXIT_CAPABILITY;
 	}
-	/* Signals are taken synchronously by the main thread; every thread
-	 * created from here on inherits the mask, the agent gets it cleared. */
 	/* A caller that ignores SIGCHLD (an exec keeps SIG_IGN) would have the
 	 * kernel reap our children for us: no status for the agent, a probe
 	 * and a loop waiting for one for ever (found by review h-attack8's
@@ -588,6 +596,8 @@ int main(int argc, char **argv)
 #ifndef SV_MUTANT_SIGCHLD_INHERITED
 	signal(SIGCHLD, SIG_DFL);
 #endif
+	/* Signals are taken synchronously by the main thread; every thread
+	 * created from here on inherits the mask, the agent gets it cleared. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGINT);

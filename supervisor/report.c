@@ -130,10 +130,14 @@ void sv_report_set_agent(pid_t pid)
 	R.agent_pid = pid;
 }
 
-void sv_report_set_containment(const char *tree, int userns_err)
+void sv_report_set_containment(const char *tree)
 {
 	R.containment = tree;
-	R.userns_err = userns_err;
+}
+
+void sv_report_set_userns_refused(int err)
+{
+	R.userns_err = err;
 }
 
 void sv_report_set_agent_exit(int status)

@@ -98,10 +98,12 @@ void sv_report_record(const struct sv_event *ev);
 void sv_report_set_probe(const struct sv_probe_result *p);
 void sv_report_set_agent(pid_t pid);
 /* The containment mechanism of the agent's tree (sv_contain_name: a static
- * string) and why no user namespace of our own could be entered (the
- * -errno of sv_contain_userns_err, or 0): the report's containment and
- * userns_refused. */
-void sv_report_set_containment(const char *tree, int userns_err);
+ * string): the report's containment. */
+void sv_report_set_containment(const char *tree);
+/* Why no user namespace of our own is used (the -errno of
+ * sv_contain_userns_err, or 0): the report's userns_refused, set as soon as
+ * it is known, so a run that ends at the probe says it too. */
+void sv_report_set_userns_refused(int err);
 /* status as from waitpid. */
 void sv_report_set_agent_exit(int status);
 void sv_report_set_interrupted(int sig);

@@ -106,6 +106,10 @@ def expect_containment_refused(ctx, site, errno_name, hint, also=None):
             ctx.expect("could not contain the agent" in (run.report.get("reason") or ""),
                        "run: reason %r" % run.report.get("reason"))
         ctx.expect_eq(run.log, [], "%s: agent log (the agent ran)" % where)
+        if also == NO_USERNS:
+            # A run that ends at the probe still says why it had no user
+            # namespace.
+            ctx.expect_eq(run.report.get("userns_refused"), "EPERM", "%s: userns_refused" % where)
         time.sleep(0.2)
         ctx.expect_eq(lis.conns, 0, "%s: connections at the listener" % where)
 
@@ -162,7 +166,7 @@ def fallback_inside_the_user_namespace_drops_cap_sys_admin_and_says_so(ctx):
         ctx.expect_eq(run.report.get("userns_refused"), "EPERM", "userns_refused")
         ctx.expect_eq(eff, want, "%s: the supervisor's CapEff during the run" % (binary or "release"))
         if binary is None:
-            ctx.expect("pid and mount namespaces refused" in run.err,
+            ctx.expect("no user namespace for the agent (Operation not permitted)" in run.err,
                        "no warning on stderr: %r" % run.err[-400:])
 
 
@@ -355,7 +359,7 @@ def user_namespace_that_gives_nothing_is_found_before_the_supervisor_enters_one(
             ctx.expect_eq(ns, init_ns, "the supervisor's user namespace under the mask")
             ctx.expect_eq((run.report.get("containment"), run.report.get("userns_refused")),
                           (subreaper_containment(), "EPERM"), "containment, userns_refused")
-            ctx.expect("no user namespace (Operation not permitted)" in run.err,
+            ctx.expect("no user namespace for the agent (Operation not permitted)" in run.err,
                        "no warning on stderr: %r" % run.err[-300:])
         else:
             ctx.expect(ns != init_ns, "the supervisor stayed in the initial user namespace")
