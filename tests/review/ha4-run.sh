@@ -49,11 +49,7 @@ one() {
 		grep -v 'warning:'
 	echo "  supervisor exit ${PIPESTATUS[0]}"
 	set -e
-	python3 -c 'import json,sys
-r = json.load(open(sys.argv[1]))
-print("  verdict", r.get("verdict"))
-for e in r["events"]:
-    print("  event", e.get("syscall"), e.get("bucket"), e.get("reason"), e.get("dest"), e.get("messages"))' "/tmp/ha4.$tag.json"
+	review_print_report "/tmp/ha4.$tag.json"
 	wait
 }
 for mode in ok name iov control wrap; do

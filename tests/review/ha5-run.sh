@@ -63,10 +63,6 @@ for mode in $modes; do
 		2>&1 | grep -v 'warning:'
 	echo "  supervisor exit ${PIPESTATUS[0]}"
 	set -e
-	python3 -c 'import json,sys
-r = json.load(open(sys.argv[1]))
-print("  verdict", r.get("verdict"))
-for e in r["events"]:
-    print("  event", e.get("syscall"), e.get("bucket"), e.get("reason"), e.get("errno"), e.get("result"), e.get("messages"))' "/tmp/ha5.$mode.json"
+	review_print_report "/tmp/ha5.$mode.json"
 	wait
 done

@@ -22,3 +22,13 @@ review_stage() {
 	chown -R 1000:1000 "$d"
 	echo "$d"
 }
+
+# review_print_report JSON: the report's verdict and, per event, its
+# syscall, bucket, reason, destination, errno, result and sendmmsg messages.
+review_print_report() {
+	python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print("  verdict", r.get("verdict"))
+for e in r["events"]:
+    print("  event", *(e.get(k) for k in ("syscall", "bucket", "reason", "dest", "errno", "result", "messages")))' "$1"
+}
