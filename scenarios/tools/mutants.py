@@ -135,6 +135,9 @@ MUTANTS = [
     ("no-signal-scope",
      "where user namespaces are refused, a uid-1000 agent's Landlock domain is not scoped for signals on 6.12+: its SIGKILL lands on its supervisor (capability-error where fail is due)",
      ["forged-report-no-userns*"], ["debian-7.3"]),
+    ("trial-holds-slot",
+     "with one user namespace per user, the supervisor believes the ENOSPC its own trial's namespace (not yet freed) causes and falls back to the subreaper: before 6.12 the agent's SIGKILL lands on it (capability-error where fail is due)",
+     ["forged-report-one-userns*"], ["debian-6.1-cloud"]),
     ("no-userns",
      "a uid-1000 supervisor stays in the initial user namespace with the agent its child (subreaper): before 6.12 the agent's SIGTERM or SIGKILL lands on it (capability-error where pass or fail is due)",
      ["pid-chain.user=uid1000*", "forged-report.user=uid1000*", "killed-supervisor-tree*"], ["debian-6.1-cloud"]),
@@ -207,10 +210,9 @@ GUEST_MUTANTS = [
 # sigchld-inherited has no cell: the guest's init never ignores SIGCHLD
 # for the supervisor; the integration test
 # caller_ignoring_sigchld_still_gets_the_agents_status kills it.
-# trial-exit-code and trial-holds-slot (review h-attack8) have no cell
-# either: an errno above 255 from a profile, and one user namespace left,
-# are made by the integration tests user_namespace_trial_answer_is_read_whole
-# and the_trial_does_not_take_the_last_user_namespace, which kill them.
+# trial-exit-code (review h-attack8) has no cell either: an errno above 255
+# from a profile is made by the integration test
+# user_namespace_trial_answer_is_read_whole, which kills it.
 # userns-untried (no trial of the user namespace in a throwaway child) has
 # no cell: the matrix's guests refuse nothing between the user namespace and
 # the pid namespace in it, so only the integration test
