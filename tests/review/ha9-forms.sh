@@ -44,3 +44,29 @@ if how == "supervised":
 PY
 	done
 done
+# The unspecified address under a rule that covers it but not loopback:
+# the kernel delivers 0.0.0.0 to 127.0.0.1 and :: to ::1 (a loopback sink
+# on the undeclared port 9999), the supervisor judges the name as written.
+python3 - "$sv" <<'PY'
+import json, socket, subprocess, sys, time
+sv = sys.argv[1]
+for allow, mode, fam, host in (("0.0.0.0/8:9999", "zero", socket.AF_INET, "127.0.0.1"),
+                               ("[::]:9999", "any6", socket.AF_INET6, "::1")):
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((host, 9999))
+    s.setblocking(False)
+    cmd = [sv, "--no-loopback", "--allow", allow, "--report", "/tmp/ha9/zero.json", "--",
+           "/tmp/ha9/ha9-forms", mode]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    time.sleep(0.2)
+    got = []
+    while True:
+        try:
+            got.append(s.recv(100).decode())
+        except BlockingIOError:
+            break
+    r = json.load(open("/tmp/ha9/zero.json"))
+    print(f"== --no-loopback --allow {allow}, {mode}: exit {p.returncode} verdict {r['verdict']}",
+          [(e["syscall"], e["bucket"], e.get("dest")) for e in r["events"]], f"sink {host}:9999 got {got}")
+    s.close()
+PY
