@@ -66,7 +66,8 @@ int main(int argc, char **argv)
 	} else if (strcmp(m, "zero") == 0) {
 		struct sockaddr_in a = v4("0.0.0.0", 9999);
 
-		say("sendto 0.0.0.0:9999", sendto(s4, "zero", 4, 0, (struct sockaddr *)&a, sizeof(a)));
+		say("sendto 0.0.0.0:9999",
+		    sendto(s4, "zero", 4, 0, (struct sockaddr *)&a, sizeof(a)));
 	} else if (strcmp(m, "any6") == 0) {
 		struct sockaddr_in6 a = v6("::", 9999);
 
@@ -83,7 +84,8 @@ int main(int argc, char **argv)
 		int fam = AF_INET, dom = 0;
 		socklen_t dl = sizeof(dom);
 
-		say("connect [::ffff:127.0.0.1]:DECL", connect(s6, (struct sockaddr *)&p, sizeof(p)));
+		say("connect [::ffff:127.0.0.1]:DECL",
+		    connect(s6, (struct sockaddr *)&p, sizeof(p)));
 		say("setsockopt IPV6_ADDRFORM AF_INET",
 		    setsockopt(s6, IPPROTO_IPV6, IPV6_ADDRFORM, &fam, sizeof(fam)));
 		getsockopt(s6, SOL_SOCKET, SO_DOMAIN, &dom, &dl);
@@ -99,11 +101,13 @@ int main(int argc, char **argv)
 		struct sockaddr_in6 u = v6("::ffff:127.0.0.2", 9999);
 
 		u.sin6_family = AF_UNSPEC;
-		say("connect [::ffff:127.0.0.1]:DECL", connect(s6, (struct sockaddr *)&p, sizeof(p)));
+		say("connect [::ffff:127.0.0.1]:DECL",
+		    connect(s6, (struct sockaddr *)&p, sizeof(p)));
 		say("sendto AF_UNSPEC{::ffff:127.0.0.2:9999}",
 		    sendto(s6, "unspec6", 7, 0, (struct sockaddr *)&u, sizeof(u)));
 	} else {
-		fprintf(stderr, "usage: ha9-forms unspec|zero|any6|mapped|addrform|unspec6 [DECLPORT]\n");
+		fprintf(stderr,
+			"usage: ha9-forms unspec|zero|any6|mapped|addrform|unspec6 [DECLPORT]\n");
 		return 2;
 	}
 	return 0;

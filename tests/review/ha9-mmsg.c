@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 	m[n - 2].msg_hdr.msg_iov = &bad;
 	m[n - 1].msg_hdr.msg_name = &und;
 	r = syscall(SYS_sendmmsg, s, m, n, 0);
-	printf("  sendmmsg(%s) -> %ld%s%s\n", argv[1], r, r < 0 ? " " : "", r < 0 ? strerror(errno) : "");
+	printf("  sendmmsg(%s) -> %ld%s%s\n", argv[1], r, r < 0 ? " " : "",
+	       r < 0 ? strerror(errno) : "");
 	return 0;
 }

@@ -168,8 +168,8 @@ static void caller(const char *sv, const char *mode)
 	}
 	close(s);
 	snprintf(allow, sizeof(allow), "127.0.0.1:%d", DECL_PORT);
-	execl(sv, sv, "--no-loopback", "--allow", allow, "--report", "/tmp/ha9/report.json", "--", self,
-	      "agent", (char *)NULL);
+	execl(sv, sv, "--no-loopback", "--allow", allow, "--report", "/tmp/ha9/report.json", "--",
+	      self, "agent", (char *)NULL);
 	perror("exec");
 	exit(2);
 }
