@@ -278,6 +278,30 @@ void sv_call_release(struct sv_call *c)
 	c->pidfd = -1;
 }
 
+/* The kernel never sends to the unspecified address. IPv6's :: goes to ::1,
+ * or to 127.0.0.1 when the socket is bound to a v4-mapped address
+ * (tcp_v6_connect, ip6_datagram_connect, udpv6_sendmsg): allowed only when
+ * both are. IPv4's 0.0.0.0 (::ffff:0.0.0.0 too) goes to the socket's bound
+ * address, else 127.0.0.1 (ip_route_output_key_hash_rcu), and the agent can
+ * bind the socket to any address of this host between our judgement and our
+ * act: refused. Judged as written, a rule covering 0.0.0.0 or :: let the
+ * agent's data reach an undeclared loopback listener (review h-attack9). */
+#ifndef SV_MUTANT_UNSPECIFIED_AS_WRITTEN
+static const char *judge_unspecified(const struct sv_policy *pol, const struct sv_dest *d)
+{
+	struct sv_addr v6 = {.family = AF_INET6}, v4 = {.family = AF_INET};
+
+	if (d->addr.family != AF_INET6)
+		return "unspecified-address";
+	v6.bytes[15] = 1;
+	v4.bytes[0] = 127;
+	v4.bytes[3] = 1;
+	return sv_policy_allows(pol, &v6, d->port) && sv_policy_allows(pol, &v4, d->port)
+		   ? NULL
+		   : "unspecified-address";
+}
+#endif
+
 const char *sv_call_judge_name(const struct sv_policy *pol, const struct sv_dest *d, int is_connect,
 			       const char **why)
 {
@@ -287,6 +311,10 @@ const char *sv_call_judge_name(const struct sv_policy *pol, const struct sv_dest
 		return NULL;
 	case SV_DEST_INET:
 		*why = "policy";
+#ifndef SV_MUTANT_UNSPECIFIED_AS_WRITTEN
+		if (sv_addr_is_unspecified(&d->addr))
+			return judge_unspecified(pol, d);
+#endif
 		return sv_policy_allows(pol, &d->addr, d->port) ? NULL : "policy";
 	case SV_DEST_UNSPEC:
 		/* connect(AF_UNSPEC) disconnects. A send with an AF_UNSPEC name is

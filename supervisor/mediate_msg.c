@@ -523,7 +523,18 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 	if (sent == -2)
 		goto out;
 	if (sent == -3) {
-		/* The first message: the kernel's error for the call. */
+		/* The first message failed at send time: nothing was sent and
+		 * the kernel's error is the call's. A later message already
+		 * judged denied still decides the bucket, as after a malformed
+		 * control at message 0 (review h-attack9: filed as the agent's
+		 * invalid call it hid the undeclared message behind a pass). */
+#ifndef SV_MUTANT_MMSG_SEND_FAULT_INVALID
+		if (any_denied) {
+			sv_call_finish(c, SV_DENIED, c->ev.msgs[first_denied].reason, SV_ACT_ERRNO,
+				       sv_call_denial_errno(c), 0);
+			goto out;
+		}
+#endif
 		sv_call_finish(c, SV_INVALID, invalid, SV_ACT_ERRNO, err, 0);
 		goto out;
 	}

@@ -114,6 +114,20 @@
  *                         the cap, a closed descriptor) finishes the call
  *                         invalid after the messages before it were sent: the
  *                         agent is told EFAULT, not the count (review h-attack5)
+ *   STDIO_STATE_UNCHECKED stdfds.c  an inet socket on 0-2 is judged by its peer
+ *                         alone: a caller's UDP socket with a pending IPv6
+ *                         cork or an LSRR option sends the agent's write()
+ *                         to an undeclared address (review h-attack9)
+ *   UNSPECIFIED_AS_WRITTEN call.c  0.0.0.0 and :: judged by the rules as written,
+ *                         while the kernel sends them to this host (127.0.0.1,
+ *                         ::1, the socket's bound address): a rule covering
+ *                         them lets the agent reach an undeclared loopback
+ *                         listener under --no-loopback (review h-attack9)
+ *   MMSG_SEND_FAULT_INVALID mediate_msg.c  a sendmmsg whose first message fails at
+ *                         send time (its payload where nothing is mapped) is
+ *                         filed invalid although a later message was judged
+ *                         denied: the undeclared attempt hides behind a pass
+ *                         (review h-attack9)
  *   MMSG_LEN_UNSENT       mediate_msg.c  a sendmmsg message whose msg_len cannot be
  *                         written back (a read-only vector) is recorded as not
  *                         sent, while the kernel sent it (review h-attack6)

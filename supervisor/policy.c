@@ -372,6 +372,15 @@ static bool is_loopback(const struct sv_addr *a)
 	return a->family == AF_INET6 && memcmp(a->bytes, v6_loopback, 16) == 0;
 }
 
+bool sv_addr_is_unspecified(const struct sv_addr *a)
+{
+	static const uint8_t zero[16];
+
+	if (a->family == AF_INET)
+		return memcmp(a->bytes, zero, 4) == 0;
+	return a->family == AF_INET6 && memcmp(a->bytes, zero, 16) == 0;
+}
+
 static bool rule_matches(const struct sv_rule *r, const struct sv_addr *a, uint16_t port)
 {
 	if (r->net.family != a->family)

@@ -50,6 +50,9 @@ int sv_policy_add(struct sv_policy *p, const struct sv_rule *r);
  * (sv_sockaddr_decode does this). */
 bool sv_policy_allows(const struct sv_policy *p, const struct sv_addr *addr, uint16_t port);
 
+/* True for 0.0.0.0 and ::, the addresses the kernel never sends to. */
+bool sv_addr_is_unspecified(const struct sv_addr *a);
+
 /* Writes the canonical SPEC text of r ("192.0.2.0/24:443", "[2001:db8::1]:53").
  * Returns the length written (excluding NUL) or -ENOSPC. */
 int sv_policy_format_rule(const struct sv_rule *r, char *buf, size_t len);

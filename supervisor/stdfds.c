@@ -9,6 +9,7 @@
 #include "stdfds.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,6 +118,49 @@ static const char *unix_queue_holds(int fd)
 				    : NULL;
 }
 
+/* What a connected inet socket of the caller's may hold besides its peer.
+ * The agent's own sockets get no source route (the filter traps the
+ * options), but one the caller prepared can carry one, and a datagram or
+ * raw socket holds per-send state no getsockopt shows whole: an IPv6 UDP
+ * socket's corked datagram keeps the destination it was started with across
+ * a later connect, flow labels the caller registered carry routing headers,
+ * IP_HDRINCL writes the destination into the packet (review h-attack9: a
+ * write() on such a stdin left for an undeclared address, verdict pass).
+ * Only TCP without IP options or an IPv6 routing header is kept. Returns
+ * NULL, or why the socket is refused. */
+static const char *inet_state_refused(int fd, int dom)
+{
+	unsigned char opt[64];
+	int type = 0, proto = 0;
+	socklen_t l = sizeof(type);
+
+#ifdef SV_MUTANT_STDIO_STATE_UNCHECKED
+	/* MUTANT stdio-state-unchecked: a connected peer is all that is asked. */
+	(void)fd;
+	(void)dom;
+	(void)opt;
+	(void)type;
+	(void)proto;
+	(void)l;
+	return NULL;
+#endif
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) != 0 || type != SOCK_STREAM)
+		return "not a stream socket: a datagram or raw socket carries per-send state (a "
+		       "corked datagram's destination, flow labels, IP_HDRINCL headers) that "
+		       "no getsockopt shows whole";
+	l = sizeof(proto);
+	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &l) != 0 || proto != IPPROTO_TCP)
+		return "a stream protocol other than TCP (MPTCP, SCTP), which can open paths to "
+		       "other addresses";
+	l = sizeof(opt);
+	if (getsockopt(fd, IPPROTO_IP, IP_OPTIONS, opt, &l) != 0 || l != 0)
+		return "IP options set (a source route sends through other addresses)";
+	l = sizeof(opt);
+	if (dom == AF_INET6 && (getsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, opt, &l) != 0 || l != 0))
+		return "an IPv6 routing header set (it sends through other addresses)";
+	return NULL;
+}
+
 int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 {
 #ifdef SV_MUTANT_STDIO_SOCKET_OPEN
@@ -185,6 +229,19 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 		}
 		sv_sockaddr_decode(&ss, sl, 0, &d);
 		deny = sv_call_judge_name(pol, &d, 1, &ok);
+		if (!deny && (dom == AF_INET || dom == AF_INET6)) {
+			const char *state = inet_state_refused(fd, dom);
+
+			if (state) {
+				snprintf(
+				    why, len,
+				    "descriptor %d is an inet socket the agent would use "
+				    "unmediated, and only a TCP socket with no source route is "
+				    "given to it: %s; give it a TCP socket, a pipe or a file",
+				    fd, state);
+				return -EACCES;
+			}
+		}
 		if (!deny)
 			continue;
 		if (sv_dest_format(&d, &ss, sl, text, sizeof(text)) < 0)

@@ -10,7 +10,9 @@
 
 /* Checks every socket on descriptors 0-2 before the agent exists. An inet
  * (or any other non-local) socket must be connected to a destination pol
- * allows. An AF_UNIX socket is local IPC, but whatever is already queued on
+ * allows, and an inet one must be TCP with no IP options or IPv6 routing
+ * header (a datagram or raw socket holds per-send state that no getsockopt
+ * shows whole). An AF_UNIX socket is local IPC, but whatever is already queued on
  * it (bytes, a message, a pending connection) may carry SCM_RIGHTS
  * descriptors the caller put there, which the agent would receive with an
  * untrapped recvmsg: its queue must be empty. AF_NETLINK sockets carry no

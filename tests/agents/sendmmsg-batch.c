@@ -15,6 +15,9 @@
  * count (review h-attack5).
  * A DEST of @badctl (not first) repeats the one before with a malformed
  * control message (cmsg_len 8, not CMSG_OK).
+ * A DEST ending in +badbase (the first too) has its payload at address 16:
+ * first in the batch, the kernel sends nothing and answers EFAULT (review
+ * h-attack9).
  * --cork sends "cork" to the first DEST with MSG_MORE (sendmsg) and leaves
  * that DEST out of the batch: the socket then holds a pending datagram, and
  * UDP appends the batch's first message to it without walking its control
@@ -119,14 +122,16 @@ int main(int argc, char **argv)
 			mm[i].msg_hdr.msg_controllen = sizeof(badctl);
 		} else if (bad)
 			return agent_usage("[--cork] DEST|@name|@iov|@base|@control|@badctl"
-					   "[+badfd|+rights254]... (1..16, one family)");
-		if (with && (strcmp(with, "badfd") == 0 || strcmp(with, "rights254") == 0))
+					   "[+badfd|+rights254|+badbase]... (1..16, one family)");
+		if (with && strcmp(with, "badbase") == 0)
+			iov[i].iov_base = (void *)16;
+		else if (with && (strcmp(with, "badfd") == 0 || strcmp(with, "rights254") == 0))
 			mm[i].msg_hdr.msg_control =
 			    rights(with[0] == 'b' ? 999 : 0, with[0] == 'b' ? 1 : RIGHTS_MAX,
 				   &mm[i].msg_hdr.msg_controllen);
 		else if (with)
 			return agent_usage("[--cork] DEST|@name|@iov|@base|@control|@badctl"
-					   "[+badfd|+rights254]... (1..16, one family)");
+					   "[+badfd|+rights254|+badbase]... (1..16, one family)");
 		if (i)
 			strcat(dests, ",");
 		strcat(dests, bad ? argv[i + 1] : d[i].text);

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from harness import (AGENTS, BUILD, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
+from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      subreaper_containment, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, host_descendants,
                      in_pid_namespace, landlock_abi, mutant_binary, rewrite_run, start_launched,
@@ -333,6 +333,53 @@ def socket_on_stdout_outside_the_allow_list_refuses_the_run(ctx):
     # The check can fail.
     m = stdout_socket_run(ctx, mutant_binary("stdio-socket-open"), no_loopback=True)
     ctx.expect_eq(m.rc, 0, "stdio-socket-open mutant exit status (the agent ran with the socket)")
+
+
+def stdin_inet_run(ctx, binary, sock, port):
+    d, report_path, log_path = ctx.paths()
+    argv = [binary, "--report", report_path, "--no-loopback", "--allow", "127.0.0.1:%d" % port,
+            "--", os.path.join(AGENTS, "inherit-fd"), "--stdio"]
+    ctx.last_argv = argv
+    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
+                            stdin=sock.fileno(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    return ctx.finish(proc, report_path, log_path)
+
+
+@test()
+def inet_socket_on_stdin_with_state_beyond_its_peer_refuses_the_run(ctx):
+    # Review h-attack9: a caller's UDP socket connected to the declared
+    # address but carrying a loose source route through 127.0.0.2 (or, for
+    # IPv6, a corked datagram started towards another address) sent the
+    # agent's write() there: verdict pass. Only TCP without IP options or a
+    # routing header is given to the agent now (mutant stdio-state-unchecked).
+    lis = ctx.udp()
+    lsrr = bytes([131, 7, 4, 127, 0, 0, 2, 0])  # IPOPT_LSRR via 127.0.0.2, then IPOPT_END
+    for binary in (SV, mutant_binary("stdio-state-unchecked")):
+        for name, opts in (("udp", None), ("udp+lsrr", lsrr)):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            ctx.closers.append(s.close)
+            if opts:
+                s.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, opts)
+            s.connect((DECLARED, lis.port))
+            run = stdin_inet_run(ctx, binary, s, lis.port)
+            if binary == SV:
+                expect_outcome(ctx, run, 3, "capability-error")
+                ctx.expect("descriptor 0 is an inet socket" in (run.report.get("reason") or ""),
+                           "%s: reason %r" % (name, run.report.get("reason")))
+                ctx.expect(not run.agent_lines(), "%s: the agent ran: %s" % (name, run.log))
+            else:
+                expect_outcome(ctx, run, 0, "pass")
+    # A TCP socket with a source route is refused too; without one it is
+    # given to the agent (socket_on_stdout_outside_the_allow_list_refuses_the_run).
+    tl = ctx.tcp()
+    t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ctx.closers.append(t.close)
+    t.connect(tl.sock.getsockname()[:2])
+    t.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, lsrr)  # after: no SYN to route
+    run = stdin_inet_run(ctx, SV, t, tl.sock.getsockname()[1])
+    expect_outcome(ctx, run, 3, "capability-error")
+    ctx.expect("IP options" in (run.report.get("reason") or ""), "tcp+lsrr: reason %r" % run.report.get("reason"))
 
 
 @test()

@@ -7,6 +7,7 @@ io_uring_setup, the i386 and x32 ABIs and TCP Fast Open.
 Registered into harness.TESTS when run.py imports it."""
 
 import os
+import socket
 import subprocess
 import time
 
@@ -271,6 +272,75 @@ def sendmmsg_later_bad_pointer_sends_the_messages_before_it(ctx):
     good2 = ctx.udp()
     run = ctx.sv("sendmmsg-batch", [good2.dest, "@iov"], allow=[good2.dest], no_loopback=True)
     expect_agent(ctx, run, "sendmmsg", 1)
+
+
+@test()
+def sendmmsg_first_message_failing_at_send_never_hides_a_later_undeclared_one(ctx):
+    # Review h-attack9: the declared message 0 has its payload at address
+    # 16, message 1 is undeclared. The kernel answers EFAULT and sends
+    # nothing; the supervisor judged message 1 denied, then filed the whole
+    # call as the agent's invalid one: a pass over a decided denial (mutant
+    # mmsg-send-fault-invalid).
+    good = ctx.udp()
+    bad = ctx.udp(UNDECLARED)
+    log = ctx.unsupervised("sendmmsg-batch", [good.dest + "+badbase", bad.dest])
+    ctx.expect_eq([(r.get("result"), r.get("errno")) for r in log if r.get("call") == "sendmmsg"],
+                  [(-1, "EFAULT")], "unsupervised sendmmsg")
+    for binary in (None, mutant_binary("mmsg-send-fault-invalid")):
+        good = ctx.udp()
+        bad = ctx.udp(UNDECLARED)
+        kw = {"binary": binary} if binary else {}
+        run = ctx.sv("sendmmsg-batch", [good.dest + "+badbase", bad.dest], allow=[good.dest],
+                     no_loopback=True, **kw)
+        if binary:
+            expect_outcome(ctx, run, 0, "pass")
+            expect_event(ctx, run, "the batch filed as the agent's", bucket="invalid")
+        else:
+            expect_outcome(ctx, run, 1, "fail")
+            expect_agent(ctx, run, "sendmmsg", -1, "EACCES")
+            ev = expect_event(ctx, run, "sendmmsg", syscall="sendmmsg")
+            ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
+            msgs = ev.get("messages") or []
+            ctx.expect_eq([m.get("decision") for m in msgs], ["allowed", "denied"], "messages")
+        time.sleep(0.2)
+        ctx.expect_eq((good.got(), bad.got()), ([], []), "datagrams at the listeners")
+
+
+@test()
+def unspecified_destination_judged_where_the_kernel_sends_it(ctx):
+    # Review h-attack9: the kernel sends 0.0.0.0 to the socket's bound
+    # address or 127.0.0.1, and :: to ::1 (or 127.0.0.1). Judged as written,
+    # a rule covering 0.0.0.0 or :: under --no-loopback let the datagram
+    # reach an undeclared loopback listener (mutant unspecified-as-written).
+    lst = ctx.udp()
+    for binary in (None, mutant_binary("unspecified-as-written")):
+        kw = {"binary": binary} if binary else {}
+        run = ctx.sv("udp-sendto", ["0.0.0.0:%d" % lst.port], no_loopback=True,
+                     allow=["0.0.0.0/8:%d" % lst.port], **kw)
+        time.sleep(0.2)
+        got = lst.got()
+        if binary:
+            expect_outcome(ctx, run, 0, "pass")
+            ctx.expect(got == [b"ping"], "mutant: loopback listener got %r" % got)
+        else:
+            expect_outcome(ctx, run, 1, "fail")
+            expect_event(ctx, run, "sendto 0.0.0.0", bucket="denied", reason="unspecified-address")
+            ctx.expect_eq(got, [], "datagrams at the undeclared loopback listener")
+    # :: under the default rules (loopback allowed) goes to ::1: allowed,
+    # where it was denied as written before (a false red).
+    try:
+        six = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        six.bind(("::1", 0))
+    except OSError as e:
+        raise Skip("no ::1 here (%s)" % e)
+    ctx.closers.append(six.close)
+    six.settimeout(2)
+    run = ctx.sv("udp-sendto", ["[::]:%d" % six.getsockname()[1]])
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(six.recv(64), b"ping", "datagram at [::1]")
+    run = ctx.sv("udp-sendto", ["[::]:%d" % six.getsockname()[1]], no_loopback=True,
+                 allow=["[::]/128:%d" % six.getsockname()[1]])
+    expect_outcome(ctx, run, 1, "fail")
 
 
 @test()

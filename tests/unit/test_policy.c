@@ -537,3 +537,21 @@ TEST(format_rule_rejects_unknown_family)
 
 	EXPECT_EQ(sv_policy_format_rule(&r, buf, sizeof(buf)), -EINVAL);
 }
+
+TEST(addr_unspecified_only_when_every_byte_is_zero)
+{
+	struct sv_addr v4 = {.family = AF_INET}, v6 = {.family = AF_INET6};
+	struct sv_addr other = {.family = AF_UNIX};
+
+	EXPECT_TRUE(sv_addr_is_unspecified(&v4));
+	EXPECT_TRUE(sv_addr_is_unspecified(&v6));
+	EXPECT_FALSE(sv_addr_is_unspecified(&other));
+	v4.bytes[3] = 1;
+	v6.bytes[15] = 1;
+	EXPECT_FALSE(sv_addr_is_unspecified(&v4));
+	EXPECT_FALSE(sv_addr_is_unspecified(&v6));
+	/* Bytes past an IPv4 address are not part of it. */
+	v4.bytes[3] = 0;
+	v4.bytes[8] = 1;
+	EXPECT_TRUE(sv_addr_is_unspecified(&v4));
+}
