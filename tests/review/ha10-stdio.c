@@ -22,6 +22,8 @@
  *                 flow (inet->cork.fl) to the first hop, and
  *                 __ip_queue_xmit copies that flow's daddr into every
  *                 segment (ip_copy_addrs) while its cached route lives
+ *   lsrr-cleared-tos  the same, then an IP_TOS round trip (0x10, then 0),
+ *                 as the proposed fix would do before the agent runs
  *   v6mapped      an AF_INET6 TCP socket connected to ::ffff:127.0.0.1:4471
  *                 (false-red check: must be accepted)
  *   v6mapped-lsrr-cleared  the same as lsrr-cleared on that AF_INET6 socket
@@ -117,6 +119,10 @@ static void caller(const char *sv, const char *mode)
 		die("IP_OPTIONS clear");
 	if (lsrr && setsockopt(s, IPPROTO_TCP, TCP_REPAIR, &(int){0}, sizeof(int)) != 0)
 		die("TCP_REPAIR off");
+	if (strstr(mode, "-tos") &&
+	    (setsockopt(s, IPPROTO_IP, IP_TOS, &(int){0x10}, sizeof(int)) != 0 ||
+	     setsockopt(s, IPPROTO_IP, IP_TOS, &(int){0}, sizeof(int)) != 0))
+		die("IP_TOS");
 	if (getsockopt(s, IPPROTO_IP, IP_OPTIONS, opt, &ol) != 0)
 		die("getsockopt IP_OPTIONS");
 	fprintf(stderr, "caller: IP_OPTIONS reads back %u byte(s)\n", (unsigned)ol);
@@ -163,7 +169,7 @@ static void drain_raw(int rfd)
 static void count_lo(int pfd)
 {
 	unsigned char buf[4096];
-	int n = 0, opts = 0;
+	int n = 0, opts = 0, decl = 0;
 	ssize_t r;
 
 	while ((r = recv(pfd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
@@ -171,11 +177,17 @@ static void count_lo(int pfd)
 
 		if (r < 34 || buf[12] != 0x08 || buf[13] != 0x00)
 			continue;
-		if (ip->daddr != htonl(0x7f000002) || !memmem(buf, (size_t)r, "agent-secret", 12))
+		if (!memmem(buf, (size_t)r, "agent-secret", 12))
+			continue;
+		if (ip->daddr == htonl(0x7f000001))
+			decl++;
+		if (ip->daddr != htonl(0x7f000002))
 			continue;
 		n++;
 		opts += ip->ihl > 5;
 	}
+	printf("  lo: %d packet(s) with IP destination 127.0.0.1 holding the agent's bytes\n",
+	       decl);
 	printf(
 	    "  lo: %d packet(s) with IP destination 127.0.0.2 holding the agent's bytes (%d with "
 	    "IP options)\n",

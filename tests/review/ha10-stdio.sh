@@ -9,7 +9,7 @@ sv=${1:-$PWD/build/egress-supervisor}
 mkdir -p /tmp/ha10
 musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem build/kheaders -static \
 	-o /tmp/ha10/ha10-stdio tests/review/ha10-stdio.c
-for m in plain lsrr-cleared v6mapped v6mapped-lsrr-cleared; do
+for m in ${MODES:-plain lsrr-cleared lsrr-cleared-tos v6mapped v6mapped-lsrr-cleared}; do
 	unshare -n sh -c "ip link set lo up &&
 		for k in all lo; do sysctl -qw net.ipv4.conf.\$k.accept_source_route=1 \
 			net.ipv4.conf.\$k.route_localnet=1; done &&
