@@ -42,6 +42,19 @@ void sv_call_finish(struct sv_call *c, enum sv_bucket bucket, const char *reason
 	if (bucket == SV_MECH_FAILURE)
 		bucket = SV_DENIED;
 #endif
+#ifndef SV_MUTANT_MMSG_DENIAL_UNDONE
+	/* A sendmmsg with a message already judged denied: the agent's own
+	 * mistake elsewhere in it (a first message that cannot be sent, a
+	 * closed descriptor, not a socket) or its notification dying does not
+	 * undo that attempt (reviews h-attack9 and h-attack10: each was filed
+	 * invalid or abandoned, a pass over a decided denial). */
+	if (c->decided_denial && (bucket == SV_INVALID || bucket == SV_ABANDONED)) {
+		reason = c->decided_denial;
+		err = sv_call_denial_errno(c);
+		val = 0;
+		bucket = SV_DENIED;
+	}
+#endif
 	if (action == SV_ACT_CONTINUE)
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	else if (err)

@@ -40,6 +40,10 @@ struct sv_call {
 	pid_t check_tid;  /* > 0: duplicates must be proven to be this thread's (act.h) */
 	int dup;          /* the duplicate of the agent's socket, -1 until prepared */
 	int domain;       /* the duplicate's SO_DOMAIN */
+	/* Set once a message of a sendmmsg is judged denied (its reason):
+	 * whatever then ends the call as invalid or abandoned, sv_call_finish
+	 * records a denial. */
+	const char *decided_denial;
 };
 
 /* The errno a denied call of c answers: the policy's --deny-errno, else
@@ -49,7 +53,9 @@ int sv_call_denial_errno(const struct sv_call *c);
 
 /* Answers and records. action SV_ACT_NONE records without answering. A
  * decided denial stays a denial even if the notification died before the
- * answer: the attempt was made. */
+ * answer: the attempt was made. With c->decided_denial set, an invalid or
+ * abandoned ending is recorded as that denial (an invalid one answered with
+ * the denial errno). */
 void sv_call_finish(struct sv_call *c, enum sv_bucket bucket, const char *reason,
 		    enum sv_action action, int err, long long val);
 

@@ -354,8 +354,10 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 		}
 		me->denied = deny != NULL;
 		me->reason = deny ? deny : why;
-		if (deny && *first_denied == n)
+		if (deny && *first_denied == n) {
 			*first_denied = i;
+			c->decided_denial = deny;
+		}
 	}
 	/* Only what is to be sent needs the socket: a batch denied from its
 	 * first message is refused without a duplicate, like a single call. */
@@ -370,6 +372,7 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 			c->ev.msgs[i].denied = 1;
 			c->ev.msgs[i].reason = deny;
 			*first_denied = i;
+			c->decided_denial = deny;
 		}
 	}
 	return (long)n;
@@ -524,17 +527,9 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 		goto out;
 	if (sent == -3) {
 		/* The first message failed at send time: nothing was sent and
-		 * the kernel's error is the call's. A later message already
-		 * judged denied still decides the bucket, as after a malformed
-		 * control at message 0 (review h-attack9: filed as the agent's
-		 * invalid call it hid the undeclared message behind a pass). */
-#ifndef SV_MUTANT_MMSG_SEND_FAULT_INVALID
-		if (any_denied) {
-			sv_call_finish(c, SV_DENIED, c->ev.msgs[first_denied].reason, SV_ACT_ERRNO,
-				       sv_call_denial_errno(c), 0);
-			goto out;
-		}
-#endif
+		 * the kernel's error is the call's, unless a later message was
+		 * judged denied (c->decided_denial: sv_call_finish records the
+		 * denial). */
 		sv_call_finish(c, SV_INVALID, invalid, SV_ACT_ERRNO, err, 0);
 		goto out;
 	}

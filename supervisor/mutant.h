@@ -118,16 +118,21 @@
  *                         alone: a caller's UDP socket with a pending IPv6
  *                         cork or an LSRR option sends the agent's write()
  *                         to an undeclared address (review h-attack9)
+ *   STDIO_ROUTE_KEPT      stdfds.c  a TCP socket on 0-2 keeps its cached route: one
+ *                         connected through a source route that was then
+ *                         cleared still sends the agent's write() to the
+ *                         route's first hop (review h-attack10)
  *   UNSPECIFIED_AS_WRITTEN call.c  0.0.0.0 and :: judged by the rules as written,
  *                         while the kernel sends them to this host (127.0.0.1,
  *                         ::1, the socket's bound address): a rule covering
  *                         them lets the agent reach an undeclared loopback
  *                         listener under --no-loopback (review h-attack9)
- *   MMSG_SEND_FAULT_INVALID mediate_msg.c  a sendmmsg whose first message fails at
- *                         send time (its payload where nothing is mapped) is
- *                         filed invalid although a later message was judged
- *                         denied: the undeclared attempt hides behind a pass
- *                         (review h-attack9)
+ *   MMSG_DENIAL_UNDONE    call.c  a sendmmsg with a message judged denied is filed
+ *                         invalid or abandoned when something else ends it (a
+ *                         first message that fails at send time, a closed
+ *                         descriptor, not a socket, its notification dying):
+ *                         the undeclared attempt hides behind a pass (reviews
+ *                         h-attack9 and h-attack10)
  *   MMSG_LEN_UNSENT       mediate_msg.c  a sendmmsg message whose msg_len cannot be
  *                         written back (a read-only vector) is recorded as not
  *                         sent, while the kernel sent it (review h-attack6)

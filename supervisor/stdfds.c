@@ -118,6 +118,35 @@ static const char *unix_queue_holds(int fd)
 				    : NULL;
 }
 
+/* A connection made through a source route that was cleared afterwards
+ * still sends to the route's first hop: tcp_v4_connect put that hop in the
+ * flow its cached route was made for (inet->cork.fl), and __ip_queue_xmit
+ * copies the flow's destination into every segment while that route stays
+ * cached. Changing IP_TOS drops the cached route (sk_dst_reset), so the
+ * next segment is routed to the peer again (review h-attack10); the value
+ * is set to another and back. Returns 0 or -errno. */
+static int reroute(int fd)
+{
+	int tos = 0, other;
+	socklen_t l = sizeof(tos);
+
+#ifdef SV_MUTANT_STDIO_ROUTE_KEPT
+	/* MUTANT stdio-route-kept: the cached route is trusted. */
+	(void)fd;
+	(void)tos;
+	(void)other;
+	(void)l;
+	return 0;
+#endif
+	if (getsockopt(fd, IPPROTO_IP, IP_TOS, &tos, &l) != 0)
+		return -errno;
+	other = tos ^ 0x04;
+	if (setsockopt(fd, IPPROTO_IP, IP_TOS, &other, sizeof(other)) != 0 ||
+	    setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)) != 0)
+		return -errno;
+	return 0;
+}
+
 /* What a connected inet socket of the caller's may hold besides its peer.
  * The agent's own sockets get no source route (the filter traps the
  * options), but one the caller prepared can carry one, and a datagram or
@@ -126,8 +155,8 @@ static const char *unix_queue_holds(int fd)
  * a later connect, flow labels the caller registered carry routing headers,
  * IP_HDRINCL writes the destination into the packet (review h-attack9: a
  * write() on such a stdin left for an undeclared address, verdict pass).
- * Only TCP without IP options or an IPv6 routing header is kept. Returns
- * NULL, or why the socket is refused. */
+ * Only TCP without IP options or an IPv6 routing header is kept, and its
+ * route is made again. Returns NULL, or why the socket is refused. */
 static const char *inet_state_refused(int fd, int dom)
 {
 	unsigned char opt[64];
@@ -158,7 +187,7 @@ static const char *inet_state_refused(int fd, int dom)
 	l = sizeof(opt);
 	if (dom == AF_INET6 && (getsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, opt, &l) != 0 || l != 0))
 		return "an IPv6 routing header set (it sends through other addresses)";
-	return NULL;
+	return reroute(fd) ? "its route could not be made again (IP_TOS refused)" : NULL;
 }
 
 int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)

@@ -81,8 +81,8 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	control-cap-invalid bad-control-first rights-any-family mmsg-stop-at-bad-control \
 	mmsg-late-invalid mmsg-len-unsent no-userns userns-keeps-ptrace \
 	fallback-keeps-admin userns-untried trial-exit-code trial-holds-slot \
-	sigchld-inherited mmsg-send-fault-invalid unspecified-as-written \
-	stdio-state-unchecked
+	sigchld-inherited mmsg-denial-undone unspecified-as-written \
+	stdio-state-unchecked stdio-route-kept
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
 # original report needed both defects at once.

@@ -10,6 +10,12 @@
  * dead by the time it checks ID_VALID: a decided denial must still be
  * recorded as one.
  *
+ * With --mmsg GOOD it makes one UDP sendmmsg of [GOOD, DEST] instead, the
+ * first message's payload in that page: the supervisor judges both names,
+ * decides DEST denied, and its copy of the payload (to send GOOD's message)
+ * is what waits while the call is interrupted (review h-attack10: the
+ * decided denial was filed abandoned). Logs "sendmmsg" instead of "connect".
+ *
  * Needs userfaultfd without CAP_SYS_PTRACE (the supervisor drops it):
  * vm.unprivileged_userfaultfd=1, or (6.1+) a /dev/userfaultfd it may open. Logs "connect" (its
  * result: EINTR when the sequence happened as planned) with "fault_seen" (whether the supervisor's
@@ -35,7 +41,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static struct agent_dest dest;
+static struct agent_dest dest, good;
+static int mmsg;
 static int uffd;
 static long page;
 static unsigned char *region;
@@ -64,7 +71,10 @@ static void *handler(void *arg)
 	syscall(SYS_tgkill, getpid(), connector, SIGUSR1);
 	for (int i = 0; i < 10000 && !atomic_load(&connect_returned); i++)
 		usleep(1000);
-	memcpy(src, &dest.ss, dest.len);
+	if (mmsg)
+		memcpy(src, "msg 0", 5);
+	else
+		memcpy(src, &dest.ss, dest.len);
 	copy.dst = (unsigned long)region;
 	copy.src = (unsigned long)src;
 	copy.len = (unsigned long)page;
@@ -76,7 +86,7 @@ static void *handler(void *arg)
 
 int main(int argc, char **argv)
 {
-	static const char usage[] = "DEST";
+	static const char usage[] = "[--mmsg GOOD] DEST";
 	struct sigaction sa = {.sa_handler = on_usr1}; /* no SA_RESTART */
 	struct uffdio_api api = {.api = UFFD_API};
 	struct uffdio_register reg;
@@ -86,7 +96,15 @@ int main(int argc, char **argv)
 	long r;
 
 	agent_init("denial-interrupt");
-	if (argc != 2 || agent_parse_dest(argv[1], &dest) < 0)
+	if (argc == 4 && strcmp(argv[1], "--mmsg") == 0) {
+		if (agent_parse_dest(argv[2], &good) < 0)
+			return agent_usage(usage);
+		mmsg = 1;
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc != 2 || agent_parse_dest(argv[1], &dest) < 0 ||
+	    (mmsg && good.family != dest.family))
 		return agent_usage(usage);
 	page = sysconf(_SC_PAGESIZE);
 	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
@@ -117,10 +135,31 @@ int main(int argc, char **argv)
 		agent_log("pthread_create", NULL, -1, EAGAIN, NULL);
 		return 1;
 	}
-	fd = socket(dest.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	/* The name is read only by the supervisor: seccomp stops the call
-	 * before the kernel copies it, and we never touch the page. */
-	r = connect(fd, (const struct sockaddr *)region, dest.len);
+	if (mmsg) {
+		static char other[] = "msg 1";
+		struct iovec iov[2] = {{.iov_base = region, .iov_len = 5},
+				       {.iov_base = other, .iov_len = 5}};
+		struct mmsghdr mm[2];
+
+		memset(mm, 0, sizeof(mm));
+		mm[0].msg_hdr.msg_name = &good.ss;
+		mm[0].msg_hdr.msg_namelen = good.len;
+		mm[0].msg_hdr.msg_iov = &iov[0];
+		mm[0].msg_hdr.msg_iovlen = 1;
+		mm[1].msg_hdr.msg_name = &dest.ss;
+		mm[1].msg_hdr.msg_namelen = dest.len;
+		mm[1].msg_hdr.msg_iov = &iov[1];
+		mm[1].msg_hdr.msg_iovlen = 1;
+		fd = socket(dest.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		/* The payload is read only by the supervisor (as the name below):
+		 * the raw call, musl's sendmmsg being a loop of sendmsg. */
+		r = syscall(SYS_sendmmsg, fd, mm, 2u, 0);
+	} else {
+		fd = socket(dest.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		/* The name is read only by the supervisor: seccomp stops the call
+		 * before the kernel copies it, and we never touch the page. */
+		r = connect(fd, (const struct sockaddr *)region, dest.len);
+	}
 	err = errno;
 	atomic_store(&connect_returned, 1);
 	pthread_join(t, NULL);
@@ -131,7 +170,7 @@ int main(int argc, char **argv)
 	planned = r < 0 && (atomic_load(&fault_seen) ? err == EINTR : err != EINTR);
 	snprintf(extra, sizeof(extra), ",\"fault_seen\":%s",
 		 atomic_load(&fault_seen) ? "true" : "false");
-	agent_log("connect", dest.text, r, err, extra);
+	agent_log(mmsg ? "sendmmsg" : "connect", dest.text, r, err, extra);
 	if (!planned)
 		agent_log("sequence", dest.text, -1, 0, extra);
 	close(fd);

@@ -23,6 +23,9 @@
  * UDP appends the batch's first message to it without walking its control
  * data, so a @badctl there is no EINVAL and the batch goes on (review
  * h-attack5).
+ * --on N (first of all) makes the call on descriptor N instead of the
+ * socket: 999 (closed) or 0 (not a socket when stdin is /dev/null); the
+ * kernel answers EBADF or ENOTSOCK and sends nothing (review h-attack10).
  * --ro (before --cork) puts the vector on a read-only page: the kernel sends
  * the first message, cannot write its msg_len back and answers EFAULT
  * (__sys_sendmmsg: sent, not counted; review h-attack6).
@@ -70,10 +73,18 @@ int main(int argc, char **argv)
 	struct iovec iov[MAX_MSGS];
 	char dests[MAX_MSGS * 82] = "";
 	struct mmsghdr *vec = mm;
-	int n = argc - 1, i, fd, cork, ro = argc > 1 && strcmp(argv[1], "--ro") == 0;
+	int n = argc - 1, i, fd, cork, ro, on = -1;
 	long r;
 
 	agent_init("sendmmsg-batch");
+	if (n >= 2 && strcmp(argv[1], "--on") == 0) {
+		on = (int)agent_parse_count(argv[2]);
+		if (on < 0)
+			return agent_usage("--on N: a descriptor number");
+		argv += 2;
+		n -= 2;
+	}
+	ro = n > 0 && strcmp(argv[1], "--ro") == 0;
 	if (ro) {
 		argv++;
 		n--;
@@ -159,7 +170,7 @@ int main(int argc, char **argv)
 		if (mprotect(vec, sizeof(mm), PROT_READ) != 0)
 			return agent_usage("mprotect");
 	}
-	r = syscall(SYS_sendmmsg, fd, vec + cork, (unsigned)(n - cork), 0);
+	r = syscall(SYS_sendmmsg, on >= 0 ? on : fd, vec + cork, (unsigned)(n - cork), 0);
 	agent_log("sendmmsg", dests, r, errno, NULL);
 	close(fd);
 	return 0;

@@ -26,8 +26,9 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	named-fifo-silent mmsg-fault-whole control-cap-invalid \
 	bad-control-first rights-any-family mmsg-stop-at-bad-control \
 	mmsg-late-invalid mmsg-len-unsent no-userns userns-keeps-ptrace userns-untried \
-	trial-exit-code trial-holds-slot sigchld-inherited mmsg-send-fault-invalid \
-	unspecified-as-written stdio-state-unchecked
+	trial-exit-code trial-holds-slot sigchld-inherited mmsg-denial-undone \
+	unspecified-as-written stdio-state-unchecked \
+	stdio-route-kept
 integration-test: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \

@@ -8,6 +8,7 @@ stdio, and a refused unshare named by the probe.
 Registered into harness.TESTS when run.py imports it."""
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -380,6 +381,30 @@ def inet_socket_on_stdin_with_state_beyond_its_peer_refuses_the_run(ctx):
     run = stdin_inet_run(ctx, SV, t, tl.sock.getsockname()[1])
     expect_outcome(ctx, run, 3, "capability-error")
     ctx.expect("IP options" in (run.report.get("reason") or ""), "tcp+lsrr: reason %r" % run.report.get("reason"))
+
+
+@test()
+def tcp_socket_on_stdin_routed_through_a_cleared_source_route_is_routed_again(ctx):
+    # Review h-attack10: a caller's TCP socket connected through a loose
+    # source route (via 127.0.0.2) whose option was then cleared reads back
+    # no IP options, yet keeps sending to the route's first hop while its
+    # cached route lives. The supervisor changes IP_TOS and back, which drops
+    # that route (mutant stdio-route-kept). The reproduction (root: a network
+    # namespace of its own, TCP_REPAIR) is the review's own.
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("musl-gcc"):
+        raise Skip("needs root (a network namespace, TCP_REPAIR), unshare and musl-gcc")
+    script = os.path.join(TOP, "tests", "review", "ha10-stdio.sh")
+    for binary in (SV, mutant_binary("stdio-route-kept")):
+        ctx.require(os.access(binary, os.X_OK), "%s missing" % binary)
+        ctx.last_argv = ["bash", script, binary]
+        p = subprocess.run(["bash", script, binary], cwd=TOP, capture_output=True, text=True,
+                           timeout=120, env=dict(os.environ, MODES="lsrr-cleared"))
+        m = re.search(r"undeclared 127\.0\.0\.2 \(raw TCP receiver\): (\d+) segment", p.stdout)
+        ctx.require(m is not None, "no count in the reproduction's output: %s %s" % (p.stdout[-400:], p.stderr[-400:]))
+        if binary == SV:
+            ctx.expect_eq(int(m.group(1)), 0, "segments with the agent's bytes at 127.0.0.2")
+        else:
+            ctx.expect(int(m.group(1)) > 0, "stdio-route-kept mutant: nothing at 127.0.0.2 (%s)" % p.stdout[-300:])
 
 
 @test()

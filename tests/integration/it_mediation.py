@@ -280,13 +280,13 @@ def sendmmsg_first_message_failing_at_send_never_hides_a_later_undeclared_one(ct
     # 16, message 1 is undeclared. The kernel answers EFAULT and sends
     # nothing; the supervisor judged message 1 denied, then filed the whole
     # call as the agent's invalid one: a pass over a decided denial (mutant
-    # mmsg-send-fault-invalid).
+    # mmsg-denial-undone).
     good = ctx.udp()
     bad = ctx.udp(UNDECLARED)
     log = ctx.unsupervised("sendmmsg-batch", [good.dest + "+badbase", bad.dest])
     ctx.expect_eq([(r.get("result"), r.get("errno")) for r in log if r.get("call") == "sendmmsg"],
                   [(-1, "EFAULT")], "unsupervised sendmmsg")
-    for binary in (None, mutant_binary("mmsg-send-fault-invalid")):
+    for binary in (None, mutant_binary("mmsg-denial-undone")):
         good = ctx.udp()
         bad = ctx.udp(UNDECLARED)
         kw = {"binary": binary} if binary else {}
@@ -341,6 +341,53 @@ def unspecified_destination_judged_where_the_kernel_sends_it(ctx):
     run = ctx.sv("udp-sendto", ["[::]:%d" % six.getsockname()[1]], no_loopback=True,
                  allow=["[::]/128:%d" % six.getsockname()[1]])
     expect_outcome(ctx, run, 1, "fail")
+
+
+@test()
+def sendmmsg_denial_stands_whatever_ends_the_rest_of_the_call(ctx):
+    # Review h-attack10: a sendmmsg of [declared, undeclared] on a closed
+    # descriptor or on a pipe (the kernel answers EBADF or ENOTSOCK and sends
+    # nothing) was filed invalid once the duplicate was asked for, and one
+    # whose notification died then (a signal) abandoned: passes over a
+    # decided denial. The notification's death is made certain through the
+    # seam (id_valid:ENOENT). Mutant mmsg-denial-undone.
+    for on, errno_name in (("999", "EBADF"), ("0", "ENOTSOCK")):
+        good = ctx.udp()
+        bad = ctx.udp(UNDECLARED)
+        log = ctx.unsupervised("sendmmsg-batch", ["--on", on, good.dest, bad.dest])
+        ctx.expect_eq([(r.get("result"), r.get("errno")) for r in log if r.get("call") == "sendmmsg"][-1:],
+                      [(-1, errno_name)], "unsupervised sendmmsg --on %s" % on)
+        for binary in (None, mutant_binary("mmsg-denial-undone")):
+            kw = {"binary": binary} if binary else {}
+            run = ctx.sv("sendmmsg-batch", ["--on", on, good.dest, bad.dest], allow=[good.dest],
+                         no_loopback=True, **kw)
+            if binary:
+                expect_outcome(ctx, run, 0, "pass")
+            else:
+                expect_outcome(ctx, run, 1, "fail")
+                expect_event(ctx, run, "sendmmsg --on %s" % on, syscall="sendmmsg", bucket="denied")
+    # The notification dies after the denial was decided: the supervisor's
+    # copy of the first message's payload waits on the agent's userfaultfd
+    # page while the agent interrupts its own call (denial-interrupt --mmsg).
+    for binary in (None, mutant_binary("mmsg-denial-undone")):
+        good = ctx.udp()
+        bad = ctx.udp(UNDECLARED)
+        kw = {"binary": binary} if binary else {}
+        run = ctx.sv("denial-interrupt", ["--mmsg", good.dest, bad.dest], allow=[good.dest],
+                     no_loopback=True, **kw)
+        if run.rc == 3 and any(l.get("call") == "userfaultfd" for l in run.agent_lines()):
+            raise Skip("userfaultfd unavailable to the agent")
+        line = expect_agent(ctx, run, "sendmmsg", -1, "EINTR")
+        ctx.expect(line.get("fault_seen") is True, "the supervisor's copy reached the page: %s" % line)
+        if binary:
+            expect_outcome(ctx, run, 0, "pass")
+            expect_event(ctx, run, "mutant: the batch filed abandoned", bucket="abandoned")
+        else:
+            expect_outcome(ctx, run, 1, "fail")
+            expect_event(ctx, run, "sendmmsg with a dead notification", syscall="sendmmsg",
+                         bucket="denied")
+        time.sleep(0.2)
+        ctx.expect_eq((good.got(), bad.got()), ([], []), "datagrams at the listeners")
 
 
 @test()
