@@ -103,7 +103,10 @@
  *                         declared message carries a closed descriptor or 254
  *                         of them is filed invalid (or stops there), and the
  *                         later undeclared message the kernel sends hides
- *                         behind a pass (review h-attack5)
+ *                         behind a pass (review h-attack5); since a judged
+ *                         denial stands whatever ends the call (h-attack10),
+ *                         it withholds the declared message and answers
+ *                         EACCES instead
  *   MMSG_STOP_AT_BAD_CONTROL mediate_msg.c  sendmmsg judges no message after a
  *                         malformed control: on a corked UDP socket (MSG_MORE)
  *                         the kernel appends that message without walking its
