@@ -80,13 +80,15 @@ static void caller(const char *sv, const char *mode)
 	if (setsockopt(s, SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)) != 0)
 		die("SO_PRIORITY");
 	if (v6) {
-		struct sockaddr_in6 d = {.sin6_family = AF_INET6, .sin6_port = htons(DECL_PORT),
+		struct sockaddr_in6 d = {.sin6_family = AF_INET6,
+					 .sin6_port = htons(DECL_PORT),
 					 .sin6_addr = IN6ADDR_LOOPBACK_INIT};
 
 		if (connect(s, (struct sockaddr *)&d, sizeof(d)) != 0)
 			die("connect6");
 	} else {
-		struct sockaddr_in d = {.sin_family = AF_INET, .sin_port = htons(DECL_PORT),
+		struct sockaddr_in d = {.sin_family = AF_INET,
+					.sin_port = htons(DECL_PORT),
 					.sin_addr.s_addr = htonl(0x7f000001)};
 
 		if (connect(s, (struct sockaddr *)&d, sizeof(d)) != 0)
@@ -107,14 +109,16 @@ static int listener(int fam)
 
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (fam == AF_INET6) {
-		struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons(DECL_PORT),
+		struct sockaddr_in6 a = {.sin6_family = AF_INET6,
+					 .sin6_port = htons(DECL_PORT),
 					 .sin6_addr = IN6ADDR_LOOPBACK_INIT};
 
 		setsockopt(l, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 		if (bind(l, (struct sockaddr *)&a, sizeof(a)) != 0)
 			die("bind6");
 	} else {
-		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(DECL_PORT),
+		struct sockaddr_in a = {.sin_family = AF_INET,
+					.sin_port = htons(DECL_PORT),
 					.sin_addr.s_addr = htonl(0x7f000001)};
 
 		if (bind(l, (struct sockaddr *)&a, sizeof(a)) != 0)
