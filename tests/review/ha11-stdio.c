@@ -19,10 +19,15 @@
  *           set it back)
  *   prio6   IPv6 (::1), SO_PRIORITY 5, IPV6_TCLASS 0x28
  *   tos4    IPv4, IP_TOS 0x28 then SO_PRIORITY 0 (control for ECN/DSCP)
+ *   tfo     IPv4, TCP_FASTOPEN_CONNECT then connect(): returns 0 with no SYN
+ *           sent (deferred, SYN_SENT): must be refused (no peer)
+ *   repair  IPv4, TCP_REPAIR on, connect() (no handshake), left in repair
+ *           mode: the agent's bytes are queued and never transmitted
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <linux/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +80,12 @@ static void caller(const char *sv, const char *mode)
 	if (strcmp(mode, "tos4") == 0 &&
 	    setsockopt(s, IPPROTO_IP, IP_TOS, &(int){0x28}, sizeof(int)) != 0)
 		die("IP_TOS");
+	if (strcmp(mode, "tfo") == 0 &&
+	    setsockopt(s, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &(int){1}, sizeof(int)) != 0)
+		die("TCP_FASTOPEN_CONNECT");
+	if (strcmp(mode, "repair") == 0 &&
+	    setsockopt(s, IPPROTO_TCP, TCP_REPAIR, &(int){1}, sizeof(int)) != 0)
+		die("TCP_REPAIR");
 	if (v6 && setsockopt(s, IPPROTO_IPV6, IPV6_TCLASS, &(int){0x28}, sizeof(int)) != 0)
 		die("IPV6_TCLASS");
 	if (setsockopt(s, SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)) != 0)
@@ -137,7 +148,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "agent") == 0)
 		return agent();
 	if (argc != 4 || strcmp(argv[1], "run") != 0) {
-		fprintf(stderr, "usage: ha11-stdio run SV prio4|prio4-7|prio6|tos4\n");
+		fprintf(stderr, "usage: ha11-stdio run SV prio4|prio4-7|prio6|tos4|tfo|repair\n");
 		return 2;
 	}
 	if (!realpath("/proc/self/exe", self))
