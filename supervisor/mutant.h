@@ -125,6 +125,9 @@
  *                         connected through a source route that was then
  *                         cleared still sends the agent's write() to the
  *                         route's first hop (review h-attack10)
+ *   STDIO_PRIORITY_LOST   stdfds.c  the route reset of a TCP socket on 0-2 leaves
+ *                         its SO_PRIORITY as IP_TOS set it, not as the caller
+ *                         had it (review h-attack11)
  *   UNSPECIFIED_AS_WRITTEN call.c  0.0.0.0 and :: judged by the rules as written,
  *                         while the kernel sends them to this host (127.0.0.1,
  *                         ::1, the socket's bound address): a rule covering

@@ -124,26 +124,40 @@ static const char *unix_queue_holds(int fd)
  * copies the flow's destination into every segment while that route stays
  * cached. Changing IP_TOS drops the cached route (sk_dst_reset), so the
  * next segment is routed to the peer again (review h-attack10); the value
- * is set to another and back. Returns 0 or -errno. */
+ * is set to another and back, and so is the priority it drags along.
+ * Returns 0 or -errno. */
 static int reroute(int fd)
 {
-	int tos = 0, other;
-	socklen_t l = sizeof(tos);
+	int tos = 0, other, prio = 0;
+	socklen_t l = sizeof(tos), pl = sizeof(prio);
 
 #ifdef SV_MUTANT_STDIO_ROUTE_KEPT
 	/* MUTANT stdio-route-kept: the cached route is trusted. */
 	(void)fd;
 	(void)tos;
 	(void)other;
+	(void)prio;
 	(void)l;
+	(void)pl;
 	return 0;
 #endif
-	if (getsockopt(fd, IPPROTO_IP, IP_TOS, &tos, &l) != 0)
+	/* Each IP_TOS write also sets SO_PRIORITY from the TOS
+	 * (rt_tos2priority): the caller's priority is put back afterwards
+	 * (review h-attack11). Above 6 that needs CAP_NET_RAW or CAP_NET_ADMIN,
+	 * so it is written once as it is before anything changes: a supervisor
+	 * that could not put it back leaves the socket untouched and refuses. */
+	if (getsockopt(fd, IPPROTO_IP, IP_TOS, &tos, &l) != 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, &pl) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)) != 0)
 		return -errno;
 	other = tos ^ 0x04;
 	if (setsockopt(fd, IPPROTO_IP, IP_TOS, &other, sizeof(other)) != 0 ||
 	    setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)) != 0)
 		return -errno;
+#ifndef SV_MUTANT_STDIO_PRIORITY_LOST
+	if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)) != 0)
+		return -errno;
+#endif
 	return 0;
 }
 
@@ -187,7 +201,9 @@ static const char *inet_state_refused(int fd, int dom)
 	l = sizeof(opt);
 	if (dom == AF_INET6 && (getsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, opt, &l) != 0 || l != 0))
 		return "an IPv6 routing header set (it sends through other addresses)";
-	return reroute(fd) ? "its route could not be made again (IP_TOS refused)" : NULL;
+	return reroute(fd) ? "its route could not be made again (IP_TOS or SO_PRIORITY refused: a "
+			     "priority above 6 needs CAP_NET_ADMIN to be put back)"
+			   : NULL;
 }
 
 int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)

@@ -225,6 +225,10 @@ GUEST_MUTANTS = [
 # the integration test
 # tcp_socket_on_stdin_routed_through_a_cleared_source_route_is_routed_again
 # kills it with the review's own reproduction (tests/review/ha10-stdio.sh).
+# stdio-priority-lost (review h-attack11: the route reset left SO_PRIORITY as
+# IP_TOS set it) has no cell: no verdict shows a socket's priority, so the
+# integration test tcp_socket_on_stdin_keeps_its_priority_through_the_route_reset
+# kills it by reading the caller's own copy of the socket after the run.
 # trial-exit-code (review h-attack8) has no cell either: an errno above 255
 # from a profile is made by the integration test
 # user_namespace_trial_answer_is_read_whole, which kills it.

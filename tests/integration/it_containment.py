@@ -408,6 +408,37 @@ def tcp_socket_on_stdin_routed_through_a_cleared_source_route_is_routed_again(ct
 
 
 @test()
+def tcp_socket_on_stdin_keeps_its_priority_through_the_route_reset(ctx):
+    # Review h-attack11: each IP_TOS write of the route reset also sets
+    # SO_PRIORITY from the TOS, so the caller's priority was lost (mutant
+    # stdio-priority-lost). It is put back; a priority above 6, which a
+    # uid-1000 supervisor may not write, refuses the run with the socket
+    # untouched. Read on the test's own copy of the socket after the run.
+    tl = ctx.tcp()
+    addr = tl.sock.getsockname()[:2]
+    cases = ((SV, False, 5, 5), (mutant_binary("stdio-priority-lost"), False, 5, 0),
+             (SV, True, 5, 5), (SV, True, 7, None))
+    for binary, uid1000, prio, want in cases:
+        s = socket.create_connection(addr)
+        ctx.closers.append(s.close)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, prio)
+        what = "%s uid1000=%s priority %d" % (os.path.basename(os.path.dirname(binary)), uid1000, prio)
+        proc, report_path, log_path = ctx.start(
+            "inherit-fd", ["--stdio"], allow=["%s:%d" % addr], no_loopback=True, binary=binary,
+            uid1000=uid1000, preexec=lambda fd=s.fileno(): os.dup2(fd, 0))
+        run = ctx.finish(proc, report_path, log_path)
+        got = s.getsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY)
+        if want is None:
+            expect_outcome(ctx, run, 3, "capability-error")
+            ctx.expect("SO_PRIORITY" in (run.report.get("reason") or ""),
+                       "%s: reason %r" % (what, run.report.get("reason")))
+            ctx.expect_eq(got, prio, "%s: priority after the refused run" % what)
+        else:
+            expect_outcome(ctx, run, 0, "pass")
+            ctx.expect_eq(got, want, "%s: priority after the run" % what)
+
+
+@test()
 def root_agent_cannot_write_sysctls_through_its_working_directory_or_another_proc(ctx):
     if os.geteuid() != 0 or not shutil.which("unshare"):
         raise Skip("needs root (a root agent's pid and mount namespace) and unshare")
