@@ -515,11 +515,9 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 		break;
 	}
 	if (upto == 0) {
-		if (any_denied)
-			sv_call_finish(c, SV_DENIED, c->ev.msgs[first_denied].reason, SV_ACT_ERRNO,
-				       sv_call_denial_errno(c), 0);
-		else
-			sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, EINVAL, 0);
+		/* A later message judged denied makes this a denial
+		 * (c->decided_denial, in sv_call_finish). */
+		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, EINVAL, 0);
 		goto out;
 	}
 	sent = send_batch(c, cms, upto, &err, &invalid);
