@@ -336,14 +336,12 @@ def socket_on_stdout_outside_the_allow_list_refuses_the_run(ctx):
     ctx.expect_eq(m.rc, 0, "stdio-socket-open mutant exit status (the agent ran with the socket)")
 
 
-def stdin_inet_run(ctx, binary, sock, port):
-    d, report_path, log_path = ctx.paths()
-    argv = [binary, "--report", report_path, "--no-loopback", "--allow", "127.0.0.1:%d" % port,
-            "--", os.path.join(AGENTS, "inherit-fd"), "--stdio"]
-    ctx.last_argv = argv
-    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
-                            stdin=sock.fileno(), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+def stdin_inet_run(ctx, binary, sock, port, uid1000=False):
+    """inherit-fd --stdio under binary with sock on the supervisor's stdin,
+    only 127.0.0.1:port allowed."""
+    proc, report_path, log_path = ctx.start(
+        "inherit-fd", ["--stdio"], allow=["127.0.0.1:%d" % port], no_loopback=True, binary=binary,
+        uid1000=uid1000, preexec=lambda fd=sock.fileno(): os.dup2(fd, 0))
     return ctx.finish(proc, report_path, log_path)
 
 
@@ -423,10 +421,7 @@ def tcp_socket_on_stdin_keeps_its_priority_through_the_route_reset(ctx):
         ctx.closers.append(s.close)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, prio)
         what = "%s uid1000=%s priority %d" % (os.path.basename(os.path.dirname(binary)), uid1000, prio)
-        proc, report_path, log_path = ctx.start(
-            "inherit-fd", ["--stdio"], allow=["%s:%d" % addr], no_loopback=True, binary=binary,
-            uid1000=uid1000, preexec=lambda fd=s.fileno(): os.dup2(fd, 0))
-        run = ctx.finish(proc, report_path, log_path)
+        run = stdin_inet_run(ctx, binary, s, addr[1], uid1000=uid1000)
         got = s.getsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY)
         if want is None:
             expect_outcome(ctx, run, 3, "capability-error")
