@@ -35,67 +35,15 @@ usage() {
 	exit 2
 }
 
-# modname PATH: a module's name as depends= and modules.dep spell it
-# (basename without .ko[.xz|.zst|.gz], '-' read as '_' like the kernel does).
-modname() {
-	local b=${1##*/}
-	b=${b%.xz}
-	b=${b%.zst}
-	b=${b%.gz}
-	b=${b%.ko}
-	printf '%s\n' "${b//-/_}"
-}
-
-# unpack SRC DST: DST is SRC decompressed (the guest's busybox and the older
-# kernels cannot load .ko.xz themselves: no MODULE_DECOMPRESS before 6.x).
-unpack() {
-	local src=$1 dst=$2
-	case $src in
-	*.ko.xz) xz -dc -- "$src" >"$dst" ;;
-	*.ko.zst) zstd -q -dc -- "$src" >"$dst" ;;
-	*.ko.gz) gzip -dc -- "$src" >"$dst" ;;
-	*.ko) cp -- "$src" "$dst" ;;
-	*) die "$src: not a kernel module" ;;
-	esac
-	chmod 0644 "$dst"
-}
-
-# depends_of KO: the module names in its .modinfo depends= entry, one a line.
-depends_of() {
-	tr '\0' '\n' <"$1" | sed -n 's/^depends=//p' | tr ',' '\n' | sed '/^$/d' | tr '-' '_'
-}
-
+# build_tree TREE RELEASE STAGE: STAGE/lib/modules/RELEASE with the SUBTREES'
+# modules and their dependencies, decompressed, and depmod's indexes.
 build_tree() {
-	local tree=$1 release=$2 stage=$3 dst rel name f dep
-	local -A path_of=() taken=()
-	local -a queue=()
+	local tree=$1 release=$2 stage=$3 dst f n
 	dst=$stage/lib/modules/$release
 	mkdir -p "$dst"
-	while IFS= read -r rel; do
-		name=$(modname "$rel")
-		[[ -z ${path_of[$name]:-} ]] || die "$tree: module $name twice (${path_of[$name]}, $rel)"
-		path_of[$name]=$rel
-	done < <(cd "$tree" && find kernel -type f -name '*.ko*' | LC_ALL=C sort)
-	((${#path_of[@]} > 0)) || die "$tree: no kernel/**/*.ko*"
-	for rel in "${path_of[@]}"; do
-		for f in "${SUBTREES[@]}"; do
-			[[ $rel == "$f"/* ]] && queue+=("$(modname "$rel")")
-		done
-	done
-	while ((${#queue[@]} > 0)); do
-		name=${queue[0]}
-		queue=("${queue[@]:1}")
-		[[ -z ${taken[$name]:-} ]] || continue
-		taken[$name]=1
-		rel=${path_of[$name]:-}
-		[[ -n $rel ]] || die "$tree: a module depends on $name, which the package lacks"
-		f=$dst/${rel%.ko*}.ko
-		mkdir -p "${f%/*}"
-		unpack "$tree/$rel" "$f"
-		while IFS= read -r dep; do
-			[[ -n ${taken[$dep]:-} ]] || queue+=("$dep")
-		done < <(depends_of "$f")
-	done
+	# The selection and the decompression in one process (host/modtree.py
+	# says why).
+	n=$(python3 "$HERE/host/modtree.py" --tree "$tree" --dest "$dst" "${SUBTREES[@]}")
 	for f in modules.builtin modules.builtin.modinfo modules.order; do
 		if [[ -f $tree/$f ]]; then
 			install -m 0644 "$tree/$f" "$dst/$f"
@@ -111,7 +59,7 @@ build_tree() {
 		chmod 0644 "$dst/$f"
 	done
 	find "$stage" -type d -exec chmod 0755 {} +
-	echo "initramfs/modules.sh: $release: ${#taken[@]} modules ($(du -sk "$dst" | cut -f1) KiB)" >&2
+	echo "initramfs/modules.sh: $release: $n modules ($(du -sk "$dst" | cut -f1) KiB)" >&2
 }
 
 main() {

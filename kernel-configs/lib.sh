@@ -104,7 +104,8 @@ kc_debian_names() {
 # builds a new archive instead of reusing a stale one.
 kc_modules_file() {
 	local key
-	key=$(cat "$TOP/initramfs/modules.sh" "$TOP/initramfs/host/mkcpio.py" /bin/busybox | sha256sum)
+	key=$(cat "$TOP/initramfs/modules.sh" "$TOP/initramfs/host/modtree.py" "$TOP/initramfs/host/mkcpio.py" \
+		/bin/busybox | sha256sum)
 	printf 'modules-%s.cpio\n' "${key:0:12}"
 }
 
