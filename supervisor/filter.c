@@ -26,9 +26,10 @@ static const char *const io_uring[] = {"io_uring_setup", "io_uring_enter", "io_u
 static const char *const foreign_only[] = {"socketcall", "socket", "setsockopt", "listen"};
 
 /* Socket options that choose the path or the first hop of what is sent
- * after the destination was judged (source routes), or the source address
- * it claims (a forged source makes every router on the path a reflector:
- * an ICMP error quoting the datagram goes to whatever source it names). */
+ * after the destination was judged (source routes, the output interface),
+ * or the source address it claims (a forged source makes every router on
+ * the path a reflector: an ICMP error quoting the datagram goes to whatever
+ * source it names). */
 static const struct {
 	int level, name;
 	const char *reason;
@@ -46,6 +47,22 @@ static const struct {
      * source address that is not ours, bound or given in IPV6_PKTINFO. */
     {IPPROTO_IP, 15, "source-address"},
     {IPPROTO_IPV6, 78, "source-address"},
+#endif
+#ifndef SV_MUTANT_OUTPUT_INTERFACE_OPEN
+    /* The output interface: where no route leads to the address through
+     * the chosen link, IPv4 takes the address for on-link there
+     * (ip_route_output_key_hash_rcu) and whoever answers ARP for it on
+     * that link gets the data (review h-attack12). SO_BINDTODEVICE needs
+     * no capability since 5.7 on an unbound socket; IP_UNICAST_IF and
+     * IPV6_UNICAST_IF never did; a sticky IPV6_PKTINFO names an ifindex
+     * too. (IP_PKTINFO and IPV6_PKTINFO as control messages: msghdr.c.)
+     * The multicast interface options stay open: they apply only to a
+     * multicast destination, which a rule names ("Known limits"). */
+    {SOL_SOCKET, 25, "output-interface"},   /* SO_BINDTODEVICE */
+    {SOL_SOCKET, 62, "output-interface"},   /* SO_BINDTOIFINDEX */
+    {IPPROTO_IP, 50, "output-interface"},   /* IP_UNICAST_IF */
+    {IPPROTO_IPV6, 76, "output-interface"}, /* IPV6_UNICAST_IF */
+    {IPPROTO_IPV6, 50, "output-interface"}, /* IPV6_PKTINFO (sticky) */
 #endif
 #ifndef SV_MUTANT_PASSRIGHTS_OPEN
     /* SO_PASSRIGHTS (6.16): not a path, but the supervisor turns it off on
@@ -152,6 +169,19 @@ static int add_common(scmp_filter_ctx ctx)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
 				      seccomp_syscall_resolve_name("prlimit64"), 1,
 				      SCMP_A0(SCMP_CMP_NE, 0));
+#endif
+#ifndef SV_MUTANT_KEY_UPCALL_OPEN
+	/* request_key with a callout string: finding no such key, the kernel
+	 * starts /sbin/request-key as a usermode helper (full root, the
+	 * initial namespaces, no filter, outside the tree) with the type,
+	 * description and callout the agent chose; keyutils' dns_resolver
+	 * turns them into a DNS query (review h-attack12). Without a callout
+	 * the kernel never constructs a key (ENOKEY), so lookups stay in BPF.
+	 * A pointer: the whole register is compared. */
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+				      seccomp_syscall_resolve_name("request_key"), 1,
+				      SCMP_A2(SCMP_CMP_NE, 0));
 #endif
 	return rc;
 }

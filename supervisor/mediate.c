@@ -114,15 +114,26 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 }
 
 /* setsockopt() reaches us only for the options the filter traps (source
- * routes, flow labels, free binding): each chooses a hop or the source
- * after the destination was judged; and SO_PASSRIGHTS, which would let
- * descriptors in again through a socket on 0-2 (stdfds.c). */
+ * routes, flow labels, free binding, the output interface): each chooses a
+ * hop, a link or the source after the destination was judged; and
+ * SO_PASSRIGHTS, which would let descriptors in again through a socket on
+ * 0-2 (stdfds.c). */
 static void on_setsockopt(struct sv_call *c, const __u64 *a)
 {
 	const char *why = sv_filter_option_reason((uint32_t)a[1], (uint32_t)a[2]);
 
 	sv_call_finish(c, SV_DENIED, why ? why : "source-route", SV_ACT_ERRNO,
 		       sv_call_denial_errno(c), 0);
+}
+
+/* request_key with a callout string (the filter lets lookups without one
+ * through): the kernel would start a usermode helper outside every
+ * mechanism of the run with strings the agent chose (filter.c). Refused on
+ * every ABI. */
+static void on_key_upcall(struct sv_call *c, const __u64 *a)
+{
+	(void)a;
+	sv_call_finish(c, SV_DENIED, "key-upcall", SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 }
 
 /* i386 and x32 calls are denied whatever their destination; reading it is
@@ -182,7 +193,8 @@ struct entry {
 
 /* Syscall numbers per ABI (arch/x86/entry/syscalls/syscall_{64,32}.tbl).
  * A NULL handler on a foreign ABI is denied as foreign-abi; cross-process,
- * io_uring and clone3 calls are handled alike on every ABI. */
+ * prlimit64, request_key, io_uring and clone3 calls are handled alike on
+ * every ABI. */
 static const struct entry native_table[] = {
     {42, "connect", on_connect},
     {44, "sendto", on_sendto},
@@ -201,6 +213,7 @@ static const struct entry native_table[] = {
     {312, "kcmp", sv_mediate_cross_process},
     {438, "pidfd_getfd", sv_mediate_cross_process},
     {302, "prlimit64", sv_mediate_prlimit},
+    {249, "request_key", on_key_upcall},
 };
 static const struct entry i386_table[] = {
     {102, "socketcall", NULL},
@@ -221,6 +234,7 @@ static const struct entry i386_table[] = {
     {349, "kcmp", sv_mediate_cross_process},
     {438, "pidfd_getfd", sv_mediate_cross_process},
     {340, "prlimit64", sv_mediate_prlimit},
+    {287, "request_key", on_key_upcall},
 };
 static const struct entry x32_table[] = {
     {42, "connect", NULL},
@@ -240,6 +254,7 @@ static const struct entry x32_table[] = {
     {312, "kcmp", sv_mediate_cross_process},
     {438, "pidfd_getfd", sv_mediate_cross_process},
     {302, "prlimit64", sv_mediate_prlimit},
+    {249, "request_key", on_key_upcall},
 };
 
 static const struct entry *lookup(const struct entry *t, size_t n, int nr)
@@ -298,7 +313,8 @@ void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_p
 		/* Its flags are in memory, unjudgeable without a race (filter.c):
 		 * ENOSYS, and the caller falls back to clone. */
 		sv_call_finish(&c, SV_NEUTRALIZED, "clone3", SV_ACT_ERRNO, ENOSYS, 0);
-	} else if (e->native == sv_mediate_cross_process || e->native == sv_mediate_prlimit) {
+	} else if (e->native == sv_mediate_cross_process || e->native == sv_mediate_prlimit ||
+		   e->native == on_key_upcall) {
 		e->native(&c, req->data.args);
 	} else if (strcmp(c.ev.abi, "x86_64") != 0) {
 		int sc = strcmp(e->name, "socketcall") == 0;

@@ -131,6 +131,31 @@ static int cmsg_allowed(int32_t level, int32_t type)
 	}
 }
 
+/* IP_PKTINFO and IPV6_PKTINFO also name an output interface: where no route
+ * leads to the address through it, IPv4 takes the address for on-link
+ * there (review h-attack12), and an IPv4-mapped send reads IPV6_PKTINFO
+ * the same way (ip_cmsg_send). The source half stays: bind() chooses it
+ * as well. A nonzero ifindex the message holds whole is refused. */
+static int names_interface(const uint8_t *m, uint64_t clen, int32_t level, int32_t type)
+{
+#ifdef SV_MUTANT_PKTINFO_IFINDEX_KEPT
+	/* MUTANT pktinfo-ifindex-kept: the interface a control message names
+	 * is forwarded. */
+	(void)m;
+	(void)clen;
+	(void)level;
+	(void)type;
+	return 0;
+#endif
+	/* struct in_pktinfo: ipi_ifindex first; struct in6_pktinfo: after the
+	 * 16-byte address. */
+	size_t at = level == 0 && type == 8 ? 0 : level == 41 && type == 50 ? 16 : SIZE_MAX;
+
+	if (at == SIZE_MAX || clen < CMSG_HDR_SIZE + at + 4)
+		return 0;
+	return sv_load32(m + CMSG_HDR_SIZE + at) != 0;
+}
+
 int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *fds, size_t nfds),
 			   void *ctx)
 {
@@ -151,7 +176,7 @@ int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *
 		/* CMSG_OK: the header fits and the message stays in bounds. */
 		if (clen < CMSG_HDR_SIZE || clen > len - off)
 			return -EINVAL;
-		if (!cmsg_allowed(level, type))
+		if (!cmsg_allowed(level, type) || names_interface(b + off, clen, level, type))
 			return -EPERM;
 		if (level == K_SOL_SOCKET && type == K_SCM_RIGHTS) {
 			/* scm_fp_copy: trailing bytes short of an int are

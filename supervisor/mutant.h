@@ -128,6 +128,18 @@
  *   STDIO_PRIORITY_LOST   stdfds.c  the route reset of a TCP socket on 0-2 leaves
  *                         its SO_PRIORITY as IP_TOS set it, not as the caller
  *                         had it (review h-attack11)
+ *   OUTPUT_INTERFACE_OPEN filter.c  SO_BINDTODEVICE, SO_BINDTOIFINDEX, IP_UNICAST_IF,
+ *                         IPV6_UNICAST_IF and a sticky IPV6_PKTINFO pass: the
+ *                         agent sends to a declared address over a link where
+ *                         no route leads to it, and whoever answers ARP for it
+ *                         there gets the data (review h-attack12)
+ *   PKTINFO_IFINDEX_KEPT  msghdr.c  an IP_PKTINFO or IPV6_PKTINFO control message
+ *                         naming an interface is forwarded: the same choice of
+ *                         link, per datagram (review h-attack12)
+ *   KEY_UPCALL_OPEN       filter.c  request_key with a callout string passes: the
+ *                         kernel starts /sbin/request-key as full root outside
+ *                         the run with strings the agent chose (review
+ *                         h-attack12)
  *   UNSPECIFIED_AS_WRITTEN call.c  0.0.0.0 and :: judged by the rules as written,
  *                         while the kernel sends them to this host (127.0.0.1,
  *                         ::1, the socket's bound address): a rule covering

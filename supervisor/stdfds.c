@@ -169,8 +169,11 @@ static int reroute(int fd)
  * a later connect, flow labels the caller registered carry routing headers,
  * IP_HDRINCL writes the destination into the packet (review h-attack9: a
  * write() on such a stdin left for an undeclared address, verdict pass).
- * Only TCP without IP options or an IPv6 routing header is kept, and its
- * route is made again. Returns NULL, or why the socket is refused. */
+ * A socket bound to a device sends on that link even where no route leads
+ * there (review h-attack12: the kernel then takes the address for on-link
+ * and whoever answers ARP for it there gets the data). Only TCP without IP
+ * options, an IPv6 routing header or a device is kept, and its route is
+ * made again. Returns NULL, or why the socket is refused. */
 static const char *inet_state_refused(int fd, int dom)
 {
 	unsigned char opt[64];
@@ -201,6 +204,11 @@ static const char *inet_state_refused(int fd, int dom)
 	l = sizeof(opt);
 	if (dom == AF_INET6 && (getsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, opt, &l) != 0 || l != 0))
 		return "an IPv6 routing header set (it sends through other addresses)";
+	/* SO_BINDTODEVICE reads back the device's name, empty when unbound
+	 * (every kernel since 3.8; SO_BINDTOIFINDEX sets the same field). */
+	l = sizeof(opt);
+	if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, opt, &l) != 0 || l != 0)
+		return "bound to a device (it sends on that link whatever the routes say)";
 	return reroute(fd) ? "its route could not be made again (IP_TOS or SO_PRIORITY refused: a "
 			     "priority above 6 needs CAP_NET_ADMIN to be put back)"
 			   : NULL;

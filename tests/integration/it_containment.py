@@ -379,6 +379,20 @@ def inet_socket_on_stdin_with_state_beyond_its_peer_refuses_the_run(ctx):
     run = stdin_inet_run(ctx, SV, t, tl.sock.getsockname()[1])
     expect_outcome(ctx, run, 3, "capability-error")
     ctx.expect("IP options" in (run.report.get("reason") or ""), "tcp+lsrr: reason %r" % run.report.get("reason"))
+    # Bound to a device (review h-attack12): it sends on that link whatever
+    # the routes say (the same check, so the same mutant).
+    for binary in (SV, mutant_binary("stdio-state-unchecked")):
+        t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        ctx.closers.append(t.close)
+        t.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b"lo")
+        t.connect(tl.sock.getsockname()[:2])
+        run = stdin_inet_run(ctx, binary, t, tl.sock.getsockname()[1])
+        if binary == SV:
+            expect_outcome(ctx, run, 3, "capability-error")
+            ctx.expect("bound to a device" in (run.report.get("reason") or ""),
+                       "tcp bound to lo: reason %r" % run.report.get("reason"))
+        else:
+            expect_outcome(ctx, run, 0, "pass")
 
 
 @test()

@@ -9,11 +9,13 @@ still reaches a cgroup file.
 Registered into harness.TESTS when run.py imports it."""
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
 
-from harness import (AGENTS, DECLARED, NO_USERNS, SV, UNDECLARED, USERNS_CONTAINMENT, Skip,
+from harness import (AGENTS, DECLARED, NO_USERNS, SV, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      mutant_faults_binary, expect_agent, expect_event,
                      expect_outcome, landlock_abi, mutant_binary, read_log, test, wait_for)
 
@@ -457,3 +459,60 @@ def domain_that_still_reaches_a_cgroup_file_refuses_the_run(ctx):
         for m in reversed(mounts):
             subprocess.run(["umount", "-R", m], check=False)
         remove_cgroup(d)
+
+
+# ----------------------------------------- the output interface and the kernel's key upcall
+
+@test()
+def send_out_of_an_interface_of_the_agents_choice_is_denied(ctx):
+    # Review h-attack12: a declared address sent out of a link where no
+    # route leads to it is taken for on-link there, and another host on
+    # that link holding the address got the data: SO_BINDTODEVICE,
+    # IP_UNICAST_IF, a TCP connect after SO_BINDTODEVICE (mutant
+    # output-interface-open) and an IP_PKTINFO control message naming the
+    # interface (mutant pktinfo-ifindex-kept). The review's own
+    # reproduction (five network namespaces of its own, veth pairs) is run
+    # as it is; `plain` is the control that reaches the declared server.
+    if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("musl-gcc"):
+        raise Skip("needs root (network namespaces, veth), iproute2 and musl-gcc")
+    script = os.path.join(TOP, "tests", "review", "ha12-oif.sh")
+    runs = ((SV, "plain pktinfo bindtodevice unicastif tcp"),
+            (mutant_binary("output-interface-open"), "bindtodevice unicastif tcp"),
+            (mutant_binary("pktinfo-ifindex-kept"), "pktinfo"))
+    for binary, modes in runs:
+        ctx.last_argv = ["bash", script, binary]
+        p = subprocess.run(["bash", script, binary], cwd=TOP, capture_output=True, text=True,
+                           timeout=180, env=dict(os.environ, MODES=modes))
+        undeclared = re.findall(r"UNDECLARED host \S+ on \S+ link got \S+ 'agent-secret via (\w+)'", p.stdout)
+        verdicts = dict(re.findall(r"^== (\w+): supervisor exit (\d+)", p.stdout, re.M))
+        ctx.require(len(verdicts) == len(modes.split()),
+                    "modes run: %s (%s %s)" % (verdicts, p.stdout[-300:], p.stderr[-300:]))
+        if binary == SV:
+            ctx.expect_eq(undeclared, [], "modes whose data reached the undeclared host")
+            ctx.expect_eq(verdicts, {"plain": "0", "pktinfo": "1", "bindtodevice": "1", "unicastif": "1",
+                                     "tcp": "1"}, "supervisor exits")
+            ctx.expect("DECLARED server ha12s 198.51.100.7 got UDP 'agent-secret via plain'" in p.stdout,
+                       "the control's datagram at the declared server: %s" % p.stdout[-300:])
+            ctx.expect(p.stdout.count("output-interface") == 3, "three setsockopt denied output-interface")
+        else:
+            ctx.expect_eq(sorted(undeclared), sorted(modes.split()),
+                          "%s: modes that reached the undeclared host" % os.path.basename(os.path.dirname(binary)))
+
+
+@test()
+def request_key_with_a_callout_is_denied_and_a_lookup_is_not_trapped(ctx):
+    # Review h-attack12: request_key with a callout string makes the kernel
+    # start /sbin/request-key as full root outside the run, with strings the
+    # agent chose (the guest's key-upcall scenario shows the helper's
+    # datagram at a sink; this host's kernel refuses the upcall without
+    # CAP_SYS_ADMIN). A lookup without a callout never starts one: not
+    # trapped. Mutant key-upcall-open: the call passes, verdict pass.
+    run = ctx.sv("key-upcall", ["user", "agent-secret"])
+    expect_outcome(ctx, run, 1, "fail")
+    ev = expect_event(ctx, run, "the refused request_key", syscall="request_key", bucket="denied")
+    ctx.expect_eq(ev.get("reason"), "key-upcall", "reason")
+    run = ctx.sv("key-upcall", ["lookup", "agent-secret"])
+    expect_outcome(ctx, run, 0, "pass")
+    ctx.expect_eq(run.report.get("events"), [], "events of a lookup without a callout")
+    run = ctx.sv("key-upcall", ["user", "agent-secret"], binary=mutant_binary("key-upcall-open"))
+    expect_outcome(ctx, run, 0, "pass")

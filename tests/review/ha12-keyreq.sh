@@ -4,7 +4,7 @@
 # and every namespace of the run, with strings the agent chose; no trapped
 # call is made. Host, as root, from the worktree after `make`.
 #
-# This host has no keyutils: a stand-in helper (ha12-keyreq.c, helper mode)
+# This host has no keyutils: a stand-in helper (tests/agents/key-upcall.c, helper mode)
 # is put at /sbin/request-key for the script and removed after; it sends
 # what it was asked for to 127.0.0.2:9999 in the namespace the kernel starts
 # it in (loopback only). The supervisor runs in a fresh network namespace
@@ -15,13 +15,13 @@
 # namespace (measured below: plain root with and without it); upstream
 # v6.18.38 call_sbin_request_key has no such check, so on the Debian
 # kernels the supervised runs are expected to reach the sink too: see
-# scenarios/ha12-keyreq.scenario for the guest cell.
+# scenarios/key-upcall.scenario for the guest cell.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh
 [ -e /sbin/request-key ] && { echo "/sbin/request-key exists: not replacing it"; exit 2; }
 mkdir -p /tmp/ha12 && chmod 777 /tmp/ha12 && rm -f /tmp/ha12/helper.log
-review_cc /tmp/ha12/keyreq tests/review/ha12-keyreq.c || exit 2
+review_cc /tmp/ha12/keyreq tests/agents/key-upcall.c || exit 2
 d=$(review_stage ha12-keyreq build/egress-supervisor /tmp/ha12/keyreq)
 cp /tmp/ha12/keyreq /sbin/request-key
 trap 'rm -f /sbin/request-key' EXIT

@@ -85,7 +85,8 @@ int main(int argc, char **argv)
 		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
 		rc = sendmsg(s, &mh, 0);
 	} else if (strcmp(mode, "bindtodevice") == 0 || strcmp(mode, "tcp") == 0) {
-		if (setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, argv[3], (socklen_t)strlen(argv[3])) != 0) {
+		if (setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, argv[3],
+			       (socklen_t)strlen(argv[3])) != 0) {
 			printf("agent: SO_BINDTODEVICE %s: %s\n", argv[3], strerror(errno));
 			return 1;
 		}
@@ -98,7 +99,8 @@ int main(int argc, char **argv)
 			rc = sendto(s, msg, strlen(msg), 0, (struct sockaddr *)&sin, sizeof(sin));
 		}
 	} else if (strcmp(mode, "dontroute") == 0) {
-		rc = sendto(s, msg, strlen(msg), MSG_DONTROUTE, (struct sockaddr *)&sin, sizeof(sin));
+		rc = sendto(s, msg, strlen(msg), MSG_DONTROUTE, (struct sockaddr *)&sin,
+			    sizeof(sin));
 	} else if (strcmp(mode, "sodontroute") == 0) {
 		if (setsockopt(s, SOL_SOCKET, SO_DONTROUTE, &one, sizeof(one)) != 0) {
 			printf("agent: SO_DONTROUTE: %s\n", strerror(errno));

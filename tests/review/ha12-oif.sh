@@ -17,21 +17,23 @@
 #          SO_DONTROUTE, which skip the gateway on the route's own link
 #
 # Supervisor: --no-loopback --allow 198.51.100.7:9999, as uid 1000.
+#   ha12-oif.sh [SUPERVISOR]   (default build/egress-supervisor; MODES=...
+#                               picks the modes, default all)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh
 mkdir -p /tmp/ha12 && chmod 777 /tmp/ha12
 review_cc /tmp/ha12/oif tests/review/ha12-oif.c || exit 2
-d=$(review_stage ha12-oif build/egress-supervisor /tmp/ha12/oif)
-NS="ha12a ha12r ha12s ha12x ha12y"
+d=$(review_stage ha12-oif "${1:-build/egress-supervisor}" /tmp/ha12/oif)
+NS=(ha12a ha12r ha12s ha12x ha12y)
 cleanup() {
-	for n in $NS; do ip netns pids $n 2>/dev/null | xargs -r kill 2>/dev/null; done
+	for n in "${NS[@]}"; do ip netns pids "$n" 2>/dev/null | xargs -r kill 2>/dev/null; done
 	sleep 0.2
-	for n in $NS; do ip netns del $n 2>/dev/null; done
+	for n in "${NS[@]}"; do ip netns del "$n" 2>/dev/null; done
 }
 trap cleanup EXIT
 cleanup
-for n in $NS; do ip netns add $n && ip -n $n link set lo up; done
+for n in "${NS[@]}"; do ip netns add "$n" && ip -n "$n" link set lo up; done
 ip link add a0 netns ha12a type veth peer name r0 netns ha12r
 ip link add r1 netns ha12r type veth peer name s0 netns ha12s
 ip link add a1 netns ha12a type veth peer name x0 netns ha12x
@@ -49,8 +51,8 @@ ip -n ha12s addr add 198.51.100.7/24 dev s0
 ip -n ha12x addr add 203.0.113.66/24 dev x0
 ip -n ha12x addr add 198.51.100.7/32 dev x0
 for l in "ha12a a0" "ha12a a1" "ha12r r0" "ha12r ry" "ha12r br0" "ha12r r1" "ha12s s0" "ha12x x0" "ha12y y0"; do
-	set -- $l
-	ip -n $1 link set $2 up
+	read -r ns dev <<<"$l"
+	ip -n "$ns" link set "$dev" up
 done
 ip -n ha12a route add default via 192.0.2.254
 ip -n ha12s route add default via 198.51.100.254
@@ -82,12 +84,12 @@ ip netns exec ha12y python3 /tmp/ha12/oif-sink.py "UNDECLARED host ha12y on a0's
 for n in ha12s ha12x ha12y; do
 	for _ in $(seq 50); do ip netns exec $n ss -Hlun 'sport = :9999' | grep -q . && break; sleep 0.1; done
 done
-for mode in plain pktinfo bindtodevice unicastif tcp dontroute sodontroute; do
+for mode in ${MODES:-plain pktinfo bindtodevice unicastif tcp dontroute sodontroute}; do
 	exec 9<>"$d/rep.$mode"
 	rm -f "$d/rep.$mode"
 	ip netns exec ha12a setpriv --reuid 1000 --regid 1000 --clear-groups \
 		"$d/sv" --no-loopback --allow 198.51.100.7:9999 --report-fd 9 -- \
-		"$d/agent" $mode 198.51.100.7:9999 a1 2>"$d/err.$mode"
+		"$d/agent" "$mode" 198.51.100.7:9999 a1 2>"$d/err.$mode"
 	echo "== $mode: supervisor exit $? ($(tail -1 "$d/err.$mode"))"
 	cp "/proc/$$/fd/9" "$d/channel.$mode"
 	exec 9>&-

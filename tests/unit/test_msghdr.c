@@ -420,6 +420,44 @@ TEST(control_walk_applies_kernel_cmsg_checks)
 	}
 }
 
+/* IP_PKTINFO and IPV6_PKTINFO keep their source half but may not name an
+ * output interface (review h-attack12). */
+TEST(control_pktinfo_naming_an_interface_refused)
+{
+	static const struct {
+		const char *what;
+		int level, type;
+		uint64_t clen;
+		size_t at; /* offset of the ifindex in the data */
+		uint32_t ifindex;
+		int rc;
+	} cases[] = {
+	    {"IP_PKTINFO ifindex 0", 0, 8, 16 + 12, 0, 0, 0},
+	    {"IP_PKTINFO ifindex 2", 0, 8, 16 + 12, 0, 2, -EPERM},
+	    {"IP_PKTINFO ifindex 1 << 31", 0, 8, 16 + 12, 0, 1u << 31, -EPERM},
+	    {"IPV6_PKTINFO ifindex 0", 41, 50, 16 + 20, 16, 0, 0},
+	    {"IPV6_PKTINFO ifindex 2", 41, 50, 16 + 20, 16, 2, -EPERM},
+	    /* Shorter than the ifindex: the kernel's EINVAL, nothing sent. */
+	    {"IPV6_PKTINFO cut before the ifindex", 41, 50, 16 + 16, 16, 0, 0},
+	    /* The same type number at another level is another option. */
+	    {"level 0 type 50, never forwarded", 0, 50, 16 + 20, 16, 2, -EPERM},
+	};
+
+	for (size_t i = 0; i < TH_ARRAY_SIZE(cases); i++) {
+		struct ctl c = {.len = 0};
+
+		TH_CASE("case %zu: %s", i, cases[i].what);
+		memset(c.b, 0, 64);
+		put64(c.b, 0, cases[i].clen);
+		put32(c.b, 8, (uint32_t)cases[i].level);
+		put32(c.b, 12, (uint32_t)cases[i].type);
+		if (16 + cases[i].at + 4 <= cases[i].clen)
+			put32(c.b, 16 + cases[i].at, cases[i].ifindex);
+		c.len = (cases[i].clen + 7) & ~(uint64_t)7;
+		EXPECT_EQ(sv_msghdr_walk_control(c.b, c.len, NULL, NULL), cases[i].rc);
+	}
+}
+
 TEST(control_walk_stops_at_first_error_after_earlier_callbacks)
 {
 	struct ctl c = {.len = 0};

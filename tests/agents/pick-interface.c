@@ -1,0 +1,152 @@
+/* pick-interface: sends to a declared IPv4 address, but chooses the
+ * interface it leaves by (hostile review h-attack12). Where no route leads
+ * to the address through that interface, the kernel takes it for on-link
+ * there (ip_route_output_key_hash_rcu: "assume that the destination is on
+ * link") and whoever answers for it on that link gets the data. None of the
+ * modes needs a capability:
+ *
+ *   pick-interface DEST:PORT IFNAME MODE...
+ *     plain         sendto(DEST): the route (the control)
+ *     pktinfo       sendmsg(DEST) with an IP_PKTINFO control message whose
+ *                   ipi_ifindex names IFNAME
+ *     bindtodevice  SO_BINDTODEVICE IFNAME (an unbound socket needs no
+ *                   CAP_NET_RAW since 5.7), then sendto(DEST)
+ *     unicastif     IP_UNICAST_IF IFNAME, then sendto(DEST)
+ *     tcp           SO_BINDTODEVICE IFNAME, a connect of at most 2 s, write()
+ *
+ * Each mode sends "agent-secret via MODE" and logs every call; the agent
+ * exits 0 whatever the calls returned. */
+#include "agentlib.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define USAGE "DEST:PORT IFNAME MODE... (plain pktinfo bindtodevice unicastif tcp)"
+
+static long send_pktinfo(int s, const struct agent_dest *d, const char *msg, unsigned ifindex)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = (void *)msg, .iov_len = strlen(msg)};
+	struct msghdr mh = {.msg_name = (void *)&d->ss,
+			    .msg_namelen = d->len,
+			    .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf)};
+	struct in_pktinfo pi = {.ipi_ifindex = (int)ifindex};
+	struct cmsghdr *c;
+
+	memset(u.buf, 0, sizeof(u.buf));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = IPPROTO_IP;
+	c->cmsg_type = IP_PKTINFO;
+	c->cmsg_len = CMSG_LEN(sizeof(pi));
+	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+	return sendmsg(s, &mh, 0);
+}
+
+/* A connect bounded in time: where nothing answers on the chosen link the
+ * SYN is never answered, and the agent must still end. */
+static long connect_bounded(int s, const struct agent_dest *d)
+{
+	struct pollfd p = {.fd = s, .events = POLLOUT};
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK);
+	if (connect(s, (const struct sockaddr *)&d->ss, d->len) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return -1;
+	if (poll(&p, 1, 2000) != 1) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &l) != 0 || err != 0) {
+		errno = err ? err : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+static void run_mode(const char *mode, const struct agent_dest *d, const char *ifname,
+		     unsigned ifindex)
+{
+	char msg[64];
+	int tcp = strcmp(mode, "tcp") == 0;
+	int s = socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+	long r;
+
+	snprintf(msg, sizeof(msg), "agent-secret via %s", mode);
+	if (s < 0) {
+		agent_log("socket", d->text, s, errno, NULL);
+		return;
+	}
+	if (strcmp(mode, "pktinfo") == 0) {
+		r = send_pktinfo(s, d, msg, ifindex);
+		agent_log("sendmsg", d->text, r, errno, ",\"mode\":\"pktinfo\"");
+	} else if (strcmp(mode, "unicastif") == 0) {
+		unsigned be = htonl(ifindex);
+
+		r = setsockopt(s, IPPROTO_IP, IP_UNICAST_IF, &be, sizeof(be));
+		agent_log("setsockopt", NULL, r, errno, ",\"mode\":\"unicastif\"");
+		if (r == 0) {
+			r = sendto(s, msg, strlen(msg), 0, (const struct sockaddr *)&d->ss, d->len);
+			agent_log("sendto", d->text, r, errno, ",\"mode\":\"unicastif\"");
+		}
+	} else if (strcmp(mode, "bindtodevice") == 0 || tcp) {
+		r = setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname, (socklen_t)strlen(ifname));
+		agent_log("setsockopt", NULL, r, errno, tcp ? ",\"mode\":\"tcp\"" : ",\"mode\":\"bindtodevice\"");
+		if (r == 0 && tcp) {
+			r = connect_bounded(s, d);
+			agent_log("connect", d->text, r, errno, ",\"mode\":\"tcp\"");
+			if (r == 0) {
+				r = write(s, msg, strlen(msg));
+				agent_log("write", d->text, r, errno, ",\"mode\":\"tcp\"");
+			}
+		} else if (r == 0) {
+			r = sendto(s, msg, strlen(msg), 0, (const struct sockaddr *)&d->ss, d->len);
+			agent_log("sendto", d->text, r, errno, ",\"mode\":\"bindtodevice\"");
+		}
+	} else {
+		r = sendto(s, msg, strlen(msg), 0, (const struct sockaddr *)&d->ss, d->len);
+		agent_log("sendto", d->text, r, errno, ",\"mode\":\"plain\"");
+	}
+	close(s);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const modes[] = {"plain", "pktinfo", "bindtodevice", "unicastif", "tcp"};
+	struct agent_dest d;
+	unsigned ifindex;
+
+	agent_init("pick-interface");
+	if (argc < 4 || agent_parse_dest(argv[1], &d) < 0 || d.family != AF_INET)
+		return agent_usage(USAGE);
+	for (int i = 3; i < argc; i++) {
+		size_t k = 0;
+
+		while (k < sizeof(modes) / sizeof(modes[0]) && strcmp(argv[i], modes[k]) != 0)
+			k++;
+		if (k == sizeof(modes) / sizeof(modes[0]))
+			return agent_usage(USAGE);
+	}
+	ifindex = if_nametoindex(argv[2]);
+	if (ifindex == 0)
+		return agent_usage(USAGE);
+	for (int i = 3; i < argc; i++)
+		run_mode(argv[i], &d, argv[2], ifindex);
+	return 0;
+}
