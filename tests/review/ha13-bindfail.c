@@ -16,6 +16,13 @@
  *     mcast      UDP: bind(ff02::1%IFNAME) succeeds (no local address check
  *                for multicast); shows the device kept either way
  *     udpplain   control: no bind, sendto(::ffff:DEST)
+ *     llconnect  connect(fe80::dead%IFNAME, port 9999): a DECLARED link-local
+ *                destination (the run adds --allow [fe80::dead]:9999); the
+ *                scope id stays in sk_bound_dev_if after the connect
+ *                (__ip6_datagram_connect), so the later sendto(::ffff:DEST)
+ *                to the other declared address leaves by IFNAME too
+ *                ("Known limits" admits the link-local address on every
+ *                link, not every declared address on the link-local's link)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -49,7 +56,14 @@ int main(int argc, char **argv)
 		return 2;
 	tcp = strcmp(mode, "tcp") == 0;
 	s = socket(AF_INET6, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
-	if (strcmp(mode, "udpplain") != 0) {
+	if (strcmp(mode, "llconnect") == 0) {
+		inet_pton(AF_INET6, "fe80::dead", &ll.sin6_addr);
+		ll.sin6_port = htons(9999);
+		ll.sin6_scope_id = if_nametoindex(argv[3]);
+		rc = connect(s, (struct sockaddr *)&ll, sizeof(ll));
+		printf("agent: connect(fe80::dead%%%s) = %ld (%s)\n", argv[3], rc,
+		       rc < 0 ? strerror(errno) : "ok");
+	} else if (strcmp(mode, "udpplain") != 0) {
 		inet_pton(AF_INET6, strcmp(mode, "mcast") == 0 ? "ff02::1" : "fe80::dead",
 			  &ll.sin6_addr);
 		ll.sin6_scope_id = if_nametoindex(argv[3]);

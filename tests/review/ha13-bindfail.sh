@@ -11,7 +11,8 @@
 #   ha13x  another host on a1's link that also holds 198.51.100.7/32
 #   ha13y  another host on a0's link holding 198.51.100.7/32 (unused here)
 #
-# Supervisor: --no-loopback --allow 198.51.100.7:9999, as uid 1000.
+# Supervisor: --no-loopback --allow 198.51.100.7:9999, as uid 1000 (mode
+# llconnect adds --allow [fe80::dead]:9999, a declared link-local address).
 #   ha13-bindfail.sh [SUPERVISOR]   (default build/egress-supervisor; MODES=...
 #                               picks the modes, default all)
 set -uo pipefail
@@ -79,11 +80,11 @@ ip netns exec ha13y python3 /tmp/ha13/bf-sink.py "UNDECLARED host ha13y on a0's 
 for n in ha13s ha13x ha13y; do
 	for _ in $(seq 50); do ip netns exec $n ss -Hlun 'sport = :9999' | grep -q . && break; sleep 0.1; done
 done
-for mode in ${MODES:-udpplain udp tcp mcast}; do
+for mode in ${MODES:-udpplain udp tcp mcast llconnect}; do
 	exec 9<>"$d/rep.$mode"
 	rm -f "$d/rep.$mode"
 	ip netns exec ha13a setpriv --reuid 1000 --regid 1000 --clear-groups \
-		"$d/sv" --no-loopback --allow 198.51.100.7:9999 --report-fd 9 -- \
+		"$d/sv" --no-loopback --allow 198.51.100.7:9999 $([ "$mode" = llconnect ] && echo "--allow [fe80::dead]:9999") --report-fd 9 -- \
 		"$d/agent" "$mode" 198.51.100.7:9999 a1 2>"$d/err.$mode"
 	echo "== $mode: supervisor exit $? ($(tail -1 "$d/err.$mode"))"
 	cp "/proc/$$/fd/9" "$d/channel.$mode"
