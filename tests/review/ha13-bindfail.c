@@ -23,16 +23,77 @@
  *                to the other declared address leaves by IFNAME too
  *                ("Known limits" admits the link-local address on every
  *                link, not every declared address on the link-local's link)
+ *   Tried and held (the fix refuses them or the kernel ignores them):
+ *     pkt6       sendmsg(::ffff:DEST) with an IPV6_PKTINFO control message
+ *                naming IFNAME (ip_cmsg_send reads it for a mapped send)
+ *     pkt2292    the same with IPV6_2292PKTINFO (type 2; ip6_datagram_send_ctl
+ *                takes it like IPV6_PKTINFO)
+ *     pktopts    IPV6_2292PKTOPTIONS holding an IPV6_PKTINFO naming IFNAME,
+ *                then sendto(::ffff:DEST)
+ *     mcastif    IP_MULTICAST_IF and IPV6_MULTICAST_IF naming IFNAME, then
+ *                sendto(::ffff:DEST) (a unicast destination)
+ *     scope      sendto(::ffff:DEST) with sin6_scope_id = IFNAME's index
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+static int held(const char *mode, struct sockaddr_in6 *dst, const char *ifname)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+		struct cmsghdr align;
+	} u;
+	struct in6_pktinfo pi = {.ipi6_ifindex = (int)if_nametoindex(ifname)};
+	char msg[64];
+	struct iovec iov = {.iov_base = msg};
+	struct msghdr mh = {.msg_name = dst, .msg_namelen = sizeof(*dst), .msg_iov = &iov,
+			    .msg_iovlen = 1};
+	struct cmsghdr *c;
+	int s = socket(AF_INET6, SOCK_DGRAM, 0);
+	long rc = 0;
+
+	snprintf(msg, sizeof(msg), "agent-secret via held-%s", mode);
+	iov.iov_len = strlen(msg);
+	memset(u.buf, 0, sizeof(u.buf));
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof(u.buf);
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = IPPROTO_IPV6;
+	c->cmsg_type = strcmp(mode, "pkt2292") == 0 ? 2 : IPV6_PKTINFO;
+	c->cmsg_len = CMSG_LEN(sizeof(pi));
+	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+	if (strcmp(mode, "pktopts") == 0) {
+		rc = setsockopt(s, IPPROTO_IPV6, 6 /* IPV6_2292PKTOPTIONS */, u.buf, sizeof(u.buf));
+		printf("agent: IPV6_2292PKTOPTIONS = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
+	} else if (strcmp(mode, "mcastif") == 0) {
+		struct ip_mreqn mr = {.imr_ifindex = pi.ipi6_ifindex};
+		int idx = pi.ipi6_ifindex;
+
+		rc = setsockopt(s, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof(mr));
+		printf("agent: IP_MULTICAST_IF = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
+		rc = setsockopt(s, IPPROTO_IPV6, IPV6_MULTICAST_IF, &idx, sizeof(idx));
+		printf("agent: IPV6_MULTICAST_IF = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
+	} else if (strcmp(mode, "scope") == 0) {
+		dst->sin6_scope_id = (uint32_t)pi.ipi6_ifindex;
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
+	}
+	rc = sendmsg(s, &mh, 0);
+	printf("agent uid %d held-%s: %ld (%s)\n", getuid(), mode, rc, rc < 0 ? strerror(errno) : "ok");
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -55,6 +116,9 @@ int main(int argc, char **argv)
 	if (inet_pton(AF_INET6, host, &dst.sin6_addr) != 1)
 		return 2;
 	tcp = strcmp(mode, "tcp") == 0;
+	if (strcmp(mode, "pkt6") == 0 || strcmp(mode, "pkt2292") == 0 || strcmp(mode, "pktopts") == 0 ||
+	    strcmp(mode, "mcastif") == 0 || strcmp(mode, "scope") == 0)
+		return held(mode, &dst, argv[3]);
 	s = socket(AF_INET6, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
 	if (strcmp(mode, "llconnect") == 0) {
 		inet_pton(AF_INET6, "fe80::dead", &ll.sin6_addr);

@@ -74,13 +74,13 @@ while True:
             else: conns.remove(s); s.close()
 PY
 rm -f /tmp/ha13/bf-sinks.log
-ip netns exec ha13s python3 /tmp/ha13/bf-sink.py "DECLARED server ha13s 198.51.100.7" >/tmp/ha13/bf-sinks.log 2>&1 &
+ip netns exec ha13s python3 /tmp/ha13/bf-sink.py "DECLARED server ha13s 198.51.100.7" >>/tmp/ha13/bf-sinks.log 2>&1 &
 ip netns exec ha13x python3 /tmp/ha13/bf-sink.py "UNDECLARED host ha13x on a1's link" >>/tmp/ha13/bf-sinks.log 2>&1 &
 ip netns exec ha13y python3 /tmp/ha13/bf-sink.py "UNDECLARED host ha13y on a0's link" >>/tmp/ha13/bf-sinks.log 2>&1 &
 for n in ha13s ha13x ha13y; do
 	for _ in $(seq 50); do ip netns exec $n ss -Hlun 'sport = :9999' | grep -q . && break; sleep 0.1; done
 done
-for mode in ${MODES:-udpplain udp tcp mcast llconnect}; do
+for mode in ${MODES:-udpplain udp tcp mcast llconnect pkt6 pkt2292 pktopts mcastif scope}; do
 	exec 9<>"$d/rep.$mode"
 	rm -f "$d/rep.$mode"
 	ip netns exec ha13a setpriv --reuid 1000 --regid 1000 --clear-groups \
