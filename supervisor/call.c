@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "act.h"
+#include "fault.h"
 #include "msghdr.h"
 #include "notify.h"
 #include "target.h"
@@ -403,6 +404,85 @@ int sv_call_decide(struct sv_call *c, int agent_fd, const struct sv_dest *d, int
 	if (sv_call_prepare(c, agent_fd))
 		return -1;
 	*deny = sv_call_domain_fits(c->domain, d, is_connect);
+	if (!*deny)
+		*deny = sv_call_device_fits(c, d);
+	/* Test seam only: widen the window between judging the device and
+	 * acting, so that a racing thread's failed bind lands in it. */
+	if (!*deny && sv_fault("device_window"))
+		usleep(300 * 1000);
+	return 0;
+}
+
+/* SO_BINDTOIFINDEX reads the index (5.1+); before, SO_BINDTODEVICE says
+ * only whether there is one. 0: none; -1: one whose index is unknown, or
+ * nothing could be read (judged as bound: fail closed). */
+static int bound_ifindex(int fd)
+{
+	char name[64];
+	int idx = 0;
+	socklen_t l = sizeof(idx);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &idx, &l) == 0 && l == sizeof(idx))
+		return idx >= 0 ? idx : -1;
+	l = sizeof(name);
+	if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, &l) == 0)
+		return l == 0 || name[0] == '\0' ? 0 : -1;
+	return -1;
+}
+
+/* __ipv6_addr_needs_scope_id: link-local unicast, interface- and
+ * link-local multicast. */
+static int needs_scope(const struct sv_dest *d)
+{
+	const uint8_t *b = d->addr.bytes;
+
+	if (d->kind != SV_DEST_INET || d->mapped || d->addr.family != AF_INET6)
+		return 0;
+	return (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ||
+	       (b[0] == 0xff && ((b[1] & 0x0f) == 1 || (b[1] & 0x0f) == 2));
+}
+
+const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d)
+{
+	if (c->domain != AF_INET && c->domain != AF_INET6)
+		return NULL;
+#ifdef SV_MUTANT_DEVICE_UNCHECKED
+	/* MUTANT device-unchecked: a device the socket got without a trapped
+	 * call (a failed bind of a scoped address) is not looked at. */
+	(void)d;
+	(void)bound_ifindex;
+	(void)needs_scope;
+	return NULL;
+#else
+	c->bound_if = bound_ifindex(c->dup);
+	c->scope_if = needs_scope(d) ? d->scope_id : 0;
+	if (c->bound_if == 0)
+		return NULL;
+	if (c->bound_if > 0 && needs_scope(d) &&
+	    (d->scope_id == 0 || d->scope_id == (uint32_t)c->bound_if))
+		return NULL;
+	return "output-interface";
+#endif
+}
+
+int sv_call_device_changed(struct sv_call *c)
+{
+#ifdef SV_MUTANT_DEVICE_UNCHECKED
+	(void)c;
+#else
+	int now;
+
+	if (c->bound_if == SV_BOUND_UNJUDGED || c->dup < 0)
+		return 0;
+	now = bound_ifindex(c->dup);
+	/* A connect to a scoped address binds the socket to its scope
+	 * (__ip6_datagram_connect, tcp_v6_connect), even when it fails. */
+	if (now == c->bound_if || (c->bound_if == 0 && c->scope_if != 0 && now == (int)c->scope_if))
+		return 0;
+	if (strcmp(c->ev.syscall, "connect") == 0)
+		shutdown(c->dup, SHUT_RDWR);
+	return 1;
+#endif
 	return 0;
 }
 
@@ -420,7 +500,15 @@ void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len,
 
 void sv_call_answer_performed(struct sv_call *c, const char *why, long long rc, int err)
 {
-	int cerr = sv_act_close_dup(c->dup);
+	int cerr;
+
+	if (sv_call_device_changed(c)) {
+		/* Sent, or connected, by a link that was not judged: the
+		 * supervisor could not keep the run to its allow-list. */
+		sv_call_mech_failure(c, "device-binding", ESTALE);
+		return;
+	}
+	cerr = sv_act_close_dup(c->dup);
 
 	c->dup = -1;
 	if (cerr) {

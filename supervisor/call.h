@@ -28,6 +28,8 @@
  * control message (a denial), never the agent's ENOBUFS: the kernel takes up
  * to net.core.optmem_max (128 KiB by default since 6.9). */
 #define SV_CONTROL_CAP (64u * 1024u)
+/* sv_call.bound_if before any judgement of the device. */
+#define SV_BOUND_UNJUDGED (-2)
 
 struct sv_call {
 	int listener;
@@ -40,6 +42,13 @@ struct sv_call {
 	pid_t check_tid;  /* > 0: duplicates must be proven to be this thread's (act.h) */
 	int dup;          /* the duplicate of the agent's socket, -1 until prepared */
 	int domain;       /* the duplicate's SO_DOMAIN */
+	/* The duplicate's device (SO_BINDTOIFINDEX) when the destination was
+	 * judged against it (sv_call_device_fits), -1 when unreadable;
+	 * SV_BOUND_UNJUDGED before. */
+	int bound_if;
+	/* The judged destination's own scope id when it needs one (a connect
+	 * to it binds the socket there itself), else 0. */
+	uint32_t scope_if;
 	/* Set once a message of a sendmmsg is judged denied (its reason):
 	 * whatever then ends the call as invalid or abandoned, sv_call_finish
 	 * records a denial. */
@@ -128,6 +137,20 @@ int sv_call_sends_name(const struct sv_dest *d);
 int sv_call_decide(struct sv_call *c, int agent_fd, const struct sv_dest *d, int is_connect,
 		   const char *refused, const char **deny, const char **why);
 
+/* The socket's device against the destination (review h-attack13): an inet
+ * socket bound to a device sends there whatever the routes say, and a
+ * failed bind() of a scoped IPv6 address or a connect to a link-local one
+ * binds it without any call the filter traps. Returns NULL when the
+ * duplicate is bound to no device, or d is a link-local (or link-scope
+ * multicast) IPv6 address whose scope id is 0 or names that device (the
+ * kernel binds it so itself); else "output-interface". Records the device
+ * in c->bound_if for sv_call_device_changed. Needs c->dup. */
+const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d);
+/* Whether the duplicate's device is no longer the one judged (another
+ * thread's failed bind() between the judgement and the act, possible while
+ * the socket has no port): the call went where it was not judged. A
+ * connect is then shut down. 0 when no device was judged. */
+int sv_call_device_changed(struct sv_call *c);
 /* Decodes len bytes of name into *d and puts it in the event. */
 void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len, struct sv_dest *d);
 

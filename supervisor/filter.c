@@ -183,6 +183,19 @@ static int add_common(scmp_filter_ctx ctx)
 				      seccomp_syscall_resolve_name("request_key"), 1,
 				      SCMP_A2(SCMP_CMP_NE, 0));
 #endif
+#ifndef SV_MUTANT_MODULE_NAME_OPEN
+	/* keyctl operations that allocate a crypto algorithm by a name the
+	 * agent gives: KEYCTL_DH_COMPUTE with KDF parameters (its hash) and
+	 * the KEYCTL_PKEY_* operations (the info string's hash). An unknown
+	 * name makes the kernel run kernel.modprobe, as full root outside the
+	 * run, with "crypto-NAME" (review h-attack13). */
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("keyctl"),
+				      2, INT_EQ(0, 23), SCMP_A4(SCMP_CMP_NE, 0));
+	for (int op = 24; rc == 0 && op <= 28; op++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("keyctl"),
+				      1, INT_EQ(0, op));
+#endif
 	return rc;
 }
 

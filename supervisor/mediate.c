@@ -122,6 +122,11 @@ static void on_setsockopt(struct sv_call *c, const __u64 *a)
 {
 	const char *why = sv_filter_option_reason((uint32_t)a[1], (uint32_t)a[2]);
 
+	/* A descriptor that is not a socket is the agent's own mistake
+	 * (EBADF, ENOTSOCK: invalid, as the kernel answers), not a denial
+	 * (review h-attack13). */
+	if (sv_call_prepare(c, (int)a[0]))
+		return;
 	sv_call_finish(c, SV_DENIED, why ? why : "source-route", SV_ACT_ERRNO,
 		       sv_call_denial_errno(c), 0);
 }
@@ -132,8 +137,25 @@ static void on_setsockopt(struct sv_call *c, const __u64 *a)
  * every ABI. */
 static void on_key_upcall(struct sv_call *c, const __u64 *a)
 {
-	(void)a;
+	unsigned char b;
+
+	/* A type, description or callout the kernel could not read is its
+	 * EFAULT (invalid: no key is looked up), not a denial (review
+	 * h-attack13). One byte of each: the kernel copies the strings
+	 * before it looks anything up. */
+	for (int i = 0; i < 3; i++)
+		if (sv_call_read(c, a[i], &b, 1))
+			return;
 	sv_call_finish(c, SV_DENIED, "key-upcall", SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
+}
+
+/* keyctl operations that name a crypto algorithm (the filter traps only
+ * those): an unknown name has the kernel run kernel.modprobe outside the
+ * run with "crypto-NAME". Refused on every ABI. */
+static void on_module_name(struct sv_call *c, const __u64 *a)
+{
+	(void)a;
+	sv_call_finish(c, SV_DENIED, "module-autoload", SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 }
 
 /* i386 and x32 calls are denied whatever their destination; reading it is
@@ -214,6 +236,7 @@ static const struct entry native_table[] = {
     {438, "pidfd_getfd", sv_mediate_cross_process},
     {302, "prlimit64", sv_mediate_prlimit},
     {249, "request_key", on_key_upcall},
+    {250, "keyctl", on_module_name},
 };
 static const struct entry i386_table[] = {
     {102, "socketcall", NULL},
@@ -235,6 +258,7 @@ static const struct entry i386_table[] = {
     {438, "pidfd_getfd", sv_mediate_cross_process},
     {340, "prlimit64", sv_mediate_prlimit},
     {287, "request_key", on_key_upcall},
+    {288, "keyctl", on_module_name},
 };
 static const struct entry x32_table[] = {
     {42, "connect", NULL},
@@ -255,6 +279,7 @@ static const struct entry x32_table[] = {
     {438, "pidfd_getfd", sv_mediate_cross_process},
     {302, "prlimit64", sv_mediate_prlimit},
     {249, "request_key", on_key_upcall},
+    {250, "keyctl", on_module_name},
 };
 
 static const struct entry *lookup(const struct entry *t, size_t n, int nr)
@@ -274,7 +299,8 @@ void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_p
 			    .pol = pol,
 			    .pidfd = -1,
 			    .pidfd_handle = -1,
-			    .dup = -1};
+			    .dup = -1,
+			    .bound_if = SV_BOUND_UNJUDGED};
 	const struct entry *e = NULL;
 	int nr = req->data.nr;
 
@@ -314,7 +340,7 @@ void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_p
 		 * ENOSYS, and the caller falls back to clone. */
 		sv_call_finish(&c, SV_NEUTRALIZED, "clone3", SV_ACT_ERRNO, ENOSYS, 0);
 	} else if (e->native == sv_mediate_cross_process || e->native == sv_mediate_prlimit ||
-		   e->native == on_key_upcall) {
+		   e->native == on_key_upcall || e->native == on_module_name) {
 		e->native(&c, req->data.args);
 	} else if (strcmp(c.ev.abi, "x86_64") != 0) {
 		int sc = strcmp(e->name, "socketcall") == 0;

@@ -368,6 +368,9 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 	for (size_t i = 0; i < *first_denied; i++) {
 		const char *deny = sv_call_domain_fits(c->domain, &cms[i].d, 0);
 
+		if (!deny)
+			deny = sv_call_device_fits(c, &cms[i].d);
+
 		if (deny) {
 			c->ev.msgs[i].denied = 1;
 			c->ev.msgs[i].reason = deny;
@@ -529,6 +532,10 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 		 * judged denied (c->decided_denial: sv_call_finish records the
 		 * denial). */
 		sv_call_finish(c, SV_INVALID, invalid, SV_ACT_ERRNO, err, 0);
+		goto out;
+	}
+	if (sv_call_device_changed(c)) {
+		sv_call_mech_failure(c, "device-binding", ESTALE);
 		goto out;
 	}
 	{

@@ -136,6 +136,16 @@
  *   PKTINFO_IFINDEX_KEPT  msghdr.c  an IP_PKTINFO or IPV6_PKTINFO control message
  *                         naming an interface is forwarded: the same choice of
  *                         link, per datagram (review h-attack12)
+ *   DEVICE_UNCHECKED      call.c  the socket's device binding is not compared with
+ *                         the destination before and after a connect or send:
+ *                         a failed bind() of fe80::x%IFNAME (not trapped)
+ *                         leaves the socket bound to IFNAME, and a send to a
+ *                         declared ::ffff:a.b.c.d leaves by it (review
+ *                         h-attack13)
+ *   MODULE_NAME_OPEN      filter.c  keyctl DH_COMPUTE with a KDF and the PKEY
+ *                         operations pass: the kernel runs kernel.modprobe
+ *                         outside the run with "crypto-" and a name the
+ *                         agent chose (review h-attack13)
  *   KEY_UPCALL_OPEN       filter.c  request_key with a callout string passes: the
  *                         kernel starts /sbin/request-key as full root outside
  *                         the run with strings the agent chose (review

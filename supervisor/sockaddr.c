@@ -57,6 +57,8 @@ static void decode_inet6(const uint8_t *b, size_t len, struct sv_dest *out)
 	}
 	out->kind = SV_DEST_INET;
 	out->port = ntohs(sv_load16(b + 2));
+	if (len >= 28)
+		out->scope_id = sv_load32(b + 24);
 	/* The kernel routes ::ffff:a.b.c.d over IPv4 (ipv6_addr_v4mapped in
 	 * tcp_v6_connect / udpv6_sendmsg), so that is how it is judged. */
 	if (is_v4_mapped(a)) {

@@ -26,6 +26,7 @@ struct sv_dest {
 	struct sv_addr addr; /* SV_DEST_INET: AF_INET, or AF_INET6 if not mapped */
 	uint16_t port;       /* host byte order */
 	int mapped;          /* 1 when an IPv4-mapped IPv6 name was judged as IPv4 */
+	uint32_t scope_id;   /* AF_INET6 names of 28 bytes or more: sin6_scope_id */
 	int netlink_peer;    /* SV_DEST_NETLINK: 1 when nl_pid or nl_groups is set
 				(another socket or a multicast group, not the kernel) */
 };

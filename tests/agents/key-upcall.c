@@ -102,7 +102,8 @@ static int helper(int argc, char **argv)
 	if (fork() == 0) {
 		for (int i = 0; i < 6; i++) {
 			if (log) {
-				fprintf(log, "heartbeat %d pid %d ppid %d\n", i, getpid(), getppid());
+				fprintf(log, "heartbeat %d pid %d ppid %d\n", i, getpid(),
+					getppid());
 				fflush(log);
 			}
 			usleep(500 * 1000);

@@ -13,6 +13,14 @@
  *                   CAP_NET_RAW since 5.7), then sendto(DEST)
  *     unicastif     IP_UNICAST_IF IFNAME, then sendto(DEST)
  *     tcp           SO_BINDTODEVICE IFNAME, a connect of at most 2 s, write()
+ *     bindfail      an IPv6 UDP socket: bind(fe80::dead%IFNAME), which fails
+ *                   (nobody's address) but leaves the scope id as the
+ *                   socket's device (__inet6_bind, review h-attack13), then
+ *                   sendto(::ffff:DEST): no trapped option at all
+ *     bindrace      the same, but the failed bind is made by a second thread
+ *                   100 ms after the sendto began: inside the supervisor's
+ *                   window between judging the socket and sending (the test
+ *                   build's device_window seam)
  *
  * Each mode sends "agent-secret via MODE" and logs every call; the agent
  * exits 0 whatever the calls returned. */
@@ -24,12 +32,14 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define USAGE "DEST:PORT IFNAME MODE... (plain pktinfo bindtodevice unicastif tcp)"
+#define USAGE                                                                                      \
+	"DEST:PORT IFNAME MODE... (plain pktinfo bindtodevice unicastif tcp bindfail bindrace)"
 
 static long send_pktinfo(int s, const struct agent_dest *d, const char *msg, unsigned ifindex)
 {
@@ -80,6 +90,52 @@ static long connect_bounded(int s, const struct agent_dest *d)
 	return 0;
 }
 
+/* bind(fe80::dead%ifindex): EADDRNOTAVAIL, with the device left set. */
+static void *failed_bind(void *arg)
+{
+	struct sockaddr_in6 ll = {.sin6_family = AF_INET6};
+	const int *a = arg;
+	long r;
+
+	if (a[2])
+		usleep(100 * 1000);
+	inet_pton(AF_INET6, "fe80::dead", &ll.sin6_addr);
+	ll.sin6_scope_id = (uint32_t)a[1];
+	r = bind(a[0], (struct sockaddr *)&ll, sizeof(ll));
+	agent_log("bind", "[fe80::dead]:0", r, errno, ",\"mode\":\"bindfail\"");
+	return NULL;
+}
+
+/* The declared IPv4 address as ::ffff:a.b.c.d on an IPv6 socket whose
+ * device a failed bind set, before the send or during it. */
+static void run_bindfail(const struct agent_dest *d, unsigned ifindex, int race)
+{
+	struct sockaddr_in6 m = {.sin6_family = AF_INET6};
+	const struct sockaddr_in *v4 = (const struct sockaddr_in *)&d->ss;
+	const char *msg = race ? "agent-secret via bindrace" : "agent-secret via bindfail";
+	int s = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), a[3] = {s, (int)ifindex, race};
+	pthread_t t;
+	long r;
+
+	if (s < 0) {
+		agent_log("socket", d->text, s, errno, NULL);
+		return;
+	}
+	m.sin6_port = v4->sin_port;
+	m.sin6_addr.s6_addr[10] = m.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&m.sin6_addr.s6_addr[12], &v4->sin_addr, 4);
+	if (race)
+		pthread_create(&t, NULL, failed_bind, a);
+	else
+		failed_bind(a);
+	r = sendto(s, msg, strlen(msg), 0, (struct sockaddr *)&m, sizeof(m));
+	agent_log("sendto", d->text, r, errno,
+		  race ? ",\"mode\":\"bindrace\"" : ",\"mode\":\"bindfail\"");
+	if (race)
+		pthread_join(t, NULL);
+	close(s);
+}
+
 static void run_mode(const char *mode, const struct agent_dest *d, const char *ifname,
 		     unsigned ifindex)
 {
@@ -89,6 +145,12 @@ static void run_mode(const char *mode, const struct agent_dest *d, const char *i
 	long r;
 
 	snprintf(msg, sizeof(msg), "agent-secret via %s", mode);
+	if (strcmp(mode, "bindfail") == 0 || strcmp(mode, "bindrace") == 0) {
+		if (s >= 0)
+			close(s);
+		run_bindfail(d, ifindex, mode[4] == 'r');
+		return;
+	}
 	if (s < 0) {
 		agent_log("socket", d->text, s, errno, NULL);
 		return;
@@ -107,7 +169,8 @@ static void run_mode(const char *mode, const struct agent_dest *d, const char *i
 		}
 	} else if (strcmp(mode, "bindtodevice") == 0 || tcp) {
 		r = setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, ifname, (socklen_t)strlen(ifname));
-		agent_log("setsockopt", NULL, r, errno, tcp ? ",\"mode\":\"tcp\"" : ",\"mode\":\"bindtodevice\"");
+		agent_log("setsockopt", NULL, r, errno,
+			  tcp ? ",\"mode\":\"tcp\"" : ",\"mode\":\"bindtodevice\"");
 		if (r == 0 && tcp) {
 			r = connect_bounded(s, d);
 			agent_log("connect", d->text, r, errno, ",\"mode\":\"tcp\"");
@@ -128,7 +191,8 @@ static void run_mode(const char *mode, const struct agent_dest *d, const char *i
 
 int main(int argc, char **argv)
 {
-	static const char *const modes[] = {"plain", "pktinfo", "bindtodevice", "unicastif", "tcp"};
+	static const char *const modes[] = {"plain", "pktinfo",  "bindtodevice", "unicastif",
+					    "tcp",   "bindfail", "bindrace"};
 	struct agent_dest d;
 	unsigned ifindex;
 

@@ -70,12 +70,15 @@ int main(int argc, char **argv)
 				struct cmsghdr align;
 			} c;
 			struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-			struct msghdr mh = {
-			    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof(c.b)};
+			struct msghdr mh = {.msg_iov = &iov,
+					    .msg_iovlen = 1,
+					    .msg_control = c.b,
+					    .msg_controllen = sizeof(c.b)};
 			ssize_t n = recvmsg(u, &mh, 0);
 			struct in_addr dst = {0};
 
-			for (struct cmsghdr *m = CMSG_FIRSTHDR(&mh); n >= 0 && m; m = CMSG_NXTHDR(&mh, m))
+			for (struct cmsghdr *m = CMSG_FIRSTHDR(&mh); n >= 0 && m;
+			     m = CMSG_NXTHDR(&mh, m))
 				if (m->cmsg_level == IPPROTO_IP && m->cmsg_type == IP_PKTINFO)
 					dst = ((struct in_pktinfo *)(void *)CMSG_DATA(m))->ipi_addr;
 			if (n >= 0)
@@ -93,7 +96,8 @@ int main(int argc, char **argv)
 			/* One read: the agent writes one short message. */
 			struct pollfd q = {.fd = c, .events = POLLIN};
 			n = poll(&q, 1, 2000) == 1 ? read(c, buf, sizeof(buf)) : 0;
-			relay(out, &to, &local.sin_addr, (unsigned)port, "tcp", buf, n > 0 ? (size_t)n : 0);
+			relay(out, &to, &local.sin_addr, (unsigned)port, "tcp", buf,
+			      n > 0 ? (size_t)n : 0);
 			close(c);
 		}
 	}

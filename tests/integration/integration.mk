@@ -28,9 +28,10 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	mmsg-late-invalid mmsg-len-unsent no-userns userns-keeps-ptrace userns-untried \
 	trial-exit-code trial-holds-slot sigchld-inherited mmsg-denial-undone \
 	unspecified-as-written stdio-state-unchecked \
-	stdio-route-kept stdio-priority-lost output-interface-open pktinfo-ifindex-kept key-upcall-open
+	stdio-route-kept stdio-priority-lost output-interface-open pktinfo-ifindex-kept key-upcall-open \
+	device-unchecked module-name-open
 integration-test: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
-	rights-mech-unlabelled no-signal-scope fallback-keeps-admin
+	rights-mech-unlabelled no-signal-scope fallback-keeps-admin device-unchecked
 integration-test: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

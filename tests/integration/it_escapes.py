@@ -516,3 +516,60 @@ def request_key_with_a_callout_is_denied_and_a_lookup_is_not_trapped(ctx):
     ctx.expect_eq(run.report.get("events"), [], "events of a lookup without a callout")
     run = ctx.sv("key-upcall", ["user", "agent-secret"], binary=mutant_binary("key-upcall-open"))
     expect_outcome(ctx, run, 0, "pass")
+
+
+@test()
+def device_left_by_a_failed_bind_is_judged_before_and_after_the_send(ctx):
+    # Review h-attack13: bind() of fe80::dead%lo fails (nobody's address)
+    # but leaves lo as the IPv6 socket's device, with no trapped call; a send
+    # to the declared address as ::ffff:a.b.c.d then leaves by that link.
+    # The device is compared with the destination before the act (denied
+    # output-interface) and after it: a second thread's failed bind inside
+    # the test build's device_window (300 ms between judging and sending)
+    # changed it, so the call went where it was not judged (a mechanism
+    # failure: capability-error). Mutant device-unchecked: pass both times.
+    sink = ctx.udp()
+    run = ctx.sv("pick-interface", [sink.dest, "lo", "bindfail"], allow=[sink.dest], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    ev = expect_event(ctx, run, "the send on the bound socket", syscall="sendto", bucket="denied")
+    ctx.expect_eq(ev.get("reason"), "output-interface", "reason")
+    expect_agent(ctx, run, "bind", -1, "EADDRNOTAVAIL")
+    run = ctx.sv("pick-interface", [sink.dest, "lo", "bindrace"], allow=[sink.dest], no_loopback=True,
+                 fault="device_window:EAGAIN")
+    expect_outcome(ctx, run, 3, "capability-error")
+    ev = expect_event(ctx, run, "the raced send", syscall="sendto", bucket="mechanism_failure")
+    ctx.expect_eq(ev.get("mechanism"), "device-binding", "mechanism")
+    run = ctx.sv("pick-interface", [sink.dest, "lo", "bindfail"], allow=[sink.dest], no_loopback=True,
+                 binary=mutant_binary("device-unchecked"))
+    expect_outcome(ctx, run, 0, "pass")
+    run = ctx.sv("pick-interface", [sink.dest, "lo", "bindrace"], allow=[sink.dest], no_loopback=True,
+                 fault="device_window:EAGAIN", binary=mutant_faults_binary("device-unchecked"))
+    expect_outcome(ctx, run, 0, "pass")
+
+
+@test()
+def keyctl_naming_a_crypto_algorithm_is_denied_and_bad_arguments_are_invalid(ctx):
+    # Review h-attack13: keyctl(KEYCTL_DH_COMPUTE) with KDF parameters (and
+    # the KEYCTL_PKEY_* operations) allocate a hash by a name the agent
+    # chose, and an unknown one has the kernel run kernel.modprobe outside
+    # the run for "crypto-NAME" (the guest's module-name scenario shows it
+    # at a sink). Denied module-autoload; mutant module-name-open passes.
+    # And the same review's bucket errors: a trapped setsockopt on a bad
+    # descriptor or a pipe, and a request_key whose strings the kernel
+    # cannot read, are the agent's own mistakes (invalid), not denials.
+    run = ctx.sv("modprobe-name", ["dh", "agentsecret0042"])
+    expect_outcome(ctx, run, 1, "fail")
+    ev = expect_event(ctx, run, "the refused keyctl", syscall="keyctl", bucket="denied")
+    ctx.expect_eq(ev.get("reason"), "module-autoload", "reason")
+    run = ctx.sv("modprobe-name", ["dh", "agentsecret0042"], binary=mutant_binary("module-name-open"))
+    expect_outcome(ctx, run, 0, "pass")
+    if os.geteuid() != 0 or not shutil.which("musl-gcc") or not shutil.which("setpriv"):
+        raise Skip("the bucket half needs root (setpriv, a network namespace) and musl-gcc")
+    script = os.path.join(TOP, "tests", "review", "ha13-falsered.sh")
+    ctx.last_argv = ["bash", script, SV]
+    p = subprocess.run(["bash", script, SV], cwd=TOP, capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, MODES="badfd notsock keyfault"))
+    events = re.findall(r"^  event (\S+) (\S+) (\S+)", p.stdout, re.M)
+    ctx.expect_eq(events, [("setsockopt", "invalid", "bad-descriptor"), ("setsockopt", "invalid", "not-a-socket"),
+                           ("request_key", "invalid", "bad-address")],
+                  "events (%s)" % p.stdout[-400:])

@@ -78,7 +78,7 @@ while True:
             else: conns.remove(s); s.close()
 PY
 rm -f /tmp/ha12/oif-sinks.log
-ip netns exec ha12s python3 /tmp/ha12/oif-sink.py "DECLARED server ha12s 198.51.100.7" >/tmp/ha12/oif-sinks.log 2>&1 &
+ip netns exec ha12s python3 /tmp/ha12/oif-sink.py "DECLARED server ha12s 198.51.100.7" >>/tmp/ha12/oif-sinks.log 2>&1 &
 ip netns exec ha12x python3 /tmp/ha12/oif-sink.py "UNDECLARED host ha12x on a1's link" >>/tmp/ha12/oif-sinks.log 2>&1 &
 ip netns exec ha12y python3 /tmp/ha12/oif-sink.py "UNDECLARED host ha12y on a0's link" >>/tmp/ha12/oif-sinks.log 2>&1 &
 for n in ha12s ha12x ha12y; do

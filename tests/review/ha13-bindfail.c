@@ -54,8 +54,8 @@ static int held(const char *mode, struct sockaddr_in6 *dst, const char *ifname)
 	struct in6_pktinfo pi = {.ipi6_ifindex = (int)if_nametoindex(ifname)};
 	char msg[64];
 	struct iovec iov = {.iov_base = msg};
-	struct msghdr mh = {.msg_name = dst, .msg_namelen = sizeof(*dst), .msg_iov = &iov,
-			    .msg_iovlen = 1};
+	struct msghdr mh = {
+	    .msg_name = dst, .msg_namelen = sizeof(*dst), .msg_iov = &iov, .msg_iovlen = 1};
 	struct cmsghdr *c;
 	int s = socket(AF_INET6, SOCK_DGRAM, 0);
 	long rc = 0;
@@ -72,7 +72,8 @@ static int held(const char *mode, struct sockaddr_in6 *dst, const char *ifname)
 	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
 	if (strcmp(mode, "pktopts") == 0) {
 		rc = setsockopt(s, IPPROTO_IPV6, 6 /* IPV6_2292PKTOPTIONS */, u.buf, sizeof(u.buf));
-		printf("agent: IPV6_2292PKTOPTIONS = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
+		printf("agent: IPV6_2292PKTOPTIONS = %ld (%s)\n", rc,
+		       rc < 0 ? strerror(errno) : "ok");
 		mh.msg_control = NULL;
 		mh.msg_controllen = 0;
 	} else if (strcmp(mode, "mcastif") == 0) {
@@ -82,7 +83,8 @@ static int held(const char *mode, struct sockaddr_in6 *dst, const char *ifname)
 		rc = setsockopt(s, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof(mr));
 		printf("agent: IP_MULTICAST_IF = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
 		rc = setsockopt(s, IPPROTO_IPV6, IPV6_MULTICAST_IF, &idx, sizeof(idx));
-		printf("agent: IPV6_MULTICAST_IF = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
+		printf("agent: IPV6_MULTICAST_IF = %ld (%s)\n", rc,
+		       rc < 0 ? strerror(errno) : "ok");
 		mh.msg_control = NULL;
 		mh.msg_controllen = 0;
 	} else if (strcmp(mode, "scope") == 0) {
@@ -91,7 +93,8 @@ static int held(const char *mode, struct sockaddr_in6 *dst, const char *ifname)
 		mh.msg_controllen = 0;
 	}
 	rc = sendmsg(s, &mh, 0);
-	printf("agent uid %d held-%s: %ld (%s)\n", getuid(), mode, rc, rc < 0 ? strerror(errno) : "ok");
+	printf("agent uid %d held-%s: %ld (%s)\n", getuid(), mode, rc,
+	       rc < 0 ? strerror(errno) : "ok");
 	return 0;
 }
 
@@ -116,8 +119,9 @@ int main(int argc, char **argv)
 	if (inet_pton(AF_INET6, host, &dst.sin6_addr) != 1)
 		return 2;
 	tcp = strcmp(mode, "tcp") == 0;
-	if (strcmp(mode, "pkt6") == 0 || strcmp(mode, "pkt2292") == 0 || strcmp(mode, "pktopts") == 0 ||
-	    strcmp(mode, "mcastif") == 0 || strcmp(mode, "scope") == 0)
+	if (strcmp(mode, "pkt6") == 0 || strcmp(mode, "pkt2292") == 0 ||
+	    strcmp(mode, "pktopts") == 0 || strcmp(mode, "mcastif") == 0 ||
+	    strcmp(mode, "scope") == 0)
 		return held(mode, &dst, argv[3]);
 	s = socket(AF_INET6, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
 	if (strcmp(mode, "llconnect") == 0) {
@@ -141,7 +145,8 @@ int main(int argc, char **argv)
 	snprintf(msg, sizeof(msg), "agent-secret via bind-%s", mode);
 	if (tcp) {
 		rc = connect(s, (struct sockaddr *)&dst, sizeof(dst));
-		printf("agent: connect(%s) = %ld (%s)\n", host, rc, rc < 0 ? strerror(errno) : "ok");
+		printf("agent: connect(%s) = %ld (%s)\n", host, rc,
+		       rc < 0 ? strerror(errno) : "ok");
 		rc = rc < 0 ? rc : write(s, msg, strlen(msg));
 		usleep(300 * 1000);
 	} else {

@@ -83,8 +83,10 @@ done
 for mode in ${MODES:-udpplain udp tcp mcast llconnect pkt6 pkt2292 pktopts mcastif scope}; do
 	exec 9<>"$d/rep.$mode"
 	rm -f "$d/rep.$mode"
+	extra=()
+	[ "$mode" = llconnect ] && extra=(--allow "[fe80::dead]:9999")
 	ip netns exec ha13a setpriv --reuid 1000 --regid 1000 --clear-groups \
-		"$d/sv" --no-loopback --allow 198.51.100.7:9999 $([ "$mode" = llconnect ] && echo "--allow [fe80::dead]:9999") --report-fd 9 -- \
+		"$d/sv" --no-loopback --allow 198.51.100.7:9999 "${extra[@]}" --report-fd 9 -- \
 		"$d/agent" "$mode" 198.51.100.7:9999 a1 2>"$d/err.$mode"
 	echo "== $mode: supervisor exit $? ($(tail -1 "$d/err.$mode"))"
 	cp "/proc/$$/fd/9" "$d/channel.$mode"

@@ -1,19 +1,20 @@
-/* ha13-modprobe: hostile review h-attack13. The kernel's module autoload
+/* modprobe-name: module autoload with a name the agent chose (hostile review
+ * h-attack13). The kernel's module autoload
  * starts /sbin/modprobe (kernel.modprobe) as a usermode helper, full root
  * in the initial namespaces, outside the filter and the tree, with a module
  * name built from a string the agent chose, and no capability is checked:
  *
- *   ha13-modprobe dh SECRET     keyctl(KEYCTL_DH_COMPUTE) with KDF
+ *   modprobe-name dh SECRET     keyctl(KEYCTL_DH_COMPUTE) with KDF
  *                               parameters whose hash name is SECRET: the
  *                               hash is allocated before any key is read
  *                               (keys/dh.c, kdf_alloc -> crypto_alloc_shash
  *                               -> crypto_larval_lookup:
  *                               request_module("crypto-%s") and
  *                               "crypto-%s-all"), up to 127 bytes
- *   ha13-modprobe fsopen SECRET unshare(CLONE_NEWUSER | CLONE_NEWNS), then
+ *   modprobe-name fsopen SECRET unshare(CLONE_NEWUSER | CLONE_NEWNS), then
  *                               fsopen(SECRET): get_fs_type ->
  *                               request_module("fs-%s") before any LSM hook
- *   ha13-modprobe install DEST  root service (guest cell): copies itself to
+ *   modprobe-name install DEST  root service (guest cell): copies itself to
  *                               /sbin/ha13-modprobe-helper, points
  *                               kernel.modprobe at it, writes DEST, holds a
  *                               UDP socket on 127.0.0.1:9998 and sleeps
@@ -128,7 +129,7 @@ int main(int argc, char **argv)
 		printf("agent: unshare = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
 		rc = syscall(SYS_fsopen, secret, 0);
 	} else {
-		fprintf(stderr, "usage: ha13-modprobe dh|fsopen|install SECRET\n");
+		fprintf(stderr, "usage: modprobe-name dh|fsopen|install SECRET\n");
 		return 2;
 	}
 	printf("agent uid %d: %s(%s) = %ld (%s)\n", getuid(), mode, secret, rc,
