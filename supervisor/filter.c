@@ -119,6 +119,14 @@ static int notify_all(scmp_filter_ctx ctx, const char *const *names, size_t n)
 	return rc;
 }
 
+/* Notifies name when its argument arg, the whole 64-bit register, is not
+ * 0 (a pid or a pointer: any high bit makes it another one). */
+static int notify_if_nonzero(scmp_filter_ctx ctx, const char *name, unsigned arg)
+{
+	return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name(name), 1,
+				SCMP_CMP(arg, SCMP_CMP_NE, 0));
+}
+
 static int add_common(scmp_filter_ctx ctx)
 {
 	int rc = notify_all(ctx, sending, N(sending));
@@ -166,9 +174,7 @@ static int add_common(scmp_filter_ctx ctx)
 	 * An unmasked compare on purpose: a register whose low 32 bits are 0
 	 * but high bits are not notifies too and is answered as self. */
 	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
-				      seccomp_syscall_resolve_name("prlimit64"), 1,
-				      SCMP_A0(SCMP_CMP_NE, 0));
+		rc = notify_if_nonzero(ctx, "prlimit64", 0);
 #endif
 #ifndef SV_MUTANT_KEY_UPCALL_OPEN
 	/* request_key with a callout string: finding no such key, the kernel
@@ -179,9 +185,7 @@ static int add_common(scmp_filter_ctx ctx)
 	 * the kernel never constructs a key (ENOKEY), so lookups stay in BPF.
 	 * A pointer: the whole register is compared. */
 	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
-				      seccomp_syscall_resolve_name("request_key"), 1,
-				      SCMP_A2(SCMP_CMP_NE, 0));
+		rc = notify_if_nonzero(ctx, "request_key", 2);
 #endif
 #ifndef SV_MUTANT_MODULE_NAME_OPEN
 	/* keyctl operations that allocate a crypto algorithm by a name the

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -237,4 +239,64 @@ long agent_parse_count(const char *s)
 	if (!*s || *end || errno || v < 0)
 		return -1;
 	return v;
+}
+
+int agent_install_self(const char *path, const char *dest_file, const char *dest)
+{
+	char buf[65536];
+	int in, out, err = 0;
+	ssize_t n;
+	FILE *f;
+
+	mkdir("/sbin", 0755);
+	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (in < 0 || out < 0)
+		err = -errno;
+	while (err == 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			err = -EIO;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) != 0 && err == 0)
+		err = -errno;
+	if (err)
+		return err;
+	f = fopen(dest_file, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "%s\n", dest);
+	return fclose(f) == 0 ? 0 : -EIO;
+}
+
+void agent_helper_send(const char *dest_file, const char *msg)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9999)};
+	char dest[64] = "127.0.0.2";
+	FILE *df = fopen(dest_file, "r");
+	int s;
+
+	if (df) {
+		if (fscanf(df, "%63s", dest) != 1)
+			strcpy(dest, "127.0.0.2");
+		fclose(df);
+	}
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || inet_pton(AF_INET, dest, &sin.sin_addr) != 1)
+		return;
+	sendto(s, msg, strlen(msg), 0, (struct sockaddr *)&sin, sizeof(sin));
+	close(s);
+}
+
+void agent_hold_ready(void)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9998)};
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (s < 0 || bind(s, (struct sockaddr *)&sin, sizeof(sin)) != 0)
+		perror("agent_hold_ready");
+	fflush(stdout);
+	for (;;)
+		pause();
 }

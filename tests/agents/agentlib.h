@@ -59,4 +59,17 @@ long agent_parse_count(const char *s);
  */
 char *agent_json_escape(const char *s, char *buf, size_t size);
 
+/*
+ * Stand-in helpers for the kernel's usermode helpers (key-upcall,
+ * modprobe-name): a root service copies its own binary to PATH (mode 0755,
+ * /sbin made if missing) and writes DEST, an IPv4 address, to DEST_FILE;
+ * returns 0 or -errno. The helper, started by the kernel, sends MSG as one
+ * UDP datagram to the address in DEST_FILE (127.0.0.2 without one), port
+ * 9999. The service then holds a UDP socket on 127.0.0.1:9998, which the
+ * guest's readiness test finds, and sleeps for ever.
+ */
+int agent_install_self(const char *path, const char *dest_file, const char *dest);
+void agent_helper_send(const char *dest_file, const char *msg);
+void agent_hold_ready(void);
+
 #endif

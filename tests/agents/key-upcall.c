@@ -29,6 +29,8 @@
  * one UDP datagram to DEST:9999 (127.0.0.2 unless /etc/ha12-keyreq.dest
  * says otherwise) and leaves a child that beats for 3 s, to show that it
  * outlives whatever run asked for it. */
+#include "agentlib.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -59,16 +61,9 @@ static void link_of(const char *path, char *out, size_t len)
 static int helper(int argc, char **argv)
 {
 	char desc[512] = "", callout[512] = "", net[64], pidns[64], user[64], msg[2048];
-	char dest[64] = "127.0.0.2";
 	long key, auth;
 	FILE *log = fopen("/tmp/ha12/helper.log", "a");
-	FILE *df = fopen(DEST_FILE, "r");
 
-	if (df) {
-		if (fscanf(df, "%63s", dest) != 1)
-			strcpy(dest, "127.0.0.2");
-		fclose(df);
-	}
 	if (argc < 3)
 		return 1;
 	key = strtol(argv[2], NULL, 10);
@@ -90,15 +85,7 @@ static int helper(int argc, char **argv)
 		fprintf(log, "%s\n", msg);
 		fflush(log);
 	}
-	{
-		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9999)};
-		int s = socket(AF_INET, SOCK_DGRAM, 0);
-
-		inet_pton(AF_INET, dest, &sin.sin_addr);
-		if (sendto(s, msg, strlen(msg), 0, (struct sockaddr *)&sin, sizeof(sin)) < 0 && log)
-			fprintf(log, "sendto %s: %s\n", dest, strerror(errno));
-		close(s);
-	}
+	agent_helper_send(DEST_FILE, msg);
 	if (fork() == 0) {
 		for (int i = 0; i < 6; i++) {
 			if (log) {
@@ -115,39 +102,15 @@ static int helper(int argc, char **argv)
 
 static int install(const char *dest)
 {
-	char buf[65536];
-	int in = open("/proc/self/exe", O_RDONLY), out;
-	ssize_t n;
-	FILE *df;
+	int err = agent_install_self("/sbin/request-key", DEST_FILE, dest);
 
-	mkdir("/sbin", 0755);
-	out = open("/sbin/request-key", O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (in < 0 || out < 0) {
-		perror("install");
+	if (err) {
+		fprintf(stderr, "install: %s\n", strerror(-err));
 		return 1;
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			return 1;
-	close(in);
-	close(out);
-	df = fopen(DEST_FILE, "w");
-	if (!df)
-		return 1;
-	fprintf(df, "%s\n", dest);
-	fclose(df);
-	{
-		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9998)};
-		int s = socket(AF_INET, SOCK_DGRAM, 0);
-
-		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		if (bind(s, (struct sockaddr *)&sin, sizeof(sin)) != 0)
-			perror("bind");
-		printf("installed /sbin/request-key, helper destination %s:9999\n", dest);
-		fflush(stdout);
-		for (;;)
-			pause();
-	}
+	printf("installed /sbin/request-key, helper destination %s:9999\n", dest);
+	agent_hold_ready();
+	return 0;
 }
 
 int main(int argc, char **argv)

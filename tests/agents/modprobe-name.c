@@ -23,6 +23,8 @@
  * modprobe (kmod itself only searches modules.alias and runs the
  * configuration's install commands): it sends its argv as one UDP datagram
  * to DEST:9999. The agent makes no socket call. */
+#include "agentlib.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -43,66 +45,32 @@
 
 static int helper(int argc, char **argv)
 {
-	char msg[2048] = "modprobe helper uid ", dest[64] = "127.0.0.2";
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9999)};
-	FILE *df = fopen(DEST_FILE, "r");
-	int s;
+	char msg[2048];
 
-	if (df) {
-		if (fscanf(df, "%63s", dest) != 1)
-			strcpy(dest, "127.0.0.2");
-		fclose(df);
-	}
-	snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "%d argv:", getuid());
+	snprintf(msg, sizeof(msg), "modprobe helper uid %d argv:", getuid());
 	for (int i = 1; i < argc; i++)
 		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " '%s'", argv[i]);
-	s = socket(AF_INET, SOCK_DGRAM, 0);
-	inet_pton(AF_INET, dest, &sin.sin_addr);
-	sendto(s, msg, strlen(msg), 0, (struct sockaddr *)&sin, sizeof(sin));
+	agent_helper_send(DEST_FILE, msg);
 	return 1;
 }
 
 static int install(const char *dest)
 {
-	char buf[65536];
-	int in = open("/proc/self/exe", O_RDONLY), out;
-	ssize_t n;
+	int err = agent_install_self(HELPER, DEST_FILE, dest);
 	FILE *f;
 
-	mkdir("/sbin", 0755);
-	out = open(HELPER, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (in < 0 || out < 0) {
-		perror("install");
+	if (err) {
+		fprintf(stderr, "install: %s\n", strerror(-err));
 		return 1;
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			return 1;
-	close(in);
-	close(out);
-	f = fopen(DEST_FILE, "w");
-	if (!f)
-		return 1;
-	fprintf(f, "%s\n", dest);
-	fclose(f);
 	f = fopen("/proc/sys/kernel/modprobe", "w");
 	if (!f || fprintf(f, "%s\n", HELPER) < 0 || fclose(f) != 0) {
 		perror("kernel.modprobe");
 		return 1;
 	}
-	{
-		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9998)};
-		int s = socket(AF_INET, SOCK_DGRAM, 0);
-
-		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		if (bind(s, (struct sockaddr *)&sin, sizeof(sin)) != 0)
-			perror("bind");
-		printf("installed %s as kernel.modprobe, helper destination %s:9999\n", HELPER,
-		       dest);
-		fflush(stdout);
-		for (;;)
-			pause();
-	}
+	printf("installed %s as kernel.modprobe, helper destination %s:9999\n", HELPER, dest);
+	agent_hold_ready();
+	return 0;
 }
 
 int main(int argc, char **argv)

@@ -461,7 +461,28 @@ def domain_that_still_reaches_a_cgroup_file_refuses_the_run(ctx):
         remove_cgroup(d)
 
 
-# ----------------------------------------- the output interface and the kernel's key upcall
+# ----------------------------------------- the output interface and the kernel's helpers
+
+def run_review(ctx, script, binary, modes, timeout=180):
+    """A review's own reproduction (tests/review/SCRIPT) against binary,
+    MODES=modes; returns its stdout."""
+    path = os.path.join(TOP, "tests", "review", script)
+    ctx.last_argv = ["bash", path, binary]
+    p = subprocess.run(["bash", path, binary], cwd=TOP, capture_output=True, text=True,
+                       timeout=timeout, env=dict(os.environ, MODES=modes))
+    return p.stdout + p.stderr[-400:]
+
+
+def denied_here_and_passed_by_mutant(ctx, agent, args, syscall, reason, mutant):
+    """The agent's call is denied with reason (verdict fail); the mutant
+    that reopens it passes the same run."""
+    run = ctx.sv(agent, args)
+    expect_outcome(ctx, run, 1, "fail")
+    ev = expect_event(ctx, run, "the refused %s" % syscall, syscall=syscall, bucket="denied")
+    ctx.expect_eq(ev.get("reason"), reason, "reason")
+    run = ctx.sv(agent, args, binary=mutant_binary(mutant))
+    expect_outcome(ctx, run, 0, "pass")
+
 
 @test()
 def send_out_of_an_interface_of_the_agents_choice_is_denied(ctx):
@@ -475,25 +496,21 @@ def send_out_of_an_interface_of_the_agents_choice_is_denied(ctx):
     # as it is; `plain` is the control that reaches the declared server.
     if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("musl-gcc"):
         raise Skip("needs root (network namespaces, veth), iproute2 and musl-gcc")
-    script = os.path.join(TOP, "tests", "review", "ha12-oif.sh")
     runs = ((SV, "plain pktinfo bindtodevice unicastif tcp"),
             (mutant_binary("output-interface-open"), "bindtodevice unicastif tcp"),
             (mutant_binary("pktinfo-ifindex-kept"), "pktinfo"))
     for binary, modes in runs:
-        ctx.last_argv = ["bash", script, binary]
-        p = subprocess.run(["bash", script, binary], cwd=TOP, capture_output=True, text=True,
-                           timeout=180, env=dict(os.environ, MODES=modes))
-        undeclared = re.findall(r"UNDECLARED host \S+ on \S+ link got \S+ 'agent-secret via (\w+)'", p.stdout)
-        verdicts = dict(re.findall(r"^== (\w+): supervisor exit (\d+)", p.stdout, re.M))
-        ctx.require(len(verdicts) == len(modes.split()),
-                    "modes run: %s (%s %s)" % (verdicts, p.stdout[-300:], p.stderr[-300:]))
+        out = run_review(ctx, "ha12-oif.sh", binary, modes)
+        undeclared = re.findall(r"UNDECLARED host \S+ on \S+ link got \S+ 'agent-secret via (\w+)'", out)
+        verdicts = dict(re.findall(r"^== (\w+): supervisor exit (\d+)", out, re.M))
+        ctx.require(len(verdicts) == len(modes.split()), "modes run: %s (%s)" % (verdicts, out[-500:]))
         if binary == SV:
             ctx.expect_eq(undeclared, [], "modes whose data reached the undeclared host")
             ctx.expect_eq(verdicts, {"plain": "0", "pktinfo": "1", "bindtodevice": "1", "unicastif": "1",
                                      "tcp": "1"}, "supervisor exits")
-            ctx.expect("DECLARED server ha12s 198.51.100.7 got UDP 'agent-secret via plain'" in p.stdout,
-                       "the control's datagram at the declared server: %s" % p.stdout[-300:])
-            ctx.expect(p.stdout.count("output-interface") == 3, "three setsockopt denied output-interface")
+            ctx.expect("DECLARED server ha12s 198.51.100.7 got UDP 'agent-secret via plain'" in out,
+                       "the control's datagram at the declared server: %s" % out[-300:])
+            ctx.expect(out.count("output-interface") == 3, "three setsockopt denied output-interface")
         else:
             ctx.expect_eq(sorted(undeclared), sorted(modes.split()),
                           "%s: modes that reached the undeclared host" % os.path.basename(os.path.dirname(binary)))
@@ -507,15 +524,11 @@ def request_key_with_a_callout_is_denied_and_a_lookup_is_not_trapped(ctx):
     # datagram at a sink; this host's kernel refuses the upcall without
     # CAP_SYS_ADMIN). A lookup without a callout never starts one: not
     # trapped. Mutant key-upcall-open: the call passes, verdict pass.
-    run = ctx.sv("key-upcall", ["user", "agent-secret"])
-    expect_outcome(ctx, run, 1, "fail")
-    ev = expect_event(ctx, run, "the refused request_key", syscall="request_key", bucket="denied")
-    ctx.expect_eq(ev.get("reason"), "key-upcall", "reason")
+    denied_here_and_passed_by_mutant(ctx, "key-upcall", ["user", "agent-secret"], "request_key",
+                                     "key-upcall", "key-upcall-open")
     run = ctx.sv("key-upcall", ["lookup", "agent-secret"])
     expect_outcome(ctx, run, 0, "pass")
     ctx.expect_eq(run.report.get("events"), [], "events of a lookup without a callout")
-    run = ctx.sv("key-upcall", ["user", "agent-secret"], binary=mutant_binary("key-upcall-open"))
-    expect_outcome(ctx, run, 0, "pass")
 
 
 @test()
@@ -557,19 +570,12 @@ def keyctl_naming_a_crypto_algorithm_is_denied_and_bad_arguments_are_invalid(ctx
     # And the same review's bucket errors: a trapped setsockopt on a bad
     # descriptor or a pipe, and a request_key whose strings the kernel
     # cannot read, are the agent's own mistakes (invalid), not denials.
-    run = ctx.sv("modprobe-name", ["dh", "agentsecret0042"])
-    expect_outcome(ctx, run, 1, "fail")
-    ev = expect_event(ctx, run, "the refused keyctl", syscall="keyctl", bucket="denied")
-    ctx.expect_eq(ev.get("reason"), "module-autoload", "reason")
-    run = ctx.sv("modprobe-name", ["dh", "agentsecret0042"], binary=mutant_binary("module-name-open"))
-    expect_outcome(ctx, run, 0, "pass")
+    denied_here_and_passed_by_mutant(ctx, "modprobe-name", ["dh", "agentsecret0042"], "keyctl",
+                                     "module-autoload", "module-name-open")
     if os.geteuid() != 0 or not shutil.which("musl-gcc") or not shutil.which("setpriv"):
         raise Skip("the bucket half needs root (setpriv, a network namespace) and musl-gcc")
-    script = os.path.join(TOP, "tests", "review", "ha13-falsered.sh")
-    ctx.last_argv = ["bash", script, SV]
-    p = subprocess.run(["bash", script, SV], cwd=TOP, capture_output=True, text=True, timeout=120,
-                       env=dict(os.environ, MODES="badfd notsock keyfault"))
-    events = re.findall(r"^  event (\S+) (\S+) (\S+)", p.stdout, re.M)
+    out = run_review(ctx, "ha13-falsered.sh", SV, "badfd notsock keyfault", timeout=120)
+    events = re.findall(r"^  event (\S+) (\S+) (\S+)", out, re.M)
     ctx.expect_eq(events, [("setsockopt", "invalid", "bad-descriptor"), ("setsockopt", "invalid", "not-a-socket"),
                            ("request_key", "invalid", "bad-address")],
-                  "events (%s)" % p.stdout[-400:])
+                  "events (%s)" % out[-400:])
