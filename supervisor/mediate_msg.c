@@ -116,7 +116,9 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 		if ((rc = read_field(c, cm->m.control, cm->control, cm->m.controllen, err)) != 0)
 			return rc;
 		/* Checked now, translated at send time. */
-		rc = sv_msghdr_walk_control(cm->control, cm->m.controllen, NULL, NULL);
+		rc = sv_msghdr_check_control(cm->control, cm->m.controllen,
+					     cm->d.kind == SV_DEST_INET &&
+						 sv_addr_is_loopback(&cm->d.addr));
 		if (rc == -ETOOMANYREFS) {
 			/* Only an AF_UNIX socket takes descriptors and counts
 			 * them (scm_fp_copy); every other family ignores

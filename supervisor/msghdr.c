@@ -135,9 +135,15 @@ static int cmsg_allowed(int32_t level, int32_t type)
  * leads to the address through it, IPv4 takes the address for on-link
  * there (review h-attack12), and an IPv4-mapped send reads IPV6_PKTINFO
  * the same way (ip_cmsg_send). The source half stays: bind() chooses it
- * as well. A nonzero ifindex the message holds whole is refused. */
-static int names_interface(const uint8_t *m, uint64_t clen, int32_t level, int32_t type)
+ * as well. A nonzero ifindex the message holds whole is refused, but lo's
+ * (1 in every network namespace) for a loopback destination, which the
+ * kernel routes by lo anyway: a UDP server answering with the IP_PKTINFO
+ * its recvmsg gave. */
+static int names_interface(const uint8_t *m, uint64_t clen, int32_t level, int32_t type,
+			   int loopback_dest)
 {
+	uint32_t idx;
+
 #ifdef SV_MUTANT_PKTINFO_IFINDEX_KEPT
 	/* MUTANT pktinfo-ifindex-kept: the interface a control message names
 	 * is forwarded. */
@@ -145,6 +151,8 @@ static int names_interface(const uint8_t *m, uint64_t clen, int32_t level, int32
 	(void)clen;
 	(void)level;
 	(void)type;
+	(void)loopback_dest;
+	(void)idx;
 	return 0;
 #endif
 	/* struct in_pktinfo: ipi_ifindex first; struct in6_pktinfo: after the
@@ -153,11 +161,12 @@ static int names_interface(const uint8_t *m, uint64_t clen, int32_t level, int32
 
 	if (at == SIZE_MAX || clen < CMSG_HDR_SIZE + at + 4)
 		return 0;
-	return sv_load32(m + CMSG_HDR_SIZE + at) != 0;
+	idx = sv_load32(m + CMSG_HDR_SIZE + at);
+	return idx != 0 && !(idx == 1 && loopback_dest);
 }
 
-int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *fds, size_t nfds),
-			   void *ctx)
+static int walk(void *buf, size_t len, int loopback_dest,
+		int (*on_fds)(void *ctx, int *fds, size_t nfds), void *ctx)
 {
 	uint8_t *b = buf;
 	size_t off = 0;
@@ -176,7 +185,8 @@ int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *
 		/* CMSG_OK: the header fits and the message stays in bounds. */
 		if (clen < CMSG_HDR_SIZE || clen > len - off)
 			return -EINVAL;
-		if (!cmsg_allowed(level, type) || names_interface(b + off, clen, level, type))
+		if (!cmsg_allowed(level, type) ||
+		    names_interface(b + off, clen, level, type, loopback_dest))
 			return -EPERM;
 		if (level == K_SOL_SOCKET && type == K_SCM_RIGHTS) {
 			/* scm_fp_copy: trailing bytes short of an int are
@@ -207,4 +217,15 @@ int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *
 			return over ? -ETOOMANYREFS : 0;
 		off += step;
 	}
+}
+
+int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *fds, size_t nfds),
+			   void *ctx)
+{
+	return walk(buf, len, 0, on_fds, ctx);
+}
+
+int sv_msghdr_check_control(void *buf, size_t len, int loopback_dest)
+{
+	return walk(buf, len, loopback_dest, NULL, NULL);
 }

@@ -76,4 +76,10 @@ int sv_msghdr_decode_iov(const void *buf, size_t n, struct sv_iov *out, uint64_t
 int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *fds, size_t nfds),
 			   void *ctx);
 
+/* The walk without a callback, for a message whose destination is known:
+ * with loopback_dest set, an IP_PKTINFO or IPV6_PKTINFO naming lo (index 1)
+ * is forwarded, as the kernel routes a loopback destination by lo anyway.
+ * Same returns as sv_msghdr_walk_control. */
+int sv_msghdr_check_control(void *buf, size_t len, int loopback_dest);
+
 #endif

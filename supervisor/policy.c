@@ -363,7 +363,7 @@ int sv_policy_add(struct sv_policy *p, const struct sv_rule *r)
 	return 0;
 }
 
-static bool is_loopback(const struct sv_addr *a)
+bool sv_addr_is_loopback(const struct sv_addr *a)
 {
 	static const uint8_t v6_loopback[16] = {[15] = 1};
 
@@ -404,7 +404,7 @@ bool sv_policy_allows(const struct sv_policy *p, const struct sv_addr *addr, uin
 	}
 	if (a.family != AF_INET && a.family != AF_INET6)
 		return false;
-	if (p->loopback && is_loopback(&a))
+	if (p->loopback && sv_addr_is_loopback(&a))
 		return true;
 	for (size_t i = 0; i < p->n; i++) {
 		if (rule_matches(&p->rules[i], &a, port))

@@ -50,6 +50,9 @@ int sv_policy_add(struct sv_policy *p, const struct sv_rule *r);
  * (sv_sockaddr_decode does this). */
 bool sv_policy_allows(const struct sv_policy *p, const struct sv_addr *addr, uint16_t port);
 
+/* True for 127.0.0.0/8 and ::1 (an IPv4-mapped name is judged as IPv4). */
+bool sv_addr_is_loopback(const struct sv_addr *a);
+
 /* True for 0.0.0.0 and ::, the addresses the kernel never sends to. */
 bool sv_addr_is_unspecified(const struct sv_addr *a);
 

@@ -57,15 +57,6 @@ const char *sv_sockrule_socket(uint64_t family, uint64_t type, uint64_t protocol
 	}
 }
 
-static int is_loopback(const struct sv_addr *a)
-{
-	static const uint8_t v6_loopback[16] = {[15] = 1};
-
-	if (a->family == AF_INET)
-		return a->bytes[0] == 127;
-	return a->family == AF_INET6 && memcmp(a->bytes, v6_loopback, 16) == 0;
-}
-
 const char *sv_sockrule_listen(const struct sv_policy *pol, const struct sv_dest *bound,
 			       const char **why)
 {
@@ -83,7 +74,7 @@ const char *sv_sockrule_listen(const struct sv_policy *pol, const struct sv_dest
 		 * or any other local address takes peers from anywhere, and an
 		 * accepted peer is a destination nobody judged. */
 		*why = "loopback";
-		return pol->loopback && is_loopback(&bound->addr) ? NULL : "inbound";
+		return pol->loopback && sv_addr_is_loopback(&bound->addr) ? NULL : "inbound";
 	default:
 		return "unsupported-socket";
 	}

@@ -458,6 +458,26 @@ TEST(control_pktinfo_naming_an_interface_refused)
 	}
 }
 
+/* lo's index (1 in every network namespace) is the route of a loopback
+ * destination anyway: a UDP server's reply with the IP_PKTINFO its recvmsg
+ * gave is forwarded there, and only there. */
+TEST(control_pktinfo_naming_lo_forwarded_only_to_loopback)
+{
+	struct ctl c = {.len = 0};
+
+	memset(c.b, 0, 64);
+	put64(c.b, 0, 16 + 12);
+	put32(c.b, 8, 0);
+	put32(c.b, 12, 8);
+	put32(c.b, 16, 1);
+	c.len = 32;
+	EXPECT_EQ(sv_msghdr_check_control(c.b, c.len, 1), 0);
+	EXPECT_EQ(sv_msghdr_check_control(c.b, c.len, 0), -EPERM);
+	EXPECT_EQ(sv_msghdr_walk_control(c.b, c.len, NULL, NULL), -EPERM);
+	put32(c.b, 16, 2);
+	EXPECT_EQ(sv_msghdr_check_control(c.b, c.len, 1), -EPERM);
+}
+
 TEST(control_walk_stops_at_first_error_after_earlier_callbacks)
 {
 	struct ctl c = {.len = 0};
