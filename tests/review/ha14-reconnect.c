@@ -16,6 +16,9 @@
  *               send()
  *     write     the same with write()
  *     sendmsg   the same with sendmsg() and no name (judged: held)
+ *     mdns      as send, but the re-connect is to ff02::fb%IFNAME port 5353
+ *               (a declared link-scope multicast address: mDNS; the run
+ *               adds --allow [ff02::fb]:5353)
  *     plain     control: connect(::ffff:DEST), send()
  */
 #include <arpa/inet.h>
@@ -50,15 +53,16 @@ int main(int argc, char **argv)
 	dst.sin6_port = htons((unsigned short)atoi(colon + 1));
 	if (inet_pton(AF_INET6, host, &dst.sin6_addr) != 1)
 		return 2;
-	inet_pton(AF_INET6, "fe80::1", &ll.sin6_addr);
-	ll.sin6_port = dst.sin6_port;
+	inet_pton(AF_INET6, strcmp(mode, "mdns") == 0 ? "ff02::fb" : "fe80::1", &ll.sin6_addr);
+	ll.sin6_port = strcmp(mode, "mdns") == 0 ? htons(5353) : dst.sin6_port;
 	ll.sin6_scope_id = if_nametoindex(argv[3]);
 	s = socket(AF_INET6, SOCK_DGRAM, 0);
 	rc = connect(s, (struct sockaddr *)&dst, sizeof(dst));
 	printf("agent: connect(%s) = %ld (%s)\n", host, rc, rc < 0 ? strerror(errno) : "ok");
 	if (strcmp(mode, "plain") != 0) {
 		rc = connect(s, (struct sockaddr *)&ll, sizeof(ll));
-		printf("agent: connect(fe80::1%%%s) = %ld (%s)\n", argv[3], rc,
+		printf("agent: connect(%s%%%s) = %ld (%s)\n",
+		       strcmp(mode, "mdns") == 0 ? "ff02::fb" : "fe80::1", argv[3], rc,
 		       rc < 0 ? strerror(errno) : "ok");
 	}
 	getsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, dev, &dl);

@@ -6,7 +6,8 @@
 # the connect's scope, and send() (CONTINUE, connected-peer) leaves by a1 to
 # the undeclared ha14x. Same five namespaces as ha13-bindfail.sh (renamed
 # ha14*). Supervisor: --no-loopback --allow 198.51.100.7:9999
-# --allow [fe80::1]:9999, uid 1000.
+# --allow [fe80::1]:9999, uid 1000 (mode mdns: --allow [ff02::fb]:5353 instead,
+# and the re-connect is to ff02::fb%a1).
 #   ha14-reconnect.sh [SUPERVISOR]   (MODES=... picks modes: plain send write sendmsg)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -63,12 +64,14 @@ ip netns exec ha14y python3 /tmp/ha14/rc-sink.py "UNDECLARED host ha14y on a0's 
 for n in ha14s ha14x ha14y; do
 	for _ in $(seq 50); do ip netns exec $n ss -Hlun 'sport = :9999' | grep -q . && break; sleep 0.1; done
 done
-for mode in ${MODES:-plain send write sendmsg}; do
+for mode in ${MODES:-plain send write sendmsg mdns}; do
 	exec 9<>"$d/rep.$mode"
 	rm -f "$d/rep.$mode"
 	echo "== $mode" >>/tmp/ha14/rc-sinks.log
+	extra=(--allow "[fe80::1]:9999")
+	[ "$mode" = mdns ] && extra=(--allow "[ff02::fb]:5353")
 	ip netns exec ha14a setpriv --reuid 1000 --regid 1000 --clear-groups \
-		"$d/sv" --no-loopback --allow 198.51.100.7:9999 --allow "[fe80::1]:9999" --report-fd 9 -- \
+		"$d/sv" --no-loopback --allow 198.51.100.7:9999 "${extra[@]}" --report-fd 9 -- \
 		"$d/agent" "$mode" 198.51.100.7:9999 a1 2>"$d/err.$mode"
 	echo "== $mode: supervisor exit $? ($(tail -1 "$d/err.$mode"))"
 	cp "/proc/$$/fd/9" "$d/channel.$mode"
