@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "act.h"
+#include "bytes.h"
 #include "fault.h"
 #include "msghdr.h"
 #include "notify.h"
@@ -442,20 +443,74 @@ static int needs_scope(const struct sv_dest *d)
 	       (b[0] == 0xff && ((b[1] & 0x0f) == 1 || (b[1] & 0x0f) == 2));
 }
 
+/* A portless datagram socket takes its port now, as its first send or
+ * connect would (inet_autobind: the wildcard address, port 0), so that a
+ * bind() racing the judgement fails with EINVAL before it can write a scope
+ * id into the device (review h-attack14: a failed bind during a sendmmsg's
+ * payload copy). Quiet: what it cannot do, the check after the act sees. */
+static void give_port(int fd, int domain)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+	int type = 0;
+	socklen_t tl = sizeof(type);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_DGRAM ||
+	    getsockname(fd, (struct sockaddr *)&ss, &l) != 0 || l < 4 ||
+	    sv_load16((const uint8_t *)&ss + 2) != 0)
+		return;
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = (sa_family_t)domain;
+	(void)bind(fd, (struct sockaddr *)&ss,
+		   domain == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+}
+
+/* The device a connect to d binds the socket to by itself: its scope id,
+ * or for a link-scope multicast address without one, IPV6_MULTICAST_IF
+ * (ip6_datagram_connect's mcast_oif). 0 when d needs no scope. */
+static uint32_t scope_of(int fd, const struct sv_dest *d)
+{
+	int oif = 0;
+	socklen_t l = sizeof(oif);
+
+	if (!needs_scope(d))
+		return 0;
+	if (d->scope_id != 0 || d->addr.bytes[0] != 0xff)
+		return d->scope_id;
+	if (getsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &oif, &l) != 0 || oif < 0)
+		return 0;
+	return (uint32_t)oif;
+}
+
 const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d)
 {
+	struct sv_dest peer;
+
 	if (c->domain != AF_INET && c->domain != AF_INET6)
 		return NULL;
 #ifdef SV_MUTANT_DEVICE_UNCHECKED
 	/* MUTANT device-unchecked: a device the socket got without a trapped
 	 * call (a failed bind of a scoped address) is not looked at. */
 	(void)d;
+	(void)peer;
 	(void)bound_ifindex;
-	(void)needs_scope;
+	(void)give_port;
+	(void)scope_of;
 	return NULL;
 #else
+	give_port(c->dup, c->domain);
+	/* No name: the kernel sends to the socket's peer, or nowhere. */
+	if (d->kind == SV_DEST_NONE) {
+		struct sockaddr_storage ss;
+		socklen_t l = sizeof(ss);
+
+		if (getpeername(c->dup, (struct sockaddr *)&ss, &l) != 0)
+			return NULL;
+		sv_sockaddr_decode(&ss, l, 0, &peer);
+		d = &peer;
+	}
 	c->bound_if = bound_ifindex(c->dup);
-	c->scope_if = needs_scope(d) ? d->scope_id : 0;
+	c->scope_if = scope_of(c->dup, d);
 	if (c->bound_if == 0)
 		return NULL;
 	if (c->bound_if > 0 && needs_scope(d) &&
@@ -465,22 +520,35 @@ const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d)
 #endif
 }
 
-int sv_call_device_changed(struct sv_call *c)
+int sv_call_device_changed(struct sv_call *c, int connected)
 {
 #ifdef SV_MUTANT_DEVICE_UNCHECKED
 	(void)c;
+	(void)connected;
 #else
-	int now;
+	int now, type = 0;
+	socklen_t tl = sizeof(type);
 
 	if (c->bound_if == SV_BOUND_UNJUDGED || c->dup < 0)
 		return 0;
 	now = bound_ifindex(c->dup);
-	/* A connect to a scoped address binds the socket to its scope
-	 * (__ip6_datagram_connect, tcp_v6_connect), even when it fails. */
-	if (now == c->bound_if || (c->bound_if == 0 && c->scope_if != 0 && now == (int)c->scope_if))
+	/* A connect to a scoped address binds the socket there itself; only a
+	 * connect that took: a failed one keeps the old peer but not the old
+	 * device (__ip6_datagram_connect, review h-attack14). */
+	if (now == c->bound_if ||
+	    (connected && c->bound_if == 0 && c->scope_if != 0 && now == (int)c->scope_if))
 		return 0;
-	if (strcmp(c->ev.syscall, "connect") == 0)
-		shutdown(c->dup, SHUT_RDWR);
+	if (strcmp(c->ev.syscall, "connect") == 0) {
+		/* Undone before the agent sends anything: a datagram socket
+		 * is disconnected (__udp_disconnect clears the device too), a
+		 * stream shut down. */
+		struct sockaddr unspec = {.sa_family = AF_UNSPEC};
+
+		if (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type == SOCK_DGRAM)
+			(void)connect(c->dup, &unspec, sizeof(unspec));
+		else
+			(void)shutdown(c->dup, SHUT_RDWR);
+	}
 	return 1;
 #endif
 	return 0;
@@ -502,7 +570,8 @@ void sv_call_answer_performed(struct sv_call *c, const char *why, long long rc, 
 {
 	int cerr;
 
-	if (sv_call_device_changed(c)) {
+	if (sv_call_device_changed(c, strcmp(c->ev.syscall, "connect") == 0 &&
+					  (rc == 0 || err == EINPROGRESS))) {
 		/* Sent, or connected, by a link that was not judged: the
 		 * supervisor could not keep the run to its allow-list. */
 		sv_call_mech_failure(c, "device-binding", ESTALE);

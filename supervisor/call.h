@@ -140,17 +140,22 @@ int sv_call_decide(struct sv_call *c, int agent_fd, const struct sv_dest *d, int
 /* The socket's device against the destination (review h-attack13): an inet
  * socket bound to a device sends there whatever the routes say, and a
  * failed bind() of a scoped IPv6 address or a connect to a link-local one
- * binds it without any call the filter traps. Returns NULL when the
- * duplicate is bound to no device, or d is a link-local (or link-scope
- * multicast) IPv6 address whose scope id is 0 or names that device (the
- * kernel binds it so itself); else "output-interface". Records the device
- * in c->bound_if for sv_call_device_changed. Needs c->dup. */
+ * binds it without any call the filter traps. A portless datagram socket
+ * is given its port first (as its first send would), so no later bind()
+ * can. Returns NULL when the duplicate is bound to no device, or the
+ * destination (d, or the socket's peer when d is no name) is a link-local
+ * (or link-scope multicast) IPv6 address whose scope id is 0 or names that
+ * device; else "output-interface". Records the device and the one a
+ * connect to d would bind for sv_call_device_changed. Needs c->dup. */
 const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d);
-/* Whether the duplicate's device is no longer the one judged (another
- * thread's failed bind() between the judgement and the act, possible while
- * the socket has no port): the call went where it was not judged. A
- * connect is then shut down. 0 when no device was judged. */
-int sv_call_device_changed(struct sv_call *c);
+/* Whether the duplicate's device is no longer the one judged: another
+ * thread's failed bind() between the judgement and the act, or a connect
+ * that failed after binding the socket to its scope (the kernel keeps the
+ * old peer, not the old device). A connect is then undone (a datagram
+ * socket disconnected, a stream shut down). connected: the call was a
+ * connect that took (0 or EINPROGRESS), whose scope binds the socket by
+ * itself. 0 when no device was judged. */
+int sv_call_device_changed(struct sv_call *c, int connected);
 /* Decodes len bytes of name into *d and puts it in the event. */
 void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len, struct sv_dest *d);
 

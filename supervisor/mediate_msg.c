@@ -536,7 +536,7 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 		sv_call_finish(c, SV_INVALID, invalid, SV_ACT_ERRNO, err, 0);
 		goto out;
 	}
-	if (sv_call_device_changed(c)) {
+	if (sv_call_device_changed(c, 0)) {
 		sv_call_mech_failure(c, "device-binding", ESTALE);
 		goto out;
 	}

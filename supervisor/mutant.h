@@ -137,7 +137,8 @@
  *                         naming an interface is forwarded: the same choice of
  *                         link, per datagram (review h-attack12)
  *   DEVICE_UNCHECKED      call.c  the socket's device binding is not compared with
- *                         the destination before and after a connect or send:
+ *                         the destination before and after a connect or send,
+ *                         and a portless datagram socket gets no port first:
  *                         a failed bind() of fe80::x%IFNAME (not trapped)
  *                         leaves the socket bound to IFNAME, and a send to a
  *                         declared ::ffff:a.b.c.d leaves by it (review

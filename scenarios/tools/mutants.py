@@ -163,7 +163,7 @@ MUTANTS = [
      "a connect whose name is in [vvar] or a memfd_secret page (readable to the agent, refused to get_user_pages) is filed as the agent's invalid address: pass where nothing was seen (false-green)",
      ["unreachable-name"], ["debian-6.12"]),
     ("output-interface-open",
-     "SO_BINDTODEVICE and IP_UNICAST_IF pass: a datagram to the declared address leaves by lo, where no route leads, and the wildcard listener relays it to the undeclared sink (oracle-mismatch)",
+     "IP_UNICAST_IF passes (SO_BINDTODEVICE too, but the send's device check stops it): a datagram to the declared address leaves by lo, where no route leads, and the wildcard listener relays it to the undeclared sink (oracle-mismatch)",
      ["output-interface*"], ["debian-6.1-cloud"]),
     ("pktinfo-ifindex-kept",
      "an IP_PKTINFO control message naming lo is forwarded: the datagram leaves by lo and is relayed to the undeclared sink (oracle-mismatch)",

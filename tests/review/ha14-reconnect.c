@@ -33,8 +33,7 @@
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in6 dst = {.sin6_family = AF_INET6}, ll = {.sin6_family = AF_INET6},
-			    peer;
+	struct sockaddr_in6 dst = {.sin6_family = AF_INET6}, ll = {.sin6_family = AF_INET6}, peer;
 	socklen_t pl = sizeof(peer);
 	char host[64], msg[80], dev[IFNAMSIZ + 1] = "", *colon, ps[64] = "?";
 	socklen_t dl = sizeof(dev) - 1;
