@@ -6,14 +6,18 @@
 # the undeclared ha15x before the check after the act), (2) a UDP socket
 # with IP_BIND_ADDRESS_NO_PORT (give_port's bind then takes no port). Same
 # five namespaces as ha14-mmsg.sh (renamed ha15*); sinks listen on UDP and
-# TCP 9999. Supervisor: --no-loopback --allow 198.51.100.7:9999, uid 1000.
-#   ha15-race.sh [SUPERVISOR]   (MODES=... picks: tcpplain tfo tfomsg udp noport)
+# TCP 9999. Supervisor: --no-loopback --allow 198.51.100.7:9999
+# --allow [fe80::1]:9999, uid 1000. Modes undo/noundo (ha15-undo.c): write()s
+# from a second thread in the window between a failed re-connect and its undo.
+#   ha15-race.sh [SUPERVISOR]   (MODES=... picks: tcpplain tfo tfomsg udp noport noundo undo)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh
 mkdir -p /tmp/ha15 && chmod 777 /tmp/ha15
 review_cc /tmp/ha15/mm tests/review/ha15-race.c || exit 2
+review_cc /tmp/ha15/undo tests/review/ha15-undo.c || exit 2
 d=$(review_stage ha15-race "${1:-build/egress-supervisor}" /tmp/ha15/mm)
+cp /tmp/ha15/undo "$d/undo" && chown 1000:1000 "$d/undo"
 NS=(ha15a ha15r ha15s ha15x ha15y)
 cleanup() {
 	for n in "${NS[@]}"; do ip netns pids "$n" 2>/dev/null | xargs -r kill 2>/dev/null; done
@@ -76,13 +80,17 @@ ip netns exec ha15y python3 /tmp/ha15/mm-sink.py "UNDECLARED host ha15y on a0's 
 for n in ha15s ha15x ha15y; do
 	for _ in $(seq 50); do ip netns exec $n ss -Hltn 'sport = :9999' | grep -q . && break; sleep 0.1; done
 done
-for mode in ${MODES:-tcpplain tfo tfomsg udp noport}; do
+for mode in ${MODES:-tcpplain tfo tfomsg udp noport noundo undo}; do
 	exec 9<>"$d/rep.$mode"
 	rm -f "$d/rep.$mode"
 	echo "== $mode" >>/tmp/ha15/mm-sinks.log
+	case $mode in
+	undo | noundo) agent=("$d/undo" "$mode" 198.51.100.7:9999 a1) ;;
+	*) agent=("$d/agent" "$mode" 198.51.100.7:9999 a1 "$d/payload.$mode") ;;
+	esac
 	ip netns exec ha15a setpriv --reuid 1000 --regid 1000 --clear-groups \
-		"$d/sv" --no-loopback --allow 198.51.100.7:9999 --report-fd 9 -- \
-		"$d/agent" "$mode" 198.51.100.7:9999 a1 "$d/payload.$mode" 2>"$d/err.$mode"
+		"$d/sv" --no-loopback --allow 198.51.100.7:9999 --allow "[fe80::1]:9999" --report-fd 9 -- \
+		"${agent[@]}" 2>"$d/err.$mode"
 	echo "== $mode: supervisor exit $? ($(tail -1 "$d/err.$mode"))"
 	cp "/proc/$$/fd/9" "$d/channel.$mode"
 	exec 9>&-
@@ -98,4 +106,4 @@ for e in r["events"]:
 	sleep 0.3
 done
 echo "--- sinks:"
-sed 's/^/  /' /tmp/ha15/mm-sinks.log
+uniq -c /tmp/ha15/mm-sinks.log | sed 's/^/  /'
