@@ -17,6 +17,13 @@
  *   udp      control: the same without IP_BIND_ADDRESS_NO_PORT (held by
  *            c8ea553: the racing bind is EINVAL).
  *   tcpplain control: TCP, no race (reaches the declared server).
+ *   tcpwin   needs the supervisor's test seam EGRESS_SV_FAULT=device_window
+ *            (300 ms between the device check and the act): a blocking
+ *            connect(::ffff:DEST) on a TCP socket, the failed bind 150 ms
+ *            in, and a second thread write()ing in a loop (write is not
+ *            trapped): the handshake goes out of IFNAME, and the writes
+ *            between ESTABLISHED and the supervisor's shutdown() carry data.
+ *   tfoconn  the same with TCP_FASTOPEN_CONNECT set before the connect.
  *
  *   ha15-race MODE DEST:PORT IFNAME FILE   (FILE: created by the agent)
  */
@@ -27,6 +34,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +57,8 @@
 static int sock;
 static unsigned ifindex;
 static unsigned char *map;
-static volatile int bind_rc = 1, bind_err, polls;
+static volatile int bind_rc = 1, bind_err, polls, timed, stop;
+static volatile long wrote, wfail;
 
 static void *racer(void *arg)
 {
@@ -59,13 +68,28 @@ static void *racer(void *arg)
 
 	inet_pton(AF_INET6, "fe80::dead", &ll.sin6_addr);
 	ll.sin6_scope_id = ifindex;
-	for (long i = 0; i < 200000000L; i++) {
+	if (timed)
+		usleep(150 * 1000);
+	for (long i = 0; !timed && i < 200000000L; i++) {
 		if (mincore(map, 4096, &vec) == 0 && (vec & 1))
 			break;
 		polls++;
 	}
 	bind_rc = bind(sock, (struct sockaddr *)&ll, sizeof(ll));
 	bind_err = errno;
+	return NULL;
+}
+
+static void *writer(void *arg)
+{
+	const char *msg = arg;
+
+	while (!stop) {
+		if (write(sock, msg, strlen(msg)) > 0)
+			wrote++;
+		else
+			wfail++;
+	}
 	return NULL;
 }
 
@@ -109,7 +133,8 @@ int main(int argc, char **argv)
 	madvise(map, PAYLOAD, MADV_RANDOM);
 	fdatasync(fd);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	tcp = strncmp(mode, "tfo", 3) == 0 || strcmp(mode, "tcpplain") == 0;
+	tcp = strncmp(mode, "tfo", 3) == 0 || strncmp(mode, "tcp", 3) == 0;
+	timed = strcmp(mode, "tcpwin") == 0 || strcmp(mode, "tfoconn") == 0;
 	sock = socket(AF_INET6, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
 	if (strcmp(mode, "noport") == 0 &&
 	    setsockopt(sock, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one)) != 0)
@@ -118,7 +143,27 @@ int main(int argc, char **argv)
 	if (race && pthread_create(&t, NULL, racer, NULL) != 0)
 		return 2;
 	usleep(1000);
-	if (strcmp(mode, "tfomsg") == 0) {
+	if (timed) {
+		pthread_t w[3];
+		char msg[64];
+
+		signal(SIGPIPE, SIG_IGN);
+		if (strcmp(mode, "tfoconn") == 0 &&
+		    setsockopt(sock, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof(one)) != 0)
+			perror("agent: TCP_FASTOPEN_CONNECT");
+		snprintf(msg, sizeof(msg), "agent-secret via %s;", mode);
+		for (int i = 0; i < 3; i++)
+			if (pthread_create(&w[i], NULL, writer, msg) != 0)
+				return 2;
+		rc = connect(sock, (struct sockaddr *)&dst, sizeof(dst));
+		printf("agent: connect = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
+		usleep(100 * 1000);
+		stop = 1;
+		for (int i = 0; i < 3; i++)
+			pthread_join(w[i], NULL);
+		printf("agent: writer: %ld writes took, %ld failed\n", wrote, wfail);
+		shutdown(sock, SHUT_WR);
+	} else if (strcmp(mode, "tfomsg") == 0) {
 		struct iovec iov = {.iov_base = map, .iov_len = PAYLOAD};
 		struct msghdr m = {.msg_name = &dst, .msg_namelen = sizeof(dst), .msg_iov = &iov,
 				   .msg_iovlen = 1};

@@ -9,7 +9,8 @@
 # TCP 9999. Supervisor: --no-loopback --allow 198.51.100.7:9999
 # --allow [fe80::1]:9999, uid 1000. Modes undo/noundo (ha15-undo.c): write()s
 # from a second thread in the window between a failed re-connect and its undo.
-#   ha15-race.sh [SUPERVISOR]   (MODES=... picks: tcpplain tfo tfomsg udp noport noundo undo)
+#   ha15-race.sh [SUPERVISOR]   (MODES=... picks: tcpplain tfo tfomsg udp noport noundo undo;
+#   tcpwin tfoconn need the test seam EGRESS_SV_FAULT=device_window, set by the script)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh
@@ -17,6 +18,8 @@ mkdir -p /tmp/ha15 && chmod 777 /tmp/ha15
 review_cc /tmp/ha15/mm tests/review/ha15-race.c || exit 2
 review_cc /tmp/ha15/undo tests/review/ha15-undo.c || exit 2
 d=$(review_stage ha15-race "${1:-build/egress-supervisor}" /tmp/ha15/mm)
+# tcpwin, tfoconn: the test build (make FAULTS=1 supervisor; SVF=path to pick another)
+cp "${SVF:-build/faults/egress-supervisor}" "$d/svf" 2>/dev/null && chown 1000:1000 "$d/svf"
 cp /tmp/ha15/undo "$d/undo" && chown 1000:1000 "$d/undo"
 NS=(ha15a ha15r ha15s ha15x ha15y)
 cleanup() {
@@ -88,8 +91,10 @@ for mode in ${MODES:-tcpplain tfo tfomsg udp noport noundo undo}; do
 	undo | noundo) agent=("$d/undo" "$mode" 198.51.100.7:9999 a1) ;;
 	*) agent=("$d/agent" "$mode" 198.51.100.7:9999 a1 "$d/payload.$mode") ;;
 	esac
-	ip netns exec ha15a setpriv --reuid 1000 --regid 1000 --clear-groups \
-		"$d/sv" --no-loopback --allow 198.51.100.7:9999 --allow "[fe80::1]:9999" --report-fd 9 -- \
+	fault= sv=sv
+	case $mode in tcpwin | tfoconn) fault=device_window:EAGAIN sv=svf ;; esac
+	ip netns exec ha15a env ${fault:+EGRESS_SV_FAULT=$fault} setpriv --reuid 1000 --regid 1000 --clear-groups \
+		"$d/$sv" --no-loopback --allow 198.51.100.7:9999 --allow "[fe80::1]:9999" --report-fd 9 -- \
 		"${agent[@]}" 2>"$d/err.$mode"
 	echo "== $mode: supervisor exit $? ($(tail -1 "$d/err.$mode"))"
 	cp "/proc/$$/fd/9" "$d/channel.$mode"
