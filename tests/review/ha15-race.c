@@ -24,6 +24,12 @@
  *            trapped): the handshake goes out of IFNAME, and the writes
  *            between ESTABLISHED and the supervisor's shutdown() carry data.
  *   tfoconn  the same with TCP_FASTOPEN_CONNECT set before the connect.
+ *   srcaddr  no race, a false behaviour: an AF_INET UDP socket with
+ *            IP_BIND_ADDRESS_NO_PORT bound to 192.0.2.9 port 0 (the script
+ *            adds the address to a0), sendto(DEST): give_port's own bind
+ *            (state CLOSE, no port: allowed again) resets the source to the
+ *            wildcard, and the datagram leaves from 192.0.2.1.
+ *   srcport  control: the same bind without IP_BIND_ADDRESS_NO_PORT.
  *
  *   ha15-race MODE DEST:PORT IFNAME FILE   (FILE: created by the agent)
  */
@@ -133,6 +139,24 @@ int main(int argc, char **argv)
 	madvise(map, PAYLOAD, MADV_RANDOM);
 	fdatasync(fd);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (strncmp(mode, "src", 3) == 0) {
+		struct sockaddr_in src = {.sin_family = AF_INET}, d4 = {.sin_family = AF_INET};
+
+		sock = socket(AF_INET, SOCK_DGRAM, 0);
+		if (strcmp(mode, "srcaddr") == 0 &&
+		    setsockopt(sock, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one)) != 0)
+			perror("agent: IP_BIND_ADDRESS_NO_PORT");
+		inet_pton(AF_INET, "192.0.2.9", &src.sin_addr);
+		rc = bind(sock, (struct sockaddr *)&src, sizeof(src));
+		printf("agent: bind(192.0.2.9:0) = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
+		d4.sin_port = dst.sin6_port;
+		memcpy(&d4.sin_addr, &dst.sin6_addr.s6_addr[12], 4);
+		rc = sendto(sock, "agent datagram, source chosen 192.0.2.9", 39, 0,
+			    (struct sockaddr *)&d4, sizeof(d4));
+		printf("agent: %s sendto = %ld (%s)\n", mode, rc, rc < 0 ? strerror(errno) : "ok");
+		usleep(300 * 1000);
+		return 0;
+	}
 	tcp = strncmp(mode, "tfo", 3) == 0 || strncmp(mode, "tcp", 3) == 0;
 	timed = strcmp(mode, "tcpwin") == 0 || strcmp(mode, "tfoconn") == 0;
 	sock = socket(AF_INET6, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);

@@ -9,7 +9,7 @@
 # TCP 9999. Supervisor: --no-loopback --allow 198.51.100.7:9999
 # --allow [fe80::1]:9999, uid 1000. Modes undo/noundo (ha15-undo.c): write()s
 # from a second thread in the window between a failed re-connect and its undo.
-#   ha15-race.sh [SUPERVISOR]   (MODES=... picks: tcpplain tfo tfomsg udp noport noundo undo;
+#   ha15-race.sh [SUPERVISOR]   (MODES=... picks: tcpplain tfo tfomsg udp noport noundo undo srcport srcaddr;
 #   tcpwin tfoconn need the test seam EGRESS_SV_FAULT=device_window, set by the script)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -38,6 +38,7 @@ ip -n ha15r link add br0 type bridge
 ip -n ha15r link set r0 master br0
 ip -n ha15r link set ry master br0
 ip -n ha15a addr add 192.0.2.1/24 dev a0
+ip -n ha15a addr add 192.0.2.9/24 dev a0
 ip -n ha15a addr add 203.0.113.1/24 dev a1
 ip -n ha15r addr add 192.0.2.254/24 dev br0
 ip -n ha15y addr add 192.0.2.66/24 dev y0
@@ -83,7 +84,7 @@ ip netns exec ha15y python3 /tmp/ha15/mm-sink.py "UNDECLARED host ha15y on a0's 
 for n in ha15s ha15x ha15y; do
 	for _ in $(seq 50); do ip netns exec $n ss -Hltn 'sport = :9999' | grep -q . && break; sleep 0.1; done
 done
-for mode in ${MODES:-tcpplain tfo tfomsg udp noport noundo undo}; do
+for mode in ${MODES:-tcpplain tfo tfomsg udp noport noundo undo srcport srcaddr}; do
 	exec 9<>"$d/rep.$mode"
 	rm -f "$d/rep.$mode"
 	echo "== $mode" >>/tmp/ha15/mm-sinks.log
