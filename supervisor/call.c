@@ -443,26 +443,68 @@ static int needs_scope(const struct sv_dest *d)
 	       (b[0] == 0xff && ((b[1] & 0x0f) == 1 || (b[1] & 0x0f) == 2));
 }
 
-/* A portless datagram socket takes its port now, as its first send or
- * connect would (inet_autobind: the wildcard address, port 0), so that a
- * bind() racing the judgement fails with EINVAL before it can write a scope
- * id into the device (review h-attack14: a failed bind during a sendmmsg's
- * payload copy). Quiet: what it cannot do, the check after the act sees. */
-static void give_port(int fd, int domain)
+/* A portless socket takes its port now, at the address it is bound to (the
+ * wildcard if none), as a datagram socket's first send or connect would
+ * (inet_autobind), so that a bind() racing the judgement fails with EINVAL
+ * before it can write a scope id into the device (review h-attack14: a
+ * failed bind timed to a sendmmsg's payload copy). Stream sockets only for
+ * a fast-open send, which connects and sends in one call (h-attack15); a
+ * plain connect sends nothing before the check after it. An
+ * IP_BIND_ADDRESS_NO_PORT the socket holds is lifted for the bind
+ * (h-attack15: it kept the socket portless) and put back. Quiet: what it
+ * cannot do, the check after the act sees. */
+static void give_port(int fd, int stream_too)
 {
 	struct sockaddr_storage ss;
-	socklen_t l = sizeof(ss);
-	int type = 0;
-	socklen_t tl = sizeof(type);
+	socklen_t l = sizeof(ss), tl;
+	int type = 0, noport = 0, off = 0;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_DGRAM ||
+	tl = sizeof(type);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
+	    !(type == SOCK_DGRAM || (stream_too && type == SOCK_STREAM)) ||
 	    getsockname(fd, (struct sockaddr *)&ss, &l) != 0 || l < 4 ||
 	    sv_load16((const uint8_t *)&ss + 2) != 0)
 		return;
-	memset(&ss, 0, sizeof(ss));
-	ss.ss_family = (sa_family_t)domain;
-	(void)bind(fd, (struct sockaddr *)&ss,
-		   domain == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	tl = sizeof(noport);
+	if (getsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &noport, &tl) != 0)
+		noport = 0;
+	if (noport)
+		(void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &off, sizeof(off));
+	(void)bind(fd, (struct sockaddr *)&ss, l);
+	if (noport)
+		(void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &noport, sizeof(noport));
+}
+
+/* The call's send flags (0 for a connect): a fast-open send connects. */
+static int send_flags(const struct sv_call *c)
+{
+	const __u64 *a = c->req->data.args;
+
+	if (strcmp(c->ev.syscall, "sendto") == 0 || strcmp(c->ev.syscall, "sendmmsg") == 0)
+		return (int)a[3];
+	if (strcmp(c->ev.syscall, "sendmsg") == 0)
+		return (int)a[2];
+	return 0;
+}
+
+/* A connected datagram socket about to be connected to a scoped address is
+ * disconnected first: the kernel writes the scope into its device before
+ * the connect can fail, and a failed connect keeps the old peer, so an
+ * untrapped write() between it and any undo left by that link (review
+ * h-attack15). Disconnected, a failed connect leaves no peer to write to
+ * (the agent's send() then gets EDESTADDRREQ where the kernel would have
+ * kept the old peer). */
+static void disconnect_before_scoped_connect(int fd, const struct sv_dest *d)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr unspec = {.sa_family = AF_UNSPEC};
+	socklen_t l = sizeof(ss), tl;
+	int type = 0;
+
+	tl = sizeof(type);
+	if (needs_scope(d) && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 &&
+	    type == SOCK_DGRAM && getpeername(fd, (struct sockaddr *)&ss, &l) == 0)
+		(void)connect(fd, &unspec, sizeof(unspec));
 }
 
 /* The device a connect to d binds the socket to by itself: its scope id,
@@ -496,9 +538,13 @@ const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d)
 	(void)bound_ifindex;
 	(void)give_port;
 	(void)scope_of;
+	(void)send_flags;
+	(void)disconnect_before_scoped_connect;
 	return NULL;
 #else
-	give_port(c->dup, c->domain);
+	if (strcmp(c->ev.syscall, "connect") == 0)
+		disconnect_before_scoped_connect(c->dup, d);
+	give_port(c->dup, (send_flags(c) & MSG_FASTOPEN) != 0);
 	/* No name: the kernel sends to the socket's peer, or nowhere. */
 	if (d->kind == SV_DEST_NONE) {
 		struct sockaddr_storage ss;

@@ -594,8 +594,9 @@ def device_set_by_a_failed_reconnect_or_a_racing_bind_never_carries_data(ctx):
     # to a declared link-local (or link-scope multicast) address: the
     # kernel's connect fails after binding the socket to that link and
     # keeps the old peer, so send() and write() left by it (mode send,
-    # mdns). The connect is undone (disconnected) and is a mechanism
-    # failure. A sendmmsg whose payload copy the agent times lets a second
+    # mdns). A connected datagram socket is now disconnected before a
+    # scoped connect (review h-attack15), which then takes: the data goes
+    # to the declared link-local peer. A sendmmsg whose payload copy the agent times lets a second
     # thread's failed bind land after the judgement (mode race): the
     # socket gets its port before the device is read, so the bind cannot.
     # Mutant device-unchecked: the data reaches the undeclared host.
@@ -609,7 +610,40 @@ def device_set_by_a_failed_reconnect_or_a_racing_bind_never_carries_data(ctx):
         ctx.require(len(exits) == 3, "modes run: %s (%s)" % (exits, out[-500:]))
         if binary == SV:
             ctx.expect_eq(undeclared, [], "data at the undeclared host")
-            ctx.expect_eq(exits, {"send": "3", "mdns": "3", "race": "0"}, "supervisor exits")
-            ctx.expect(out.count("mechanism_failure mechanism") == 2, "the two undone connects: %s" % out[-600:])
+            ctx.expect_eq(exits, {"send": "0", "mdns": "0", "race": "0"}, "supervisor exits")
         else:
             ctx.expect(len(undeclared) >= 2, "device-unchecked mutant: %s" % out[-400:])
+
+
+@test()
+def device_race_closed_for_fast_open_no_port_sockets_and_reconnects(ctx):
+    # Review h-attack15, its own reproduction: a failed bind timed to the
+    # supervisor's payload copy still set the device of a TCP MSG_FASTOPEN
+    # send (connect and send in one call) and of a UDP socket holding
+    # IP_BIND_ADDRESS_NO_PORT (which kept it portless); a write() from a
+    # second thread between a failed re-connect and its undo left by the
+    # re-connect's link. All three reached the undeclared host (verdict
+    # capability-error). Now the fast-open socket gets its port first, the
+    # flag is lifted for that bind, a connected datagram socket is
+    # disconnected before a scoped connect; and the port is given at the
+    # socket's own bound address (srcaddr keeps 192.0.2.9). A plain TCP
+    # connect is left to the check after the act: in the test build's
+    # device_window the failed bind lands (mode tcpwin), the handshake
+    # alone reaches the other link, the connect is shut down before any
+    # byte and is a mechanism failure.
+    if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("musl-gcc"):
+        raise Skip("needs root (network namespaces, veth), iproute2 and musl-gcc")
+    out = run_review(ctx, "ha15-race.sh", SV, "tcpwin", timeout=120)
+    ctx.expect("supervisor exit 3" in out and "connect mechanism_failure" in out, "tcpwin: %s" % out[-500:])
+    ctx.expect(not re.search(r"UNDECLARED host \S+ on \S+ link got TCP [1-9]", out), "tcpwin bytes: %s" % out[-300:])
+    out = run_review(ctx, "ha15-race.sh", SV, "tfo noport undo srcaddr", timeout=240)
+    exits = dict(re.findall(r"^== (\w+): supervisor exit (\d+)", out, re.M))
+    ctx.require(len(exits) == 4, "modes run: %s (%s)" % (exits, out[-500:]))
+    ctx.expect_eq(exits, {"tfo": "0", "noport": "0", "undo": "0", "srcaddr": "0"}, "supervisor exits")
+    ctx.expect("UNDECLARED" not in out.split("sinks")[-1] and " UNDECLARED host" not in out,
+               "data at the undeclared host: %s" % out[-600:])
+    ctx.expect("source chosen 192.0.2.9' from 192.0.2.9" in out, "srcaddr's source kept: %s" % out[-400:])
+    # The races here are the agent's timing (most runs, not every one), so
+    # the mutant device-unchecked is left to the deterministic kills:
+    # device_left_by_a_failed_bind_is_judged_before_and_after_the_send and
+    # the re-connect above.
