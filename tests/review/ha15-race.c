@@ -148,7 +148,8 @@ int main(int argc, char **argv)
 			perror("agent: IP_BIND_ADDRESS_NO_PORT");
 		inet_pton(AF_INET, "192.0.2.9", &src.sin_addr);
 		rc = bind(sock, (struct sockaddr *)&src, sizeof(src));
-		printf("agent: bind(192.0.2.9:0) = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
+		printf("agent: bind(192.0.2.9:0) = %ld (%s)\n", rc,
+		       rc < 0 ? strerror(errno) : "ok");
 		d4.sin_port = dst.sin6_port;
 		memcpy(&d4.sin_addr, &dst.sin6_addr.s6_addr[12], 4);
 		rc = sendto(sock, "agent datagram, source chosen 192.0.2.9", 39, 0,
@@ -189,8 +190,8 @@ int main(int argc, char **argv)
 		shutdown(sock, SHUT_WR);
 	} else if (strcmp(mode, "tfomsg") == 0) {
 		struct iovec iov = {.iov_base = map, .iov_len = PAYLOAD};
-		struct msghdr m = {.msg_name = &dst, .msg_namelen = sizeof(dst), .msg_iov = &iov,
-				   .msg_iovlen = 1};
+		struct msghdr m = {
+		    .msg_name = &dst, .msg_namelen = sizeof(dst), .msg_iov = &iov, .msg_iovlen = 1};
 
 		rc = sendmsg(sock, &m, MSG_FASTOPEN);
 	} else {

@@ -92,7 +92,8 @@ for mode in ${MODES:-tcpplain tfo tfomsg udp noport noundo undo srcport srcaddr}
 	undo | noundo) agent=("$d/undo" "$mode" 198.51.100.7:9999 a1) ;;
 	*) agent=("$d/agent" "$mode" 198.51.100.7:9999 a1 "$d/payload.$mode") ;;
 	esac
-	fault= sv=sv
+	fault=""
+	sv=sv
 	case $mode in tcpwin | tfoconn) fault=device_window:EAGAIN sv=svf ;; esac
 	ip netns exec ha15a env ${fault:+EGRESS_SV_FAULT=$fault} setpriv --reuid 1000 --regid 1000 --clear-groups \
 		"$d/$sv" --no-loopback --allow 198.51.100.7:9999 --allow "[fe80::1]:9999" --report-fd 9 -- \
