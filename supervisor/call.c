@@ -414,10 +414,7 @@ int sv_call_decide(struct sv_call *c, int agent_fd, const struct sv_dest *d, int
 	return 0;
 }
 
-/* SO_BINDTOIFINDEX reads the index (5.1+); before, SO_BINDTODEVICE says
- * only whether there is one. 0: none; -1: one whose index is unknown, or
- * nothing could be read (judged as bound: fail closed). */
-static int bound_ifindex(int fd)
+int sv_call_bound_ifindex(int fd)
 {
 	char name[64];
 	int idx = 0;
@@ -428,7 +425,9 @@ static int bound_ifindex(int fd)
 	l = sizeof(name);
 	if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, &l) == 0)
 		return l == 0 || name[0] == '\0' ? 0 : -1;
-	return -1;
+	/* Without CONFIG_NETDEVICES (a tinyconfig kernel) there is no device
+	 * to bind to, and SO_BINDTODEVICE answers ENOPROTOOPT. */
+	return errno == ENOPROTOOPT ? 0 : -1;
 }
 
 /* __ipv6_addr_needs_scope_id: link-local unicast, interface- and
@@ -535,7 +534,7 @@ const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d)
 	 * call (a failed bind of a scoped address) is not looked at. */
 	(void)d;
 	(void)peer;
-	(void)bound_ifindex;
+
 	(void)give_port;
 	(void)scope_of;
 	(void)send_flags;
@@ -555,7 +554,7 @@ const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d)
 		sv_sockaddr_decode(&ss, l, 0, &peer);
 		d = &peer;
 	}
-	c->bound_if = bound_ifindex(c->dup);
+	c->bound_if = sv_call_bound_ifindex(c->dup);
 	c->scope_if = scope_of(c->dup, d);
 	if (c->bound_if == 0)
 		return NULL;
@@ -577,7 +576,7 @@ int sv_call_device_changed(struct sv_call *c, int connected)
 
 	if (c->bound_if == SV_BOUND_UNJUDGED || c->dup < 0)
 		return 0;
-	now = bound_ifindex(c->dup);
+	now = sv_call_bound_ifindex(c->dup);
 	/* A connect to a scoped address binds the socket there itself; only a
 	 * connect that took: a failed one keeps the old peer but not the old
 	 * device (__ip6_datagram_connect, review h-attack14). */

@@ -137,6 +137,12 @@ int sv_call_sends_name(const struct sv_dest *d);
 int sv_call_decide(struct sv_call *c, int agent_fd, const struct sv_dest *d, int is_connect,
 		   const char *refused, const char **deny, const char **why);
 
+/* The device fd is bound to, by index: SO_BINDTOIFINDEX (5.1+), else
+ * SO_BINDTODEVICE, which says only whether there is one. 0: none (also a
+ * kernel without devices to bind, which answers ENOPROTOOPT); -1: one whose
+ * index is unknown, or nothing could be read (judged as bound: fail
+ * closed). */
+int sv_call_bound_ifindex(int fd);
 /* The socket's device against the destination (review h-attack13): an inet
  * socket bound to a device sends there whatever the routes say, and a
  * failed bind() of a scoped IPv6 address or a connect to a link-local one

@@ -204,10 +204,7 @@ static const char *inet_state_refused(int fd, int dom)
 	l = sizeof(opt);
 	if (dom == AF_INET6 && (getsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, opt, &l) != 0 || l != 0))
 		return "an IPv6 routing header set (it sends through other addresses)";
-	/* SO_BINDTODEVICE reads back the device's name, empty when unbound
-	 * (every kernel since 3.8; SO_BINDTOIFINDEX sets the same field). */
-	l = sizeof(opt);
-	if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, opt, &l) != 0 || l != 0)
+	if (sv_call_bound_ifindex(fd) != 0)
 		return "bound to a device (it sends on that link whatever the routes say)";
 	return reroute(fd) ? "its route could not be made again (IP_TOS or SO_PRIORITY refused: a "
 			     "priority above 6 needs CAP_NET_ADMIN to be put back)"
