@@ -534,7 +534,6 @@ const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d)
 	 * call (a failed bind of a scoped address) is not looked at. */
 	(void)d;
 	(void)peer;
-
 	(void)give_port;
 	(void)scope_of;
 	(void)send_flags;
