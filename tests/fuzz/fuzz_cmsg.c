@@ -61,6 +61,22 @@ static bool forwarded(int32_t level, int32_t type)
 	}
 }
 
+/* Whether a PKTINFO message names an output interface: struct in_pktinfo
+ * holds ipi_ifindex first, struct in6_pktinfo after its 16-byte address;
+ * a message too short for the field names none (the kernel's EINVAL). */
+static bool names_interface(const uint8_t *m, uint64_t clen, int32_t level, int32_t type)
+{
+	size_t at;
+
+	if (level == IPPROTO_IP && type == IP_PKTINFO)
+		at = 0;
+	else if (level == IPPROTO_IPV6 && type == IPV6_PKTINFO)
+		at = 16;
+	else
+		return false;
+	return clen >= HDR + at + 4 && sv_load32(m + HDR + at) != 0;
+}
+
 /* The kernel's walk: a first header if the buffer holds one; each message
  * must satisfy CMSG_OK; the next header exists only if it fits whole after
  * the aligned length. */
@@ -80,7 +96,7 @@ static int model(const uint8_t *b, size_t len, unsigned fail_at, struct walk *w)
 		/* CMSG_OK, in the kernel's form (off <= len - HDR here). */
 		if (clen < HDR || clen > len - off)
 			return -EINVAL;
-		if (!forwarded(level, type))
+		if (!forwarded(level, type) || names_interface(b + off, clen, level, type))
 			return -EPERM;
 		if (level == SOL_SOCKET && type == SCM_RIGHTS && (clen - HDR) / sizeof(int) > 0) {
 			size_t n = (size_t)(clen - HDR) / sizeof(int);
