@@ -595,8 +595,11 @@ def device_set_by_a_failed_reconnect_or_a_racing_bind_never_carries_data(ctx):
     # kernel's connect fails after binding the socket to that link and
     # keeps the old peer, so send() and write() left by it (mode send,
     # mdns). A connected datagram socket is now disconnected before a
-    # scoped connect (review h-attack15), which then takes: the data goes
-    # to the declared link-local peer. A sendmmsg whose payload copy the agent times lets a second
+    # scoped connect (review h-attack15), which then takes (pass: the data
+    # goes to the declared link-local peer) or, while the new link's own
+    # address is still tentative (DAD), fails after binding the scope and
+    # is undone (a mechanism failure: capability-error). Either way nothing
+    # leaves by the link. A sendmmsg whose payload copy the agent times lets a second
     # thread's failed bind land after the judgement (mode race): the
     # socket gets its port before the device is read, so the bind cannot.
     # Mutant device-unchecked: the data reaches the undeclared host.
@@ -610,7 +613,8 @@ def device_set_by_a_failed_reconnect_or_a_racing_bind_never_carries_data(ctx):
         ctx.require(len(exits) == 3, "modes run: %s (%s)" % (exits, out[-500:]))
         if binary == SV:
             ctx.expect_eq(undeclared, [], "data at the undeclared host")
-            ctx.expect_eq(exits, {"send": "0", "mdns": "0", "race": "0"}, "supervisor exits")
+            ctx.expect(exits.get("send") in ("0", "3") and exits.get("mdns") in ("0", "3") and
+                       exits.get("race") == "0", "supervisor exits: %s" % exits)
         else:
             ctx.expect(len(undeclared) >= 2, "device-unchecked mutant: %s" % out[-400:])
 
@@ -639,7 +643,10 @@ def device_race_closed_for_fast_open_no_port_sockets_and_reconnects(ctx):
     out = run_review(ctx, "ha15-race.sh", SV, "tfo noport undo srcaddr", timeout=240)
     exits = dict(re.findall(r"^== (\w+): supervisor exit (\d+)", out, re.M))
     ctx.require(len(exits) == 4, "modes run: %s (%s)" % (exits, out[-500:]))
-    ctx.expect_eq(exits, {"tfo": "0", "noport": "0", "undo": "0", "srcaddr": "0"}, "supervisor exits")
+    # undo's scoped re-connect takes, or fails while the link's own address
+    # is tentative and is undone (capability-error): nothing leaves by it.
+    ctx.expect(exits.get("undo") in ("0", "3") and
+               all(exits.get(m) == "0" for m in ("tfo", "noport", "srcaddr")), "supervisor exits: %s" % exits)
     ctx.expect("UNDECLARED" not in out.split("sinks")[-1] and " UNDECLARED host" not in out,
                "data at the undeclared host: %s" % out[-600:])
     ctx.expect("source chosen 192.0.2.9' from 192.0.2.9" in out, "srcaddr's source kept: %s" % out[-400:])
