@@ -147,6 +147,11 @@
  *                         operations pass: the kernel runs kernel.modprobe
  *                         outside the run with "crypto-" and a name the
  *                         agent chose (review h-attack13)
+ *   HANDOVER_SHARED_ONLY  spawn.c  a refused unshare(CLONE_FILES) refuses the
+ *                         run (capability-error) where the listener could be
+ *                         taken with pidfd_getfd: every run in Docker's
+ *                         default seccomp profile with CAP_SYS_PTRACE added
+ *                         is a false red
  *   KEY_UPCALL_OPEN       filter.c  request_key with a callout string passes: the
  *                         kernel starts /sbin/request-key as full root outside
  *                         the run with strings the agent chose (review

@@ -124,7 +124,15 @@ int sv_probe_run(struct sv_probe_result *r)
 	struct sv_child ch;
 	int rc, status;
 
-	*r = (struct sv_probe_result){-1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1};
+	*r = (struct sv_probe_result){.listener = -1,
+				      .process_vm_readv = -1,
+				      .proc_mem = -1,
+				      .pidfd_open = -1,
+				      .pidfd_getfd = -1,
+				      .id_valid = -1,
+				      .send = -1,
+				      .containment = -1,
+				      .private_table = -1};
 	sv_fault_set_probe_phase(1);
 	/* The canary is contained exactly as the agent will be (same mode,
 	 * same namespaces): setting them up is the containment's proof. */
@@ -134,8 +142,7 @@ int sv_probe_run(struct sv_probe_result *r)
 		goto out;
 	}
 	r->containment = -ch.contain_err;
-	if (!ch.contain_err && !ch.unshare_err)
-		r->private_table = ch.listener >= 0 ? 0 : -1;
+	r->handover = sv_spawn_handover(&r->unshare_files);
 	if (ch.contain_err)
 		;
 	else if (ch.unshare_err) {
@@ -143,10 +150,15 @@ int sv_probe_run(struct sv_probe_result *r)
 		 * made the child's own, so nothing can be handed over. */
 		r->listener = 0;
 		r->private_table = -ch.unshare_err;
-	} else if (ch.listener < 0)
+	} else if (ch.listener < 0) {
+		/* A child of the pidfd_getfd hand-over had its own table from
+		 * the clone; its listener could not be installed or taken. */
+		r->private_table = ch.by_getfd ? 0 : -1;
 		r->listener = -ch.install_err;
-	else
+	} else {
+		r->private_table = 0;
 		probe_with_notification(ch.listener, r);
+	}
 	if (ch.pid > 0) {
 		/* pid-namespace: killing the reaper kills the canary with it. */
 		kill(ch.pid, SIGKILL);
@@ -187,9 +199,17 @@ static void line(const char *name, int err, const char *hint)
 void sv_probe_print(const struct sv_probe_result *r)
 {
 	line("listener", r->listener,
-	     r->listener == EINVAL || r->listener == ENOSYS || r->listener == EOPNOTSUPP
+	     r->handover && r->listener > 0
+		 ? "taken from the child with pidfd_getfd, as unshare(CLONE_FILES) was refused: "
+		   "the same ptrace access the run needs for every socket "
+		   "(kernel.yama.ptrace_scope, "
+		   "CAP_SYS_PTRACE; Linux >= 5.6)"
+	     : r->listener == EINVAL || r->listener == ENOSYS || r->listener == EOPNOTSUPP
 		 ? "needs CONFIG_SECCOMP_FILTER and Linux >= 5.0 (seccomp user notification)"
 		 : NULL);
+	if (r->handover)
+		printf("handover: pidfd_getfd (unshare(CLONE_FILES) refused: %s)\n",
+		       sv_errno_name(r->unshare_files) ? sv_errno_name(r->unshare_files) : "error");
 	line("private_table", r->private_table,
 	     r->private_table == EPERM
 		 ? "unshare(CLONE_FILES) refused: a seccomp profile that refuses unshare (Docker's "

@@ -281,7 +281,10 @@ static void write_probe(FILE *f)
 		fprintf(f, "%s\"%s\": ", i ? ", " : "{", caps[i].name);
 		json_errno(f, caps[i].err);
 	}
-	fprintf(f, ", \"result\": \"%s\"}", p->ok ? "ok" : "failed");
+	fputs(", \"unshare_files\": ", f);
+	json_errno(f, p->unshare_files);
+	fprintf(f, ", \"handover\": \"%s\", \"result\": \"%s\"}",
+		p->handover ? "pidfd_getfd" : "shared-table", p->ok ? "ok" : "failed");
 }
 
 static void write_event(FILE *f, const struct sv_event *e)

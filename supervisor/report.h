@@ -69,7 +69,10 @@ struct sv_probe_result {
 			    * where process_vm_readv is ENOSYS (0 or that route's errno) */
 	int ok;            /* every capability the run needs works */
 	int containment;   /* the agent's containment (contain.h) could be set up */
-	int private_table; /* the child's own descriptor table (unshare(CLONE_FILES)) */
+	int private_table; /* the child's own descriptor table (unshare(CLONE_FILES), or a
+			    * clone without CLONE_FILES once that was refused) */
+	int handover;      /* the listener was taken with pidfd_getfd (sv_spawn_handover) */
+	int unshare_files; /* 0, or the errno of the refused unshare(CLONE_FILES) */
 };
 
 struct sv_run_info {

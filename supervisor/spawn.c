@@ -47,10 +47,42 @@ struct child_args {
 	int report_fd;
 	int status_fd; /* pid-namespace only: write end for the agent's status */
 	int keep_fd;
+	int by_getfd; /* the table is private from the clone; the listener is taken */
+	int ack_fd;   /* by_getfd: read end, one byte from the parent once taken */
+	int ack_wr;   /* by_getfd: our copy of the write end, closed at once */
 	enum sv_contain_mode mode;
 	void (*fn)(void *);
 	void *arg;
 };
+
+/* How the listener reaches the supervisor. A child that shares our table
+ * leaves it there without any ptrace-level access; a seccomp profile that
+ * refuses unshare (Docker's default does without CAP_SYS_ADMIN) leaves that
+ * child no table of its own to run the agent in. From the first such
+ * refusal on, every child gets a private table at the clone and the
+ * listener is taken from it with pidfd_getfd: the access the run needs for
+ * every socket it acts on anyway. */
+static struct {
+	int by_getfd;
+	int refusal; /* errno of the unshare(CLONE_FILES) that was refused */
+} handover;
+
+/* In the private-table child: the filter is installed and the parent told
+ * where its listener is; wait until the parent has taken it (1) or given
+ * up (0, or EOF: it died), then drop our copy. */
+static void await_handover(const struct child_args *a, int listener)
+{
+	char go = 0;
+	ssize_t n;
+
+	do
+		n = read(a->ack_fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || go != 1)
+		_exit(127);
+	close(a->ack_fd);
+	close(listener);
+}
 
 static void child(const struct child_args *a)
 {
@@ -66,6 +98,8 @@ static void child(const struct child_args *a)
 	ppid = pidns ? sv_contain_outer_ppid() : getppid();
 	if (ppid != a->parent)
 		_exit(127);
+	if (a->by_getfd)
+		close(a->ack_wr);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGUSR1, SIG_DFL);
@@ -92,14 +126,21 @@ static void child(const struct child_args *a)
 					      sv_landlock_signal_scoped());
 	msg[1] = 0;
 	/* From here on the parent may close and open descriptors: take a private
-	 * copy of the table before telling it where the listener is. */
-	if (unshare(CLONE_FILES) != 0)
-		msg[1] = -errno;
+	 * copy of the table before telling it where the listener is. (Seam: a
+	 * seccomp profile that refuses unshare.) */
+	if (!a->by_getfd) {
+		msg[1] = sv_fault("unshare_files");
+		if (msg[1] == 0 && unshare(CLONE_FILES) != 0)
+			msg[1] = -errno;
+	}
 	if (write(a->report_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg) || msg[0] < 0 || msg[1] ||
 	    msg[2])
 		_exit(127);
 	close(a->report_fd);
-	close(msg[0]); /* our copy of the listener; close-on-exec anyway */
+	if (a->by_getfd)
+		await_handover(a, msg[0]);
+	else
+		close(msg[0]); /* our copy of the listener; close-on-exec anyway */
 	if (pidns) {
 		/* We are init of the namespace: fn runs in our child, we reap.
 		 * Our table is a copy of the supervisor's, the caller's
@@ -167,6 +208,34 @@ static ssize_t wait_report(int fd, pid_t pid, int *msg, size_t len)
 	}
 }
 
+/* The listener the private-table child reported as fd number `theirs`,
+ * taken with pidfd_getfd (seam: "handover"): a descriptor in our table, or
+ * -errno. The child is ours and not reaped, so its pid names it. */
+static int take_listener(pid_t pid, int theirs)
+{
+	long pidfd, fd;
+	int err = sv_fault("handover");
+
+	if (err)
+		return err;
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	fd = syscall(SYS_pidfd_getfd, (int)pidfd, theirs, 0);
+	err = fd < 0 ? -errno : 0;
+	close((int)pidfd);
+	return err ? err : (int)fd;
+}
+
+static void close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0) {
+			close(p[i]);
+			p[i] = -1;
+		}
+}
+
 /* One attempt in the given mode. *ns_err is set (with contain_err) when the
  * pid and mount namespaces could not be made: the clone refused, or the
  * child's mounts. */
@@ -176,28 +245,32 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 	struct child_args a = {.parent = getpid(),
 			       .status_fd = -1,
 			       .keep_fd = keep_fd,
+			       .by_getfd = handover.by_getfd,
+			       .ack_fd = -1,
+			       .ack_wr = -1,
 			       .mode = mode,
 			       .fn = fn,
 			       .arg = arg};
-	unsigned long flags = CLONE_FILES | SIGCHLD;
-	int p[2], st[2] = {-1, -1}, msg[4], rc;
+	unsigned long flags = (a.by_getfd ? 0 : CLONE_FILES) | SIGCHLD;
+	int p[2] = {-1, -1}, st[2] = {-1, -1}, ack[2] = {-1, -1}, msg[4], rc;
 	ssize_t n;
 	long pid;
 
 	*out = (struct sv_child){.pid = -1, .listener = -1, .status_fd = -1, .mode = mode};
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return -errno;
-	if (a.mode != SV_CONTAIN_SUBREAPER) {
-		if (pipe2(st, O_CLOEXEC) != 0) {
-			rc = -errno;
-			close(p[0]);
-			close(p[1]);
-			return rc;
-		}
-		flags |= CLONE_NEWPID | CLONE_NEWNS;
+	if (pipe2(p, O_CLOEXEC) != 0 ||
+	    (a.mode != SV_CONTAIN_SUBREAPER && pipe2(st, O_CLOEXEC) != 0) ||
+	    (a.by_getfd && pipe2(ack, O_CLOEXEC) != 0)) {
+		rc = -errno;
+		close_pair(p);
+		close_pair(st);
+		return rc;
 	}
+	if (a.mode != SV_CONTAIN_SUBREAPER)
+		flags |= CLONE_NEWPID | CLONE_NEWNS;
 	a.report_fd = p[1];
 	a.status_fd = st[1];
+	a.ack_fd = ack[0];
+	a.ack_wr = ack[1];
 	/* A raw clone with CLONE_FILES and no new stack behaves like fork but
 	 * shares the fd table. The child only uses async-signal-safe calls and
 	 * libseccomp before it unshares. */
@@ -218,12 +291,10 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 	}
 	if (pid < 0) {
 		int err = -errno;
-		close(p[0]);
-		close(p[1]);
-		if (st[0] >= 0) {
-			close(st[0]);
-			close(st[1]);
-		}
+
+		close_pair(p);
+		close_pair(st);
+		close_pair(ack);
 		/* EINVAL: a kernel without CONFIG_PID_NS or CONFIG_NAMESPACES. A
 		 * containment failure, not a failure to start a process. In our
 		 * own user namespace any refusal is one (an LSM that denies the
@@ -237,28 +308,38 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 	}
 	if (pid == 0)
 		child(&a);
-	/* Until the child has unshared, both share one table: touch nothing. */
+	/* Until the child has unshared, both share one table: touch nothing.
+	 * A private table is the child's from the clone: our ends go now. */
+	if (a.by_getfd) {
+		close(p[1]);
+		p[1] = -1;
+		close(ack[0]);
+		ack[0] = -1;
+	}
 	n = wait_report(p[0], (pid_t)pid, msg, sizeof(msg));
-	close(p[0]);
-	close(p[1]);
+	close_pair(p);
 	if (st[1] >= 0)
 		close(st[1]);
 	out->pid = (pid_t)pid;
 	out->status_fd = st[0];
+	out->by_getfd = a.by_getfd;
 	if (n != (ssize_t)sizeof(msg)) {
 		out->install_err = n < 0 ? -errno : -EPIPE;
+		close_pair(ack);
 		return 0;
 	}
 	if (msg[2] < 0) {
-		if (msg[0] >= 0)
+		if (msg[0] >= 0 && !a.by_getfd)
 			close(msg[0]);
 		out->contain_err = msg[2];
 		if (msg[3])
 			*ns_err = msg[2];
+		close_pair(ack);
 		return 0;
 	}
 	if (msg[0] < 0) {
 		out->install_err = msg[0];
+		close_pair(ack);
 		return 0;
 	}
 	if (msg[1]) {
@@ -267,8 +348,52 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 		out->unshare_err = msg[1];
 		return 0;
 	}
+	if (a.by_getfd) {
+		/* The child waits for one byte: 1 once we hold the listener,
+		 * 0 (it exits without running fn) when we could not take it. */
+		char go;
+		int fd = take_listener((pid_t)pid, msg[0]);
+
+		go = fd >= 0;
+		if (write(ack[1], &go, 1) != 1 && fd >= 0) {
+			close(fd);
+			fd = -EPIPE;
+		}
+		close_pair(ack);
+		if (fd < 0) {
+			out->install_err = fd;
+			out->handover_err = fd;
+			return 0;
+		}
+		msg[0] = fd;
+	}
 	out->listener = msg[0];
 	return 0;
+}
+
+/* spawn_as, and once more with a private table when the shared table's
+ * child could not unshare it (then every later child too). */
+static int spawn_handed_over(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd,
+			     enum sv_contain_mode mode, int *ns_err)
+{
+	int rc = spawn_as(out, fn, arg, keep_fd, mode, ns_err), status;
+
+#ifdef SV_MUTANT_HANDOVER_SHARED_ONLY
+	/* MUTANT handover-shared-only: a refused unshare(CLONE_FILES) refuses
+	 * the run, as before the pidfd_getfd hand-over. */
+	return rc;
+#endif
+	if (rc < 0 || !out->unshare_err || handover.by_getfd)
+		return rc;
+	/* The child exits by itself after reporting. */
+	if (out->pid > 0)
+		while (waitpid(out->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	if (out->status_fd >= 0)
+		close(out->status_fd);
+	handover.by_getfd = 1;
+	handover.refusal = -out->unshare_err;
+	return spawn_as(out, fn, arg, keep_fd, mode, ns_err);
 }
 
 int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd)
@@ -281,7 +406,7 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 		    .pid = -1, .listener = -1, .status_fd = -1, .mode = mode, .contain_err = rc};
 		return 0;
 	}
-	rc = spawn_as(out, fn, arg, keep_fd, mode, &ns_err);
+	rc = spawn_handed_over(out, fn, arg, keep_fd, mode, &ns_err);
 	if (rc < 0 || !ns_err || mode != SV_CONTAIN_USERNS)
 		return rc;
 	/* Inside our user namespace, but the host would not let us make the
@@ -294,7 +419,13 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 	if (out->status_fd >= 0)
 		close(out->status_fd);
 	sv_contain_fall_back(ns_err);
-	return spawn_as(out, fn, arg, keep_fd, SV_CONTAIN_SUBREAPER, &ns_err);
+	return spawn_handed_over(out, fn, arg, keep_fd, SV_CONTAIN_SUBREAPER, &ns_err);
+}
+
+int sv_spawn_handover(int *refusal)
+{
+	*refusal = handover.refusal;
+	return handover.by_getfd;
 }
 
 int sv_spawn_agent_status(struct sv_child *ch, int child_status)

@@ -7,11 +7,13 @@
 #include "contain.h"
 
 struct sv_child {
-	pid_t pid;       /* our child: the agent, or (pid-namespace) its reaper */
-	int listener;    /* in the supervisor's fd table; -1 when install failed */
-	int install_err; /* -errno from sv_filter_install, or 0 */
-	int unshare_err; /* -errno of the child's unshare(CLONE_FILES), or 0 */
-	int contain_err; /* -errno of sv_contain_choose or the namespaces' set-up, or 0 */
+	pid_t pid;        /* our child: the agent, or (pid-namespace) its reaper */
+	int listener;     /* in the supervisor's fd table; -1 when install failed */
+	int install_err;  /* -errno from sv_filter_install, or 0 */
+	int unshare_err;  /* -errno of the child's unshare(CLONE_FILES), or 0 */
+	int by_getfd;     /* the listener was taken with pidfd_getfd (sv_spawn_handover) */
+	int handover_err; /* -errno of that pidfd_open/pidfd_getfd, or 0 */
+	int contain_err;  /* -errno of sv_contain_choose or the namespaces' set-up, or 0 */
 	enum sv_contain_mode mode;
 	int status_fd; /* pid-namespace: the reaper writes the agent's wait status here; else -1 */
 };
@@ -21,9 +23,13 @@ struct sv_child {
  * ptrace-level access), then unshares it and runs fn(arg) (which must not
  * return to us: exec or _exit). The child gets PR_SET_PDEATHSIG(SIGKILL) and
  * an empty signal mask. If the install fails the child exits 127 and
- * install_err says why; if the unshare fails (a seccomp profile refusing
- * unshare: Docker's default without CAP_SYS_ADMIN) it exits 127 and
- * unshare_err says why (install_err is then that errno too).
+ * install_err says why. If the unshare is refused (a seccomp profile
+ * refusing unshare: Docker's default without CAP_SYS_ADMIN), that child
+ * exits 127 and a second one is started with a table of its own from the
+ * clone; its listener is taken with pidfd_getfd, and so for every later
+ * call in this process (sv_spawn_handover). When that fails, the child
+ * exits 127 without running fn, and install_err and handover_err say why
+ * (unshare_err is then 0; it is set only when no second child was tried).
  *
  * Containment (contain.h): in pid-namespace mode our child is init of a new
  * pid and mount namespace and runs fn in a grandchild under it
@@ -33,6 +39,11 @@ struct sv_child {
  * that fails the child writes the errno as an int to keep_fd (the exec-error protocol) and exits
  * 127 without running fn. Returns 0 (and fills *out) or -errno when no child could be started. */
 int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd);
+
+/* How the listener reaches us: 0 through the shared table, 1 with
+ * pidfd_getfd from the child's own table since an unshare(CLONE_FILES) was
+ * refused (*refusal: its errno; 0 while it was not). */
+int sv_spawn_handover(int *refusal);
 
 /* The wait status to record for the agent, given our child's wait status:
  * in pid-namespace mode the agent's own status from the reaper (our child's

@@ -476,25 +476,76 @@ def root_agent_cannot_write_sysctls_through_its_working_directory_or_another_pro
                            "proc-by-path mutant: %s should be writable: %s" % (what, line))
 
 
-def refuse_unshare():
-    """preexec_fn: unshare answered EPERM, as Docker's default seccomp profile
-    does for a container without CAP_SYS_ADMIN."""
+def refuse_unshare(*more):
+    """A preexec_fn: unshare (and the syscalls MORE) answered EPERM, as
+    Docker's default seccomp profile does for a container without
+    CAP_SYS_ADMIN (and, without CAP_SYS_PTRACE, pidfd_getfd and
+    process_vm_readv)."""
+    masks = seccomp_mask_module()
+    return lambda: masks.container_mask((masks.NR_UNSHARE,) + more)
+
+
+def seccomp_mask_module():
+    """tests/hostprofile/seccomp_mask.py, the masks the host profile tests
+    use too."""
     sys.path.insert(0, os.path.join(TOP, "tests", "hostprofile"))
     import seccomp_mask
-    seccomp_mask.container_mask((seccomp_mask.NR_UNSHARE,))
+    return seccomp_mask
 
 
 @test()
-def probe_names_a_refused_unshare_and_not_the_listener(ctx):
-    d, report_path, log_path = ctx.paths()
-    argv = [SV, "--report", report_path, "--", os.path.join(AGENTS, "no-network")]
-    ctx.last_argv = argv
-    proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=refuse_unshare)
-    run = ctx.finish(proc, report_path, log_path)
+def refused_unshare_hands_the_listener_over_with_pidfd_getfd(ctx):
+    # Docker's default seccomp profile refuses unshare without
+    # CAP_SYS_ADMIN, so the child that shares our table to install the
+    # filter cannot take a table of its own. A second child gets its own
+    # table at the clone and the listener is taken from it with
+    # pidfd_getfd, the access every performed call needs anyway: a
+    # container with CAP_SYS_PTRACE added (or a uid-1000 job under Yama 0
+    # or 1) is mediated as anywhere else. Root (its pid namespace) and uid
+    # 1000 (the subreaper: the mask refuses its user namespace too); a
+    # declared connect passes with its bytes at the listener, an
+    # undeclared one is denied and nothing arrives. Mutant
+    # handover-shared-only: every run refused, as before.
+    for uid1000 in (False, True):
+        lis, other = ctx.tcp(), ctx.tcp()
+        run = ctx.sv("connect-tcp", ["--send", "hi", lis.dest], allow=[lis.dest], no_loopback=True,
+                     uid1000=uid1000, preexec=refuse_unshare())
+        expect_outcome(ctx, run, 0, "pass")
+        probe = run.report.get("probe") or {}
+        ctx.expect_eq(tuple(probe.get(k) for k in ("listener", "private_table", "handover", "unshare_files")),
+                      ("ok", "ok", "pidfd_getfd", "EPERM"), "probe (uid1000=%s)" % uid1000)
+        if uid1000:
+            ctx.expect_eq(run.report.get("containment"), subreaper_containment(), "containment")
+        wait_for(lambda: lis.received() == b"hi\n", 3)
+        ctx.expect_eq(lis.received(), b"hi\n", "bytes at the declared listener (uid1000=%s)" % uid1000)
+        run = ctx.sv("connect-tcp", ["--send", "hi", other.dest], allow=[lis.dest], no_loopback=True,
+                     uid1000=uid1000, preexec=refuse_unshare())
+        expect_outcome(ctx, run, 1, "fail")
+        expect_event(ctx, run, "the undeclared connect", syscall="connect", bucket="denied")
+        ctx.expect_eq(other.received(), b"", "bytes at the undeclared listener")
+    run = ctx.sv("no-network", [], binary=mutant_binary("handover-shared-only"), preexec=refuse_unshare())
     expect_outcome(ctx, run, 3, "capability-error")
     probe = run.report.get("probe") or {}
-    ctx.expect_eq((probe.get("listener"), probe.get("private_table"), probe.get("pidfd_getfd")),
-                  ("ok", "EPERM", None), "probe listener / private_table / pidfd_getfd")
+    ctx.expect_eq((probe.get("listener"), probe.get("private_table"), probe.get("handover")),
+                  ("ok", "EPERM", "shared-table"), "handover-shared-only: probe")
     ctx.expect(not run.agent_lines(), "the agent ran: %s" % run.log)
+
+
+@test()
+def refused_unshare_and_pidfd_getfd_name_the_hand_over(ctx):
+    # Docker's default profile without CAP_SYS_PTRACE refuses pidfd_getfd
+    # as well: the listener cannot be taken, the probe says so on the
+    # listener's line, and the agent never runs. The test build's seams
+    # (unshare_files, handover) reach the same two steps on any host.
+    run = ctx.sv("no-network", [], preexec=refuse_unshare(seccomp_mask_module().NR_PIDFD_GETFD))
+    expect_outcome(ctx, run, 3, "capability-error")
+    probe = run.report.get("probe") or {}
+    ctx.expect_eq(tuple(probe.get(k) for k in ("listener", "private_table", "handover", "pidfd_getfd")),
+                  ("EPERM", "ok", "pidfd_getfd", None), "probe")
+    ctx.expect(not run.agent_lines(), "the agent ran: %s" % run.log)
+    run = ctx.sv("no-network", [], fault="probe.unshare_files:EPERM,probe.handover:ESRCH")
+    expect_outcome(ctx, run, 3, "capability-error")
+    probe = run.report.get("probe") or {}
+    ctx.expect_eq((probe.get("listener"), probe.get("handover")), ("ESRCH", "pidfd_getfd"), "seam probe")
+    run = ctx.sv("no-network", [], fault="probe.unshare_files:EPERM")
+    expect_outcome(ctx, run, 0, "pass")
