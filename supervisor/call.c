@@ -540,6 +540,17 @@ const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d)
 	(void)disconnect_before_scoped_connect;
 	return NULL;
 #else
+	if (c->domain == AF_INET) {
+		/* No untrapped call writes an IPv4 socket's device (ipv4's bind
+		 * and connect never do; SO_BINDTODEVICE and SO_BINDTOIFINDEX are
+		 * trapped and denied), so the socket keeps the device read here
+		 * through the act: no port to give first, nothing to read after
+		 * (left unjudged for sv_call_device_changed). What it holds came
+		 * from outside the run (SCM_RIGHTS from a local peer). */
+		int bound = sv_call_bound_ifindex(c->dup);
+
+		return bound == 0 ? NULL : "output-interface";
+	}
 	if (strcmp(c->ev.syscall, "connect") == 0)
 		disconnect_before_scoped_connect(c->dup, d);
 	give_port(c->dup, (send_flags(c) & MSG_FASTOPEN) != 0);

@@ -146,13 +146,14 @@ int sv_call_bound_ifindex(int fd);
 /* The socket's device against the destination (review h-attack13): an inet
  * socket bound to a device sends there whatever the routes say, and a
  * failed bind() of a scoped IPv6 address or a connect to a link-local one
- * binds it without any call the filter traps. A portless datagram socket
- * is given its port first (as its first send would), so no later bind()
- * can. Returns NULL when the duplicate is bound to no device, or the
- * destination (d, or the socket's peer when d is no name) is a link-local
- * (or link-scope multicast) IPv6 address whose scope id is 0 or names that
- * device; else "output-interface". Records the device and the one a
- * connect to d would bind for sv_call_device_changed. Needs c->dup. */
+ * binds it without any call the filter traps. A portless IPv6 datagram
+ * socket is given its port first (as its first send would), so no later
+ * bind() can; an IPv4 socket is only read (nothing untrapped binds it) and
+ * left unjudged for the check after the act. Returns NULL when the duplicate is bound to no device,
+ * or the destination (d, or the socket's peer when d is no name) is a link-local (or link-scope
+ * multicast) IPv6 address whose scope id is 0 or names that device; else "output-interface".
+ * Records the device and the one a connect to d would bind for sv_call_device_changed. Needs
+ * c->dup. */
 const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d);
 /* Whether the duplicate's device is no longer the one judged: another
  * thread's failed bind() between the judgement and the act, or a connect
