@@ -18,6 +18,18 @@
  *            gone) and bind(fe80::dead%IFNAME) (fails, the device stays).
  *            The main thread's sendto(::ffff:DEST, 60 KiB) leaves by IFNAME.
  *   discmmsg the same with sendmmsg of one message.
+ *   range    no mediated call in the race: IP_LOCAL_PORT_RANGE (6.3+, no
+ *            capability, not trapped) narrows the socket's ephemeral range
+ *            to one port, which a second socket of the agent's holds, so
+ *            give_port's bind fails (EADDRINUSE; give_port is quiet about
+ *            it). In the payload read window the second thread makes the
+ *            failed bind (the socket is still portless: the device is
+ *            written) and closes the blocker; the supervisor's send then
+ *            autobinds to the freed port and leaves by IFNAME.
+ *   rangetfo the same on a TCP socket sending with MSG_FASTOPEN (give_port
+ *            binds stream sockets for a fast-open send): the connect and
+ *            the whole payload leave by IFNAME.
+ *   rangenb  control for range: the blocker closed without the failed bind.
  *   udp      control: the failed bind alone (held by c8ea553: EINVAL).
  *
  *   ha16-race MODE DEST:PORT IFNAME FILE   (FILE: created by the agent)
@@ -37,7 +49,12 @@
 
 #define PAYLOAD 61440
 
-static int sock;
+#ifndef IP_LOCAL_PORT_RANGE
+#define IP_LOCAL_PORT_RANGE 51
+#endif
+#define ONE_PORT 40000
+
+static int sock, blocker = -1;
 static unsigned ifindex;
 static unsigned char *map;
 static const char *mode;
@@ -61,8 +78,12 @@ static void *racer(void *arg)
 		disc_rc = connect(sock, &unspec, sizeof(unspec));
 		disc_err = errno;
 	}
-	bind_rc = bind(sock, (struct sockaddr *)&ll, sizeof(ll));
-	bind_err = errno;
+	if (strcmp(mode, "rangenb") != 0) {
+		bind_rc = bind(sock, (struct sockaddr *)&ll, sizeof(ll));
+		bind_err = errno;
+	}
+	if (blocker >= 0)
+		close(blocker);
 	return NULL;
 }
 
@@ -73,7 +94,7 @@ int main(int argc, char **argv)
 	char host[64], dev[IFNAMSIZ + 1] = "", *colon;
 	socklen_t dl = sizeof(dev) - 1;
 	pthread_t t;
-	int fd;
+	int fd, tcp;
 	long rc;
 
 	if (argc != 5) {
@@ -115,7 +136,18 @@ int main(int argc, char **argv)
 			break;
 		usleep(10 * 1000);
 	}
-	sock = socket(AF_INET6, SOCK_DGRAM, 0);
+	tcp = strcmp(mode, "rangetfo") == 0;
+	sock = socket(AF_INET6, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+	if (strncmp(mode, "range", 5) == 0) {
+		struct sockaddr_in6 any = {.sin6_family = AF_INET6, .sin6_port = htons(ONE_PORT)};
+		unsigned range = ONE_PORT | (unsigned)ONE_PORT << 16;
+
+		if (setsockopt(sock, IPPROTO_IP, IP_LOCAL_PORT_RANGE, &range, sizeof(range)) != 0)
+			perror("agent: IP_LOCAL_PORT_RANGE");
+		blocker = socket(AF_INET6, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+		if (bind(blocker, (struct sockaddr *)&any, sizeof(any)) != 0)
+			perror("agent: blocker bind");
+	}
 	if (pthread_create(&t, NULL, racer, NULL) != 0)
 		return 2;
 	usleep(1000);
@@ -128,7 +160,8 @@ int main(int argc, char **argv)
 
 		rc = sendmmsg(sock, &mm, 1, 0);
 	} else {
-		rc = sendto(sock, map, PAYLOAD, 0, (struct sockaddr *)&dst, sizeof(dst));
+		rc = sendto(sock, map, PAYLOAD, tcp ? MSG_FASTOPEN : 0, (struct sockaddr *)&dst,
+			    sizeof(dst));
 	}
 	printf("agent: %s send = %ld (%s)\n", mode, rc, rc < 0 ? strerror(errno) : "ok");
 	pthread_join(t, NULL);
@@ -141,5 +174,8 @@ int main(int argc, char **argv)
 	getsockname(sock, (struct sockaddr *)&me, &ml);
 	printf("agent: socket now bound to device '%s', port %u\n", dev, ntohs(me.sin6_port));
 	usleep(500 * 1000);
+	if (tcp)
+		shutdown(sock, SHUT_WR);
+	usleep(200 * 1000);
 	return 0;
 }

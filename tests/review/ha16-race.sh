@@ -4,7 +4,7 @@
 # bind(fe80::dead%a1) sets the device of a UDP socket between the
 # supervisor's device check and its send (ha16-race.c). Namespaces and sinks:
 # ha16-net.sh.
-#   ha16-race.sh [SUPERVISOR]   (MODES=... picks: disc discmmsg udp; RUNS=N repeats)
+#   ha16-race.sh [SUPERVISOR]   (MODES=... picks: udp disc discmmsg range rangenb rangetfo; RUNS=N repeats)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh
@@ -13,7 +13,7 @@ review_cc /tmp/ha16/race tests/review/ha16-race.c || exit 2
 d=$(review_stage ha16-race "${1:-build/egress-supervisor}" /tmp/ha16/race)
 . tests/review/ha16-net.sh
 for run in $(seq "${RUNS:-1}"); do
-	for mode in ${MODES:-udp disc discmmsg}; do
+	for mode in ${MODES:-udp disc discmmsg rangenb range rangetfo}; do
 		ha16_run "$mode" "$d" "$d/sv" "$d/agent" "$mode" 198.51.100.7:9999 a1 "$d/payload.$mode"
 	done
 done
