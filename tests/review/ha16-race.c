@@ -29,6 +29,15 @@
  *   rangetfo the same on a TCP socket sending with MSG_FASTOPEN (give_port
  *            binds stream sockets for a fast-open send): the connect and
  *            the whole payload leave by IFNAME.
+ *   tfoshut  no mediated call in the race and no give_port failure: a TCP
+ *            socket connect()ed (mediated, allowed) to DEST with
+ *            TCP_FASTOPEN_CONNECT waits in SYN_SENT with its port and sends
+ *            nothing; sendto(DEST, MSG_FASTOPEN) then finds a port, so
+ *            give_port does nothing. In the payload read window the second
+ *            thread calls shutdown() (not trapped: inet_shutdown runs
+ *            tcp_disconnect on a SYN_SENT socket, which gives the port
+ *            back and leaves the socket unconnected) and the failed bind;
+ *            the supervisor's fast-open send connects anew by IFNAME.
  *   rangenb  control for range: the blocker closed without the failed bind.
  *   udp      control: the failed bind alone (held by c8ea553: EINVAL).
  *
@@ -39,6 +48,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +86,10 @@ static void *racer(void *arg)
 	}
 	if (strncmp(mode, "disc", 4) == 0) {
 		disc_rc = connect(sock, &unspec, sizeof(unspec));
+		disc_err = errno;
+	}
+	if (strcmp(mode, "tfoshut") == 0) {
+		disc_rc = shutdown(sock, SHUT_RDWR);
 		disc_err = errno;
 	}
 	if (strcmp(mode, "rangenb") != 0) {
@@ -136,7 +150,7 @@ int main(int argc, char **argv)
 			break;
 		usleep(10 * 1000);
 	}
-	tcp = strcmp(mode, "rangetfo") == 0;
+	tcp = strcmp(mode, "rangetfo") == 0 || strcmp(mode, "tfoshut") == 0;
 	sock = socket(AF_INET6, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
 	if (strncmp(mode, "range", 5) == 0) {
 		struct sockaddr_in6 any = {.sin6_family = AF_INET6, .sin6_port = htons(ONE_PORT)};
@@ -147,6 +161,15 @@ int main(int argc, char **argv)
 		blocker = socket(AF_INET6, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
 		if (bind(blocker, (struct sockaddr *)&any, sizeof(any)) != 0)
 			perror("agent: blocker bind");
+	}
+	if (strcmp(mode, "tfoshut") == 0) {
+		int one = 1;
+
+		if (setsockopt(sock, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof(one)) != 0)
+			perror("agent: TCP_FASTOPEN_CONNECT");
+		rc = connect(sock, (struct sockaddr *)&dst, sizeof(dst));
+		printf("agent: tfoshut: deferred connect = %ld (%s)\n", rc,
+		       rc < 0 ? strerror(errno) : "ok");
 	}
 	if (pthread_create(&t, NULL, racer, NULL) != 0)
 		return 2;
@@ -165,6 +188,9 @@ int main(int argc, char **argv)
 	}
 	printf("agent: %s send = %ld (%s)\n", mode, rc, rc < 0 ? strerror(errno) : "ok");
 	pthread_join(t, NULL);
+	if (strcmp(mode, "tfoshut") == 0)
+		printf("agent: racing shutdown = %d (%s)\n", disc_rc,
+		       disc_rc ? strerror(disc_err) : "ok");
 	if (strncmp(mode, "disc", 4) == 0)
 		printf("agent: racing connect(AF_UNSPEC) = %d (%s)\n", disc_rc,
 		       disc_rc ? strerror(disc_err) : "ok");

@@ -2,9 +2,13 @@
 # ha16-race.sh (hostile review h-attack16, against main 9886fc1): give_port's
 # port taken away again by an allowed connect(AF_UNSPEC), so a racing failed
 # bind(fe80::dead%a1) sets the device of a UDP socket between the
-# supervisor's device check and its send (ha16-race.c). Namespaces and sinks:
-# ha16-net.sh.
-#   ha16-race.sh [SUPERVISOR]   (MODES=... picks: udp disc discmmsg range rangenb rangetfo; RUNS=N repeats)
+# supervisor's device check and its send; and IP_LOCAL_PORT_RANGE (one port,
+# held by a second socket) makes give_port's own bind fail quietly, with the
+# same effect on UDP and on a TCP fast-open send (ha16-race.c). Each hit: the
+# undeclared ha16x gets the 61440-byte payload, verdict capability-error
+# (device-binding); a miss is a pass to the declared server. Namespaces and
+# sinks: ha16-net.sh.
+#   ha16-race.sh [SUPERVISOR]   (MODES=... picks: udp disc discmmsg rangenb range rangetfo, and tfoshut (tried: no leak shown); RUNS=N repeats)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh
