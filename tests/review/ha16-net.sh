@@ -34,6 +34,7 @@ ip -n ha16r addr add 198.51.100.254/24 dev r1
 ip -n ha16s addr add 198.51.100.7/24 dev s0
 ip -n ha16x addr add 203.0.113.66/24 dev x0
 ip -n ha16x addr add 198.51.100.7/32 dev x0
+ip -n ha16x addr add 198.51.100.8/32 dev x0
 for l in "ha16a a0" "ha16a a1" "ha16r r0" "ha16r ry" "ha16r br0" "ha16r r1" "ha16s s0" "ha16x x0" "ha16y y0"; do
 	read -r ns dev <<<"$l"
 	ip -n "$ns" link set "$dev" up

@@ -38,6 +38,18 @@
  *            tcp_disconnect on a SYN_SENT socket, which gives the port
  *            back and leaves the socket unconnected) and the failed bind;
  *            the supervisor's fast-open send connects anew by IFNAME.
+ *   synshut  no mediated call in the race, no give_port failure, no
+ *            capability: a TCP socket connect()s (mediated, allowed,
+ *            non-blocking: EINPROGRESS) to a declared DEST that does not
+ *            answer (SYN_SENT, with its port), then sendto(DEST,
+ *            MSG_FASTOPEN) blocking: the socket has a port, so give_port
+ *            does nothing. In the payload read window the second thread
+ *            calls shutdown() (not trapped: on a SYN_SENT socket
+ *            inet_shutdown runs tcp_disconnect, which gives the port back
+ *            and leaves the socket unconnected, SS_UNCONNECTED) and the
+ *            failed bind; the supervisor's fast-open send connects anew,
+ *            by IFNAME, where another host answers for DEST, and writes the
+ *            payload to it.
  *   rangenb  control for range: the blocker closed without the failed bind.
  *   udp      control: the failed bind alone (held by c8ea553: EINVAL).
  *
@@ -53,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -88,7 +101,7 @@ static void *racer(void *arg)
 		disc_rc = connect(sock, &unspec, sizeof(unspec));
 		disc_err = errno;
 	}
-	if (strcmp(mode, "tfoshut") == 0) {
+	if (strcmp(mode, "tfoshut") == 0 || strcmp(mode, "synshut") == 0) {
 		disc_rc = shutdown(sock, SHUT_RDWR);
 		disc_err = errno;
 	}
@@ -150,7 +163,8 @@ int main(int argc, char **argv)
 			break;
 		usleep(10 * 1000);
 	}
-	tcp = strcmp(mode, "rangetfo") == 0 || strcmp(mode, "tfoshut") == 0;
+	tcp = strcmp(mode, "rangetfo") == 0 || strcmp(mode, "tfoshut") == 0 ||
+	      strcmp(mode, "synshut") == 0;
 	sock = socket(AF_INET6, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
 	if (strncmp(mode, "range", 5) == 0) {
 		struct sockaddr_in6 any = {.sin6_family = AF_INET6, .sin6_port = htons(ONE_PORT)};
@@ -171,6 +185,16 @@ int main(int argc, char **argv)
 		printf("agent: tfoshut: deferred connect = %ld (%s)\n", rc,
 		       rc < 0 ? strerror(errno) : "ok");
 	}
+	if (strcmp(mode, "synshut") == 0) {
+		int nb = 1;
+
+		ioctl(sock, FIONBIO, &nb);
+		rc = connect(sock, (struct sockaddr *)&dst, sizeof(dst));
+		printf("agent: synshut: non-blocking connect = %ld (%s)\n", rc,
+		       rc < 0 ? strerror(errno) : "ok");
+		nb = 0;
+		ioctl(sock, FIONBIO, &nb);
+	}
 	if (pthread_create(&t, NULL, racer, NULL) != 0)
 		return 2;
 	usleep(1000);
@@ -188,7 +212,7 @@ int main(int argc, char **argv)
 	}
 	printf("agent: %s send = %ld (%s)\n", mode, rc, rc < 0 ? strerror(errno) : "ok");
 	pthread_join(t, NULL);
-	if (strcmp(mode, "tfoshut") == 0)
+	if (strcmp(mode, "tfoshut") == 0 || strcmp(mode, "synshut") == 0)
 		printf("agent: racing shutdown = %d (%s)\n", disc_rc,
 		       disc_rc ? strerror(disc_err) : "ok");
 	if (strncmp(mode, "disc", 4) == 0)
