@@ -14,6 +14,10 @@
  *            connect(AF_UNSPEC) to disconnect it (__udp_disconnect clears
  *            the device too). The supervisor judges the disconnect by the
  *            device the link-local connect left.
+ *   tfo      a TCP fast-open send, sendto([fe80::1%IFNAME]:PORT, MSG_FASTOPEN),
+ *            to a declared link-local server that accepts: tcp_v6_connect
+ *            binds the socket to the scope, as a connect() to it would,
+ *            but the supervisor accepts a scope binding only for connect.
  *
  *   ha16-falsered MODE PORT IFNAME
  */
@@ -25,6 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -46,6 +53,16 @@ int main(int argc, char **argv)
 		rc = connect(s, (struct sockaddr *)&ll, sizeof(ll));
 		printf("agent: refused: connect([fe80::1%%%s]:%s) = %ld (%s)\n", argv[3], argv[2], rc,
 		       rc < 0 ? strerror(errno) : "ok");
+		return 0;
+	}
+	if (strcmp(argv[1], "tfo") == 0) {
+		s = socket(AF_INET6, SOCK_STREAM, 0);
+		rc = sendto(s, "link-local fast open", 20, MSG_FASTOPEN, (struct sockaddr *)&ll,
+			    sizeof(ll));
+		printf("agent: tfo: sendto([fe80::1%%%s]:%s, MSG_FASTOPEN) = %ld (%s)\n", argv[3],
+		       argv[2], rc, rc < 0 ? strerror(errno) : "ok");
+		shutdown(s, SHUT_WR);
+		usleep(200 * 1000);
 		return 0;
 	}
 	s = socket(AF_INET6, SOCK_DGRAM, 0);
