@@ -8,7 +8,9 @@
 # which handles the supervisor's kernel-mode fault; a uid-1000 agent needs
 # vm.unprivileged_userfaultfd=1 (host-wide: not set here; the guest cell
 # ha16-guest/ha16-uffd-disc.scenario sets it). Namespaces: ha16-net.sh.
-#   ha16-uffd.sh [SUPERVISOR]   (MODES=... picks: plain disc range)
+# synshut: a TCP fast-open send on a socket connecting to the declared
+# 198.51.100.8 (nobody on the path answers; ha16x holds it on a1's link).
+#   ha16-uffd.sh [SUPERVISOR]   (MODES=... picks: plain disc range synshut)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh
@@ -16,12 +18,14 @@ mkdir -p /tmp/ha16 && chmod 777 /tmp/ha16
 review_cc /tmp/ha16/ha16-uffd tests/review/ha16-guest/ha16-uffd.c || exit 2
 d=$(review_stage ha16-uffd "${1:-build/egress-supervisor}" /tmp/ha16/ha16-uffd)
 . tests/review/ha16-net.sh
-for mode in ${MODES:-plain disc range}; do
+for mode in ${MODES:-plain disc range synshut}; do
+	dest=198.51.100.7:9999
+	[ "$mode" = synshut ] && dest=198.51.100.8:9999
 	exec 9<>"$d/rep.$mode"
 	rm -f "$d/rep.$mode"
 	echo "== $mode" >>/tmp/ha16/sinks.log
-	ip netns exec ha16a "$d/sv" --no-loopback --allow 198.51.100.7:9999 --report-fd 9 -- \
-		"$d/agent" "$mode" 198.51.100.7:9999 a1 2>"$d/err.$mode"
+	ip netns exec ha16a "$d/sv" --no-loopback --allow 198.51.100.7:9999 --allow 198.51.100.8:9999 --report-fd 9 -- \
+		"$d/agent" "$mode" "$dest" a1 2>"$d/err.$mode"
 	echo "== $mode: supervisor exit $? ($(tail -1 "$d/err.$mode"))"
 	cp "/proc/$$/fd/9" "$d/channel.$mode"
 	exec 9>&-

@@ -11,6 +11,12 @@
  *          to one port a second socket held, so give_port's bind failed
  *          quietly; the handler makes the failed bind and closes the
  *          blocker;
+ *   synshut a TCP socket connect()ed non-blocking to DEST (mediated,
+ *          allowed; DEST must not answer, so it stays SYN_SENT with its
+ *          port) sends with sendto(MSG_FASTOPEN): the handler calls
+ *          shutdown() (not trapped: tcp_disconnect gives the port back)
+ *          and makes the failed bind; the supervisor's fast-open send
+ *          connects anew by IFNAME;
  *   plain  nothing (control);
  * and only then supplies the page. The supervisor's send then autobinds
  * and leaves by IFNAME. In the guest IFNAME is lo and no route leads to
@@ -18,9 +24,9 @@
  * listener (wildcard-relay), which relays it to the undeclared sink.
  * Needs userfaultfd that handles the supervisor's (kernel-mode) fault:
  * vm.unprivileged_userfaultfd=1 or a /dev/userfaultfd it may open.
- * Logs "sendto" (its result) and "race" (the racing bind's errno, and
+ * Logs "sendto" (its result), "connect" (synshut) and "race" (the racing bind's errno, and
  * whether the copy reached the handler). Exit 0 when the sequence happened
- * as planned (fault seen; in disc and range the racing bind failed with
+ * as planned (fault seen; in disc, range and synshut the racing bind failed with
  * EADDRNOTAVAIL, the device written), 1 when not, 2 bad arguments, 3 no
  * userfaultfd.
  *
@@ -43,6 +49,9 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
 #include <unistd.h>
 
 #ifndef IP_LOCAL_PORT_RANGE
@@ -73,6 +82,8 @@ static void *handler(void *arg)
 	atomic_store(&fault_seen, 1);
 	inet_pton(AF_INET6, "fe80::dead", &ll.sin6_addr);
 	ll.sin6_scope_id = ifindex;
+	if (strcmp(mode, "synshut") == 0)
+		atomic_store(&disc_err, shutdown(sock, SHUT_RDWR) == 0 ? 0 : errno);
 	if (strcmp(mode, "disc") == 0)
 		atomic_store(&disc_err, connect(sock, &unspec, sizeof(unspec)) == 0 ? 0 : errno);
 	if (strcmp(mode, "plain") != 0)
@@ -93,7 +104,7 @@ static void *handler(void *arg)
 
 int main(int argc, char **argv)
 {
-	static const char usage[] = "disc|range|plain DEST IFNAME";
+	static const char usage[] = "disc|range|synshut|plain DEST IFNAME";
 	struct uffdio_api api = {.api = UFFD_API};
 	struct uffdio_register reg;
 	struct agent_dest dest;
@@ -106,7 +117,7 @@ int main(int argc, char **argv)
 	agent_init("ha16-uffd");
 	if (argc != 4 || agent_parse_dest(argv[2], &dest) < 0 || dest.family != AF_INET ||
 	    (strcmp(argv[1], "disc") != 0 && strcmp(argv[1], "range") != 0 &&
-	     strcmp(argv[1], "plain") != 0))
+	     strcmp(argv[1], "synshut") != 0 && strcmp(argv[1], "plain") != 0))
 		return agent_usage(usage);
 	mode = argv[1];
 	ifindex = if_nametoindex(argv[3]);
@@ -137,7 +148,17 @@ int main(int argc, char **argv)
 		agent_log("userfaultfd", NULL, -1, errno, NULL);
 		return 3;
 	}
-	sock = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	sock = socket(AF_INET6, (strcmp(mode, "synshut") == 0 ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC,
+		      0);
+	if (strcmp(mode, "synshut") == 0) {
+		int nb = 1;
+
+		ioctl(sock, FIONBIO, &nb);
+		r = connect(sock, (struct sockaddr *)&dst, sizeof(dst));
+		agent_log("connect", dest.text, r, r < 0 ? errno : 0, NULL);
+		nb = 0;
+		ioctl(sock, FIONBIO, &nb);
+	}
 	if (strcmp(mode, "range") == 0) {
 		struct sockaddr_in6 any = {.sin6_family = AF_INET6, .sin6_port = htons(ONE_PORT)};
 		unsigned range = ONE_PORT | (unsigned)ONE_PORT << 16;
@@ -158,9 +179,15 @@ int main(int argc, char **argv)
 	}
 	/* The payload is read only by the supervisor: this thread never
 	 * touches the page before the call. */
-	r = sendto(sock, region, (size_t)page, 0, (struct sockaddr *)&dst, sizeof(dst));
+	r = sendto(sock, region, (size_t)page,
+		   strcmp(mode, "synshut") == 0 ? MSG_FASTOPEN | MSG_NOSIGNAL : 0,
+		   (struct sockaddr *)&dst, sizeof(dst));
 	err = errno;
 	pthread_join(t, NULL);
+	if (strcmp(mode, "synshut") == 0) {
+		shutdown(sock, SHUT_WR);
+		usleep(200 * 1000);
+	}
 	snprintf(extra, sizeof(extra), ",\"fault_seen\":%s,\"bind\":\"%s\",\"disconnect\":\"%s\"",
 		 atomic_load(&fault_seen) ? "true" : "false",
 		 atomic_load(&bind_err) < 0 ? "none" : agent_errno_name(atomic_load(&bind_err)),
