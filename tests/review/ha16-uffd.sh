@@ -1,0 +1,43 @@
+#!/bin/bash
+# ha16-uffd.sh (hostile review h-attack16, against main 9886fc1): the
+# deterministic form of ha16-race.sh's disc and range modes. The payload is
+# a userfaultfd page (ha16-guest/ha16-uffd.c), so the supervisor's copy of it
+# waits on the agent's fault handler, which does the racing steps before it
+# supplies the page. Root supervisor and agent (pid-namespace containment):
+# the root agent opens /dev/userfaultfd (root 0600, no capability needed),
+# which handles the supervisor's kernel-mode fault; a uid-1000 agent needs
+# vm.unprivileged_userfaultfd=1 (host-wide: not set here; the guest cell
+# ha16-guest/ha16-uffd-disc.scenario sets it). Namespaces: ha16-net.sh.
+# synshut: a TCP fast-open send on a socket connecting to the declared
+# 198.51.100.8 (nobody on the path answers; ha16x holds it on a1's link).
+#   ha16-uffd.sh [SUPERVISOR]   (MODES=... picks: plain disc range synshut)
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+. tests/review/review-cc.sh
+mkdir -p /tmp/ha16 && chmod 777 /tmp/ha16
+review_cc /tmp/ha16/ha16-uffd tests/review/ha16-guest/ha16-uffd.c || exit 2
+d=$(review_stage ha16-uffd "${1:-build/egress-supervisor}" /tmp/ha16/ha16-uffd)
+. tests/review/ha16-net.sh
+for mode in ${MODES:-plain disc range synshut}; do
+	dest=198.51.100.7:9999
+	[ "$mode" = synshut ] && dest=198.51.100.8:9999
+	exec 9<>"$d/rep.$mode"
+	rm -f "$d/rep.$mode"
+	echo "== $mode" >>/tmp/ha16/sinks.log
+	ip netns exec ha16a "$d/sv" --no-loopback --allow 198.51.100.7:9999 --allow 198.51.100.8:9999 --report-fd 9 -- \
+		"$d/agent" "$mode" "$dest" a1 2>"$d/err.$mode"
+	echo "== $mode: supervisor exit $? ($(tail -1 "$d/err.$mode"))"
+	cp "/proc/$$/fd/9" "$d/channel.$mode"
+	exec 9>&-
+	python3 -c 'import json,sys
+data = open(sys.argv[1], "rb").read(); i = 0; r = None
+while i < len(data):
+    nl = data.find(b"\n", i); hdr = data[i:nl].split(); n = int(hdr[2])
+    if len(data) - nl - 1 < n: break
+    r = json.loads(data[nl + 1:nl + 1 + n]); i = nl + 1 + n
+print("  verdict", r["verdict"], "containment", r["containment"])
+for e in r["events"]:
+    print("  event", e["syscall"], e["bucket"], e["reason"], e["dest"], e["action"], e["errno"], e["result"], e.get("mechanism"))' "$d/channel.$mode"
+	sleep 0.3
+done
+ha16_sinks
