@@ -17,7 +17,7 @@ mkdir -p /tmp/ha16 && chmod 777 /tmp/ha16
 review_cc /tmp/ha16/race tests/review/ha16-race.c || exit 2
 d=$(review_stage ha16-race "${1:-build/egress-supervisor}" /tmp/ha16/race)
 . tests/review/ha16-net.sh
-for run in $(seq "${RUNS:-1}"); do
+for _ in $(seq "${RUNS:-1}"); do
 	for mode in ${MODES:-udp disc discmmsg rangenb range rangetfo synshut}; do
 		# synshut: a declared address nobody on the path answers (the
 		# router's ARP for it fails), which ha16x holds on a1's link.

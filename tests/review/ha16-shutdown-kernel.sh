@@ -11,7 +11,9 @@ chmod 755 /tmp/ha16/shutdown-kernel
 . tests/review/ha16-net.sh
 for mode in nonblocking deferred; do
 	echo "== $mode" | tee -a /tmp/ha16/sinks.log
-	ip netns exec ha16a env $([ $mode = deferred ] && echo DEFER=1 || echo NONBLOCKING=1) setpriv --reuid 1000 --regid 1000 --clear-groups \
+	how=NONBLOCKING=1
+	[ "$mode" = deferred ] && how=DEFER=1
+	ip netns exec ha16a env "$how" setpriv --reuid 1000 --regid 1000 --clear-groups \
 		/tmp/ha16/shutdown-kernel
 	sleep 0.5
 done

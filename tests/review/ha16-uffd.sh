@@ -21,23 +21,7 @@ d=$(review_stage ha16-uffd "${1:-build/egress-supervisor}" /tmp/ha16/ha16-uffd)
 for mode in ${MODES:-plain disc range synshut}; do
 	dest=198.51.100.7:9999
 	[ "$mode" = synshut ] && dest=198.51.100.8:9999
-	exec 9<>"$d/rep.$mode"
-	rm -f "$d/rep.$mode"
-	echo "== $mode" >>/tmp/ha16/sinks.log
-	ip netns exec ha16a "$d/sv" --no-loopback --allow 198.51.100.7:9999 --allow 198.51.100.8:9999 --report-fd 9 -- \
-		"$d/agent" "$mode" "$dest" a1 2>"$d/err.$mode"
-	echo "== $mode: supervisor exit $? ($(tail -1 "$d/err.$mode"))"
-	cp "/proc/$$/fd/9" "$d/channel.$mode"
-	exec 9>&-
-	python3 -c 'import json,sys
-data = open(sys.argv[1], "rb").read(); i = 0; r = None
-while i < len(data):
-    nl = data.find(b"\n", i); hdr = data[i:nl].split(); n = int(hdr[2])
-    if len(data) - nl - 1 < n: break
-    r = json.loads(data[nl + 1:nl + 1 + n]); i = nl + 1 + n
-print("  verdict", r["verdict"], "containment", r["containment"])
-for e in r["events"]:
-    print("  event", e["syscall"], e["bucket"], e["reason"], e["dest"], e["action"], e["errno"], e["result"], e.get("mechanism"))' "$d/channel.$mode"
-	sleep 0.3
+	REVIEW_AS_ROOT=1 review_net_run ha16 "$d" "$mode" -- "$d/sv" --allow 198.51.100.7:9999 \
+		--allow 198.51.100.8:9999 -- "$d/agent" "$mode" "$dest" a1
 done
 ha16_sinks

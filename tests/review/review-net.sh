@@ -16,6 +16,7 @@
 #       MSG_DONTROUTE and SO_DONTROUTE, which skip the gateway)
 
 REVIEW_NS=()
+REVIEW_SINKS_LOG=/dev/null
 
 # review_net_down: kills what runs in the namespaces and removes them.
 review_net_down() {
@@ -62,7 +63,7 @@ review_net_up() {
 }
 
 # review_net_sinks P DIR: a UDP and TCP sink on port 9999 in Ps, Px and Py,
-# each line in DIR/sinks.log ("NAME got UDP N bytes 'DATA' from PEER",
+# each line in DIR/sinks.log (REVIEW_SINKS_LOG) ("NAME got UDP N bytes 'DATA' from PEER",
 # "NAME accepted TCP from PEER", "NAME got TCP N bytes 'DATA' from PEER" when
 # the connection closes); returns once all three listen.
 review_net_sinks() {
@@ -90,6 +91,7 @@ while True:
             peer, data = conns.pop(s); s.close()
             print("%s got TCP %d bytes %r from %s" % (name, len(data), data[:40].decode(errors="replace"), peer[0]), flush=True)
 PY
+	REVIEW_SINKS_LOG=$dir/sinks.log
 	rm -f "$dir/sinks.log"
 	ip netns exec "${p}s" python3 "$dir/sink.py" "DECLARED server ${p}s 198.51.100.7" >>"$dir/sinks.log" 2>&1 &
 	ip netns exec "${p}x" python3 "$dir/sink.py" "UNDECLARED host ${p}x on a1's link" >>"$dir/sinks.log" 2>&1 &
@@ -101,7 +103,8 @@ PY
 
 # review_net_print_channel FILE: the last whole record of a --report-fd
 # stream: its verdict and containment, and per event its syscall, bucket,
-# reason, destination, action, errno, result and sendmmsg messages.
+# reason, destination, action, errno, result, mechanism and sendmmsg
+# messages.
 review_net_print_channel() {
 	python3 -c 'import json,sys
 data = open(sys.argv[1], "rb").read(); i = 0; r = None
@@ -111,16 +114,17 @@ while i < len(data):
     r = json.loads(data[nl + 1:nl + 1 + n]); i = nl + 1 + n
 print("  verdict", r["verdict"], "containment", r["containment"])
 for e in r["events"]:
-    print("  event", e["syscall"], e["bucket"], e["reason"], e["dest"], e["action"], e["errno"], e["result"], e.get("messages", ""))' "$1"
+    print("  event", e["syscall"], e["bucket"], e["reason"], e["dest"], e["action"], e["errno"], e["result"], e.get("mechanism"), e.get("messages", ""))' "$1"
 }
 
 # review_net_run P DIR MODE [ENV=VALUE...] -- SUPERVISOR-ARGS... -- AGENT...:
-# runs the supervisor in Pa as uid 1000 with --report-fd 9 on DIR/rep.MODE
-# (unlinked once open), then prints "== MODE: supervisor exit N (its last
+# runs the supervisor in Pa as uid 1000 (as root with REVIEW_AS_ROOT=1) with
+# --report-fd 9 on DIR/rep.MODE (unlinked once open), marks MODE in the
+# sinks' log, then prints "== MODE: supervisor exit N (its last
 # stderr line)" and the channel's last record (kept in DIR/channel.MODE).
 review_net_run() {
 	local p=$1 dir=$2 mode=$3 rc
-	local -a env=() sv=()
+	local -a env=() sv=() as=(setpriv --reuid 1000 --regid 1000 --clear-groups)
 	shift 3
 	while [ "$1" != -- ]; do
 		env+=("$1")
@@ -132,10 +136,11 @@ review_net_run() {
 		shift
 	done
 	shift
-	echo "== $mode" >>"$dir/sinks.log"
+	[ "${REVIEW_AS_ROOT:-0}" = 1 ] && as=()
+	echo "== $mode" >>"$REVIEW_SINKS_LOG"
 	exec 9<>"$dir/rep.$mode"
 	rm -f "$dir/rep.$mode"
-	ip netns exec "${p}a" env "${env[@]}" setpriv --reuid 1000 --regid 1000 --clear-groups \
+	ip netns exec "${p}a" env "${env[@]}" "${as[@]}" \
 		"${sv[@]}" --no-loopback --report-fd 9 -- "$@" 2>"$dir/err.$mode"
 	rc=$?
 	echo "== $mode: supervisor exit $rc ($(tail -1 "$dir/err.$mode"))"
