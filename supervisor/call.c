@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "act.h"
 #include "bytes.h"
+#include "device.h"
 #include "fault.h"
 #include "msghdr.h"
 #include "notify.h"
@@ -285,8 +287,29 @@ int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
 	return 1;
 }
 
+/* Shared by every IPv6 call between the judgement of its socket's device
+ * and its act; exclusive for an IPv6 disconnect (sv_call_lock_disconnect). */
+static pthread_rwlock_t device_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+void sv_call_lock_disconnect(struct sv_call *c, const struct sv_dest *d)
+{
+#ifndef SV_MUTANT_DISCONNECT_UNLOCKED
+	if (c->domain == AF_INET6 && d->kind == SV_DEST_UNSPEC && !c->device_lock &&
+	    pthread_rwlock_wrlock(&device_lock) == 0)
+		c->device_lock = 2;
+#else
+	/* MUTANT disconnect-unlocked: an allowed disconnect runs while another
+	 * thread sends on the socket, as before review h-attack16. */
+	(void)c;
+	(void)d;
+#endif
+}
+
 void sv_call_release(struct sv_call *c)
 {
+	if (c->device_lock)
+		pthread_rwlock_unlock(&device_lock);
+	c->device_lock = 0;
 	sv_act_close_quiet(c->dup);
 	sv_act_pidfd_put(c->pidfd, c->pidfd_handle);
 	c->dup = -1;
@@ -405,73 +428,15 @@ int sv_call_decide(struct sv_call *c, int agent_fd, const struct sv_dest *d, int
 	if (sv_call_prepare(c, agent_fd))
 		return -1;
 	*deny = sv_call_domain_fits(c->domain, d, is_connect);
-	if (!*deny)
-		*deny = sv_call_device_fits(c, d);
-	/* Test seam only: widen the window between judging the device and
-	 * acting, so that a racing thread's failed bind lands in it. */
+#ifdef SV_MUTANT_DEVICE_FIRST
+	/* MUTANT device-first: the device is judged here, before the payload
+	 * is copied, as before review h-attack16. */
+	if (!*deny && sv_call_device_fits(c, d, deny) < 0)
+		*deny = "output-interface";
 	if (!*deny && sv_fault("device_window"))
 		usleep(300 * 1000);
+#endif
 	return 0;
-}
-
-int sv_call_bound_ifindex(int fd)
-{
-	char name[64];
-	int idx = 0;
-	socklen_t l = sizeof(idx);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &idx, &l) == 0 && l == sizeof(idx))
-		return idx >= 0 ? idx : -1;
-	l = sizeof(name);
-	if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, &l) == 0)
-		return l == 0 || name[0] == '\0' ? 0 : -1;
-	/* Without CONFIG_NETDEVICES (a tinyconfig kernel) there is no device
-	 * to bind to, and SO_BINDTODEVICE answers ENOPROTOOPT. */
-	return errno == ENOPROTOOPT ? 0 : -1;
-}
-
-/* __ipv6_addr_needs_scope_id: link-local unicast, interface- and
- * link-local multicast. */
-static int needs_scope(const struct sv_dest *d)
-{
-	const uint8_t *b = d->addr.bytes;
-
-	if (d->kind != SV_DEST_INET || d->mapped || d->addr.family != AF_INET6)
-		return 0;
-	return (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ||
-	       (b[0] == 0xff && ((b[1] & 0x0f) == 1 || (b[1] & 0x0f) == 2));
-}
-
-/* A portless socket takes its port now, at the address it is bound to (the
- * wildcard if none), as a datagram socket's first send or connect would
- * (inet_autobind), so that a bind() racing the judgement fails with EINVAL
- * before it can write a scope id into the device (review h-attack14: a
- * failed bind timed to a sendmmsg's payload copy). Stream sockets only for
- * a fast-open send, which connects and sends in one call (h-attack15); a
- * plain connect sends nothing before the check after it. An
- * IP_BIND_ADDRESS_NO_PORT the socket holds is lifted for the bind
- * (h-attack15: it kept the socket portless) and put back. Quiet: what it
- * cannot do, the check after the act sees. */
-static void give_port(int fd, int stream_too)
-{
-	struct sockaddr_storage ss;
-	socklen_t l = sizeof(ss), tl;
-	int type = 0, noport = 0, off = 0;
-
-	tl = sizeof(type);
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
-	    !(type == SOCK_DGRAM || (stream_too && type == SOCK_STREAM)) ||
-	    getsockname(fd, (struct sockaddr *)&ss, &l) != 0 || l < 4 ||
-	    sv_load16((const uint8_t *)&ss + 2) != 0)
-		return;
-	tl = sizeof(noport);
-	if (getsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &noport, &tl) != 0)
-		noport = 0;
-	if (noport)
-		(void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &off, sizeof(off));
-	(void)bind(fd, (struct sockaddr *)&ss, l);
-	if (noport)
-		(void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &noport, sizeof(noport));
 }
 
 /* The call's send flags (0 for a connect): a fast-open send connects. */
@@ -486,59 +451,24 @@ static int send_flags(const struct sv_call *c)
 	return 0;
 }
 
-/* A connected datagram socket about to be connected to a scoped address is
- * disconnected first: the kernel writes the scope into its device before
- * the connect can fail, and a failed connect keeps the old peer, so an
- * untrapped write() between it and any undo left by that link (review
- * h-attack15). Disconnected, a failed connect leaves no peer to write to
- * (the agent's send() then gets EDESTADDRREQ where the kernel would have
- * kept the old peer). */
-static void disconnect_before_scoped_connect(int fd, const struct sv_dest *d)
-{
-	struct sockaddr_storage ss;
-	struct sockaddr unspec = {.sa_family = AF_UNSPEC};
-	socklen_t l = sizeof(ss), tl;
-	int type = 0;
-
-	tl = sizeof(type);
-	if (needs_scope(d) && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 &&
-	    type == SOCK_DGRAM && getpeername(fd, (struct sockaddr *)&ss, &l) == 0)
-		(void)connect(fd, &unspec, sizeof(unspec));
-}
-
-/* The device a connect to d binds the socket to by itself: its scope id,
- * or for a link-scope multicast address without one, IPV6_MULTICAST_IF
- * (ip6_datagram_connect's mcast_oif). 0 when d needs no scope. */
-static uint32_t scope_of(int fd, const struct sv_dest *d)
-{
-	int oif = 0;
-	socklen_t l = sizeof(oif);
-
-	if (!needs_scope(d))
-		return 0;
-	if (d->scope_id != 0 || d->addr.bytes[0] != 0xff)
-		return d->scope_id;
-	if (getsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &oif, &l) != 0 || oif < 0)
-		return 0;
-	return (uint32_t)oif;
-}
-
-const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d)
+int sv_call_device_fits(struct sv_call *c, const struct sv_dest *d, const char **deny)
 {
 	struct sv_dest peer;
+	int rc;
 
-	if (c->domain != AF_INET && c->domain != AF_INET6)
-		return NULL;
+	*deny = NULL;
+	/* A disconnect sends nothing, and a datagram one clears the device
+	 * (review h-attack16's false red: denied after a scoped connect). */
+	if ((c->domain != AF_INET && c->domain != AF_INET6) || d->kind == SV_DEST_UNSPEC)
+		return 0;
 #ifdef SV_MUTANT_DEVICE_UNCHECKED
 	/* MUTANT device-unchecked: a device the socket got without a trapped
 	 * call (a failed bind of a scoped address) is not looked at. */
 	(void)d;
 	(void)peer;
-	(void)give_port;
-	(void)scope_of;
 	(void)send_flags;
-	(void)disconnect_before_scoped_connect;
-	return NULL;
+	(void)rc;
+	return 0;
 #else
 	if (c->domain == AF_INET) {
 		/* No untrapped call writes an IPv4 socket's device (ipv4's bind
@@ -547,32 +477,67 @@ const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d)
 		 * through the act: no port to give first, nothing to read after
 		 * (left unjudged for sv_call_device_changed). What it holds came
 		 * from outside the run (SCM_RIGHTS from a local peer). */
-		int bound = sv_call_bound_ifindex(c->dup);
-
-		return bound == 0 ? NULL : "output-interface";
+		if (sv_device_bound_ifindex(c->dup) != 0)
+			*deny = "output-interface";
+		return 0;
 	}
 	if (strcmp(c->ev.syscall, "connect") == 0)
-		disconnect_before_scoped_connect(c->dup, d);
-	give_port(c->dup, (send_flags(c) & MSG_FASTOPEN) != 0);
+		sv_device_disconnect_before_scoped(c->dup, d);
+	rc = sv_device_give_port(c->dup, (send_flags(c) & MSG_FASTOPEN) != 0);
+	if (rc < 0)
+		return rc;
 	/* No name: the kernel sends to the socket's peer, or nowhere. */
 	if (d->kind == SV_DEST_NONE) {
 		struct sockaddr_storage ss;
 		socklen_t l = sizeof(ss);
 
 		if (getpeername(c->dup, (struct sockaddr *)&ss, &l) != 0)
-			return NULL;
+			return 0;
 		sv_sockaddr_decode(&ss, l, 0, &peer);
 		d = &peer;
 	}
-	c->bound_if = sv_call_bound_ifindex(c->dup);
-	c->scope_if = scope_of(c->dup, d);
+	c->bound_if = sv_device_bound_ifindex(c->dup);
+	c->scope_if = sv_device_scope_of(c->dup, d);
 	if (c->bound_if == 0)
-		return NULL;
-	if (c->bound_if > 0 && needs_scope(d) &&
+		return 0;
+	if (c->bound_if > 0 && sv_device_needs_scope(d) &&
 	    (d->scope_id == 0 || d->scope_id == (uint32_t)c->bound_if))
-		return NULL;
-	return "output-interface";
+		return 0;
+	*deny = "output-interface";
+	return 0;
 #endif
+}
+
+int sv_call_device_last(struct sv_call *c, const struct sv_dest *d, const char **deny)
+{
+#ifdef SV_MUTANT_DEVICE_FIRST
+	(void)c;
+	(void)d;
+	*deny = NULL;
+	return 0;
+#endif
+	int rc;
+
+	/* No disconnect may give the port back between this judgement and the
+	 * act: held until sv_call_release. IPv4 has no such race; a connect
+	 * sends nothing before the check after it, and a stream's send goes to
+	 * its peer or nowhere, except a fast-open one. */
+	if (c->domain == AF_INET6 && d->kind != SV_DEST_UNSPEC && !c->device_lock &&
+	    strcmp(c->ev.syscall, "connect") != 0 &&
+	    ((send_flags(c) & MSG_FASTOPEN) || sv_device_socket_type(c->dup) == SOCK_DGRAM) &&
+	    pthread_rwlock_rdlock(&device_lock) == 0)
+		c->device_lock = 1;
+	rc = sv_call_device_fits(c, d, deny);
+
+	if (rc < 0) {
+		sv_call_mech_failure(c, "give_port", -rc);
+		return -1;
+	}
+	/* Test seam only: widen the window between judging the device and
+	 * acting, so that a racing thread's failed bind lands in it. */
+	if (!*deny && sv_fault("device_window"))
+		usleep(300 * 1000);
+	return 0;
 }
 
 int sv_call_device_changed(struct sv_call *c, int connected)
@@ -586,13 +551,23 @@ int sv_call_device_changed(struct sv_call *c, int connected)
 
 	if (c->bound_if == SV_BOUND_UNJUDGED || c->dup < 0)
 		return 0;
-	now = sv_call_bound_ifindex(c->dup);
-	/* A connect to a scoped address binds the socket there itself; only a
-	 * connect that took: a failed one keeps the old peer but not the old
-	 * device (__ip6_datagram_connect, review h-attack14). */
-	if (now == c->bound_if ||
-	    (connected && c->bound_if == 0 && c->scope_if != 0 && now == (int)c->scope_if))
+	now = sv_device_bound_ifindex(c->dup);
+	/* A connect to a scoped address binds the socket there itself: kept
+	 * when it took, or when it failed and left no peer (a refused TCP
+	 * connect keeps the device it bound before the SYN: review
+	 * h-attack16's false red). A failed datagram connect that kept an old
+	 * peer is not (__ip6_datagram_connect, review h-attack14): that peer
+	 * would be written to out of the new link. */
+	if (now == c->bound_if)
 		return 0;
+	if (c->bound_if == 0 && c->scope_if != 0 && now == (int)c->scope_if) {
+		struct sockaddr_storage ss;
+		socklen_t l = sizeof(ss);
+
+		if (connected ||
+		    (getpeername(c->dup, (struct sockaddr *)&ss, &l) != 0 && errno == ENOTCONN))
+			return 0;
+	}
 	if (strcmp(c->ev.syscall, "connect") == 0) {
 		/* Undone before the agent sends anything: a datagram socket
 		 * is disconnected (__udp_disconnect clears the device too), a
@@ -606,6 +581,37 @@ int sv_call_device_changed(struct sv_call *c, int connected)
 	}
 	return 1;
 #endif
+	return 0;
+}
+
+int sv_call_fastopen_connect(struct sv_call *c, const void *name, uint32_t namelen, int *flags,
+			     long long *rc, int *err)
+{
+	int type = 0;
+	socklen_t tl = sizeof(type);
+
+#ifdef SV_MUTANT_FASTOPEN_IN_SYN
+	/* MUTANT fastopen-in-syn: the payload rides the SYN, as before
+	 * review h-attack16. */
+	return 0;
+#endif
+	if (!(*flags & MSG_FASTOPEN) || c->domain != AF_INET6 || namelen == 0 ||
+	    getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM)
+		return 0;
+	*rc = connect(c->dup, name, namelen);
+	*err = *rc < 0 ? errno : 0;
+	if (sv_call_device_changed(c, *rc == 0 || *err == EINPROGRESS)) {
+		(void)shutdown(c->dup, SHUT_RDWR);
+		sv_call_mech_failure(c, "device-binding", ESTALE);
+		return -1;
+	}
+	/* The scope a connect to a link-local address bound is the device
+	 * the check after the send compares with (h-attack16's false red). */
+	if (c->bound_if != SV_BOUND_UNJUDGED)
+		c->bound_if = sv_device_bound_ifindex(c->dup);
+	if (*rc < 0)
+		return 1;
+	*flags &= ~MSG_FASTOPEN;
 	return 0;
 }
 

@@ -49,6 +49,10 @@ struct sv_call {
 	/* The judged destination's own scope id when it needs one (a connect
 	 * to it binds the socket there itself), else 0. */
 	uint32_t scope_if;
+	/* The device lock this call holds until sv_call_release: 0 none, 1
+	 * shared (an IPv6 send or connect, from its device's judgement to its
+	 * act), 2 exclusive (an IPv6 disconnect). */
+	int device_lock;
 	/* Set once a message of a sendmmsg is judged denied (its reason):
 	 * whatever then ends the call as invalid or abandoned, sv_call_finish
 	 * records a denial. */
@@ -129,32 +133,40 @@ const char *sv_call_domain_fits(int domain, const struct sv_dest *d, int is_conn
  * credentials and not only ours. */
 int sv_call_sends_name(const struct sv_dest *d);
 
-/* The whole decision: refused (a reason found earlier, or NULL), then the
- * name; an allowed name then prepares the socket (sv_call_prepare) and must
- * fit its domain. Returns 0 with *deny NULL (allowed, prepared, *why set) or
- * *deny set (ID_VALID checked: the caller records the denial), or -1 with
- * the call finished. */
+/* The whole decision but the device: refused (a reason found earlier, or
+ * NULL), then the name; an allowed name then prepares the socket
+ * (sv_call_prepare) and must fit its domain. Returns 0 with *deny NULL
+ * (allowed, prepared, *why set) or *deny set (ID_VALID checked: the caller
+ * records the denial), or -1 with the call finished. The device is judged
+ * by sv_call_device_last, after it. */
 int sv_call_decide(struct sv_call *c, int agent_fd, const struct sv_dest *d, int is_connect,
 		   const char *refused, const char **deny, const char **why);
 
-/* The device fd is bound to, by index: SO_BINDTOIFINDEX (5.1+), else
- * SO_BINDTODEVICE, which says only whether there is one. 0: none (also a
- * kernel without devices to bind, which answers ENOPROTOOPT); -1: one whose
- * index is unknown, or nothing could be read (judged as bound: fail
- * closed). */
-int sv_call_bound_ifindex(int fd);
+/* sv_call_device_fits as the last step before the act: after every copy
+ * from the agent's memory and the ID_VALID that vouches for it, so that
+ * the agent cannot hold the supervisor between reading the device and
+ * acting (review h-attack16: a payload page held with userfaultfd, or
+ * timed by the page cache, while another thread made the socket portless
+ * and a failed bind set its device). Returns 0 with *deny NULL (allowed)
+ * or the denial's reason, or -1 with the call finished: a socket that
+ * needed a port and could not be given one is a mechanism failure
+ * (`give_port`). */
+int sv_call_device_last(struct sv_call *c, const struct sv_dest *d, const char **deny);
+
 /* The socket's device against the destination (review h-attack13): an inet
  * socket bound to a device sends there whatever the routes say, and a
  * failed bind() of a scoped IPv6 address or a connect to a link-local one
  * binds it without any call the filter traps. A portless IPv6 datagram
  * socket is given its port first (as its first send would), so no later
  * bind() can; an IPv4 socket is only read (nothing untrapped binds it) and
- * left unjudged for the check after the act. Returns NULL when the duplicate is bound to no device,
- * or the destination (d, or the socket's peer when d is no name) is a link-local (or link-scope
- * multicast) IPv6 address whose scope id is 0 or names that device; else "output-interface".
- * Records the device and the one a connect to d would bind for sv_call_device_changed. Needs
- * c->dup. */
-const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d);
+ * left unjudged for the check after the act. *deny is NULL when the
+ * duplicate is bound to no device, or the destination (d, or the socket's
+ * peer when d is no name) is a link-local (or link-scope multicast) IPv6
+ * address whose scope id is 0 or names that device; else
+ * "output-interface". Records the device and the one a connect to d would
+ * bind for sv_call_device_changed. Returns 0, or -errno with nothing judged
+ * when a portless socket could not be given its port. Needs c->dup. */
+int sv_call_device_fits(struct sv_call *c, const struct sv_dest *d, const char **deny);
 /* Whether the duplicate's device is no longer the one judged: another
  * thread's failed bind() between the judgement and the act, or a connect
  * that failed after binding the socket to its scope (the kernel keeps the
@@ -163,8 +175,28 @@ const char *sv_call_device_fits(struct sv_call *c, const struct sv_dest *d);
  * connect that took (0 or EINPROGRESS), whose scope binds the socket by
  * itself. 0 when no device was judged. */
 int sv_call_device_changed(struct sv_call *c, int connected);
+/* Takes the device lock exclusively for an IPv6 disconnect (connect to
+ * AF_UNSPEC), which would give back the port sv_call_device_last relies on
+ * while another supervisor thread sits between judging a device and
+ * acting (review h-attack16); held until sv_call_release. Other calls:
+ * nothing. */
+void sv_call_lock_disconnect(struct sv_call *c, const struct sv_dest *d);
 /* Decodes len bytes of name into *d and puts it in the event. */
 void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len, struct sv_dest *d);
+
+/* An IPv6 TCP send with MSG_FASTOPEN, performed as its connect, the check
+ * after it, then a plain send: the kernel would put the payload in the SYN,
+ * and a failed bind() of a scoped address timed between the device's
+ * judgement and the act (after an untrapped shutdown() gave a SYN_SENT
+ * socket's port back: review h-attack16) would send it out of another
+ * link before any check. Returns 0 when the send is to go on without its
+ * name and without MSG_FASTOPEN (*flags cleared of it); 1 when the connect
+ * is the answer (its error: EINPROGRESS for a non-blocking socket, as
+ * without a fast-open cookie, EISCONN, EALREADY, ...; *rc and *err set);
+ * -1 with the call finished (the connect took the wrong link: undone, a
+ * mechanism failure). Not a fast-open IPv6 stream send: 0, nothing done. */
+int sv_call_fastopen_connect(struct sv_call *c, const void *name, uint32_t namelen, int *flags,
+			     long long *rc, int *err);
 
 /* Closes the duplicate (a mechanism: dup_close) and answers with the
  * performed call's result rc / err. */

@@ -48,6 +48,10 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 	if (read_name(c, a[1], len, name, &d) ||
 	    sv_call_decide(c, (int)a[0], &d, 1, NULL, &deny, &why))
 		return;
+	if (!deny && sv_call_device_last(c, &d, &deny))
+		return;
+	if (!deny)
+		sv_call_lock_disconnect(c, &d);
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		return;
@@ -70,8 +74,8 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	struct sv_iov iov = {.base = a[1], .len = a[2]};
 	const char *deny, *why = NULL;
 	int64_t len = (int32_t)a[5];
-	int flags = (int)a[3], err;
-	long long n;
+	int flags = (int)a[3], err, fo;
+	long long n, foc;
 	ssize_t rc;
 
 	/* No destination in memory: everything the kernel will use is in
@@ -102,8 +106,27 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 		free(payload);
 		return;
 	}
+	/* A name TCP ignores (len 0 here) is no destination: the peer is. */
+	if (sv_call_device_last(c, len ? &d : &(struct sv_dest){.kind = SV_DEST_NONE}, &deny)) {
+		free(payload);
+		return;
+	}
+	if (deny) {
+		free(payload);
+		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
+		return;
+	}
 	if (!sv_call_sends_name(&d))
 		len = 0;
+	fo = sv_call_fastopen_connect(c, name, (uint32_t)len, &flags, &foc, &err);
+	if (fo) {
+		free(payload);
+		if (fo > 0)
+			sv_call_answer_performed(c, why, foc, err);
+		return;
+	}
+	if (!(flags & MSG_FASTOPEN) && ((int)a[3] & MSG_FASTOPEN))
+		len = 0; /* connected by sv_call_fastopen_connect: to its peer */
 	/* MSG_ZEROCOPY would let the kernel read our buffer after we free it. */
 	rc = sendto(c->dup, payload, (size_t)n, (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL,
 		    len ? (struct sockaddr *)name : NULL, (socklen_t)len);

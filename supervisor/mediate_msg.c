@@ -164,17 +164,19 @@ static const char *refusal(const struct copied_msg *cm)
  * result with *err; -3 with *invalid and *err for the agent's own mistake
  * the kernel finds while sending (a payload where nothing can be mapped, a
  * datagram over the cap, a closed or too many descriptors to pass), nothing
- * sent or finished; or -2 with the call finished (a copy or a descriptor
- * duplication failed). */
+ * sent or finished; -4 with *invalid the denial's reason when the
+ * socket's device, judged last (sv_call_device_last), refuses the
+ * destination, nothing sent or finished; or -2 with the call finished (a
+ * copy or a descriptor duplication failed). */
 static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags, int *err,
 			     const char **invalid)
 {
 	struct msghdr mh = {0};
 	struct iovec one;
 	unsigned char *payload = NULL;
-	int *dups = NULL, getfd_err = 0, rc;
+	int *dups = NULL, getfd_err = 0, rc, fast_open = flags & MSG_FASTOPEN;
 	size_t ndups = 0;
-	long long n;
+	long long n, fo;
 	ssize_t sent;
 
 	if (cm->too_many_fds && c->domain == AF_UNIX) {
@@ -222,9 +224,30 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 			return -2;
 		}
 	}
+	/* The device last, after every read of the agent's memory (review
+	 * h-attack16); a name TCP ignores is no destination: the peer is. */
+	if (sv_call_device_last(c, cm->m.namelen ? &cm->d : &(struct sv_dest){.kind = SV_DEST_NONE},
+				invalid)) {
+		free(payload);
+		sv_act_free_dups(dups, ndups);
+		return -2;
+	}
+	if (*invalid) {
+		free(payload);
+		sv_act_free_dups(dups, ndups);
+		return -4;
+	}
+	rc = sv_call_fastopen_connect(c, cm->name, cm->m.namelen, &flags, &fo, err);
+	if (rc) {
+		free(payload);
+		sv_act_free_dups(dups, ndups);
+		return rc < 0 ? -2 : fo;
+	}
 	one.iov_base = payload;
 	one.iov_len = (size_t)n;
-	if (cm->m.namelen && sv_call_sends_name(&cm->d)) {
+	/* A fast-open send connected above goes to its peer, unnamed. */
+	if (cm->m.namelen && sv_call_sends_name(&cm->d) &&
+	    !(fast_open && !(flags & MSG_FASTOPEN))) {
 		mh.msg_name = cm->name;
 		mh.msg_namelen = cm->m.namelen;
 	}
@@ -287,7 +310,9 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 		goto out;
 	}
 	rc = send_copied(c, &cm, (int)a[2], &err, &invalid);
-	if (rc == -3)
+	if (rc == -4)
+		sv_call_finish(c, SV_DENIED, invalid, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
+	else if (rc == -3)
 		sv_call_finish(c, SV_INVALID, invalid, SV_ACT_ERRNO, err, 0);
 	else if (rc != -2)
 		sv_call_answer_performed(c, why, rc, err);
@@ -367,11 +392,9 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 		return sv_call_denial_valid(c, c->ev.msgs[0].reason) ? -1 : (long)n;
 	if (sv_call_prepare(c, (int)c->req->data.args[0]))
 		return -1;
+	/* The device is judged when each message is sent (send_copied). */
 	for (size_t i = 0; i < *first_denied; i++) {
 		const char *deny = sv_call_domain_fits(c->domain, &cms[i].d, 0);
-
-		if (!deny)
-			deny = sv_call_device_fits(c, &cms[i].d);
 
 		if (deny) {
 			c->ev.msgs[i].denied = 1;
@@ -387,9 +410,11 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
  * agent's vector, as the kernel does. Returns the number sent; -3 with
  * *invalid and *err when the first message is the agent's own mistake
  * (send_copied), nothing finished; or -2 with the call finished. *err is
- * the error that stopped it (0 when none). */
+ * the error that stopped it (0 when none). A message whose device is
+ * judged denied when it is sent stops the batch there as a judged denial
+ * (*first_denied becomes its index). */
 static long send_batch(struct sv_call *c, struct copied_msg *cms, size_t upto, int *err,
-		       const char **invalid)
+		       const char **invalid, size_t *first_denied)
 {
 	const __u64 *a = c->req->data.args;
 	size_t sent = 0;
@@ -404,6 +429,15 @@ static long send_batch(struct sv_call *c, struct copied_msg *cms, size_t upto, i
 
 		if (rc == -2)
 			return -2;
+		if (rc == -4) {
+			c->ev.msgs[sent].denied = 1;
+			c->ev.msgs[sent].reason = *invalid;
+			c->decided_denial = *invalid;
+			*first_denied = sent;
+			*invalid = NULL;
+			*err = 0;
+			break;
+		}
 #ifndef SV_MUTANT_MMSG_LATE_INVALID
 		/* A later message's own mistake stops the kernel's batch there,
 		 * and it answers the count sent before it (review h-attack5:
@@ -525,9 +559,16 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 		sv_call_finish(c, SV_INVALID, "bad-msghdr", SV_ACT_ERRNO, EINVAL, 0);
 		goto out;
 	}
-	sent = send_batch(c, cms, upto, &err, &invalid);
+	sent = send_batch(c, cms, upto, &err, &invalid, &first_denied);
 	if (sent == -2)
 		goto out;
+	any_denied = first_denied < (size_t)n;
+	if (sent == 0 && first_denied == 0) {
+		/* Its first message's device was denied: nothing went. */
+		sv_call_finish(c, SV_DENIED, c->ev.msgs[0].reason, SV_ACT_ERRNO,
+			       sv_call_denial_errno(c), 0);
+		goto out;
+	}
 	if (sent == -3) {
 		/* The first message failed at send time: nothing was sent and
 		 * the kernel's error is the call's, unless a later message was

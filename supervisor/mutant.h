@@ -147,6 +147,25 @@
  *                         operations pass: the kernel runs kernel.modprobe
  *                         outside the run with "crypto-" and a name the
  *                         agent chose (review h-attack13)
+ *   DEVICE_FIRST          call.c  the socket's device is judged before the
+ *                         payload is copied: an agent that holds the copy
+ *                         (userfaultfd, the page cache) makes the socket
+ *                         portless and sets its device with a failed bind in
+ *                         between, and the send leaves by that link before
+ *                         the check after it (review h-attack16)
+ *   PORT_FAILURE_QUIET    device.c a portless socket whose port could not be
+ *                         given is judged anyway (IP_LOCAL_PORT_RANGE narrowed
+ *                         to a port held elsewhere; review h-attack16)
+ *   FASTOPEN_IN_SYN       call.c  an IPv6 MSG_FASTOPEN send is performed as one
+ *                         call, its payload in the SYN: a SYN_SENT socket's
+ *                         port given back by shutdown() and a failed bind in
+ *                         the window send it out of another link (review
+ *                         h-attack16)
+ *   DISCONNECT_UNLOCKED   call.c  an IPv6 disconnect runs while another
+ *                         supervisor thread sits between judging a datagram
+ *                         socket's device and sending: the port it gave back
+ *                         lets a failed bind set the device in between
+ *                         (review h-attack16)
  *   HANDOVER_SHARED_ONLY  spawn.c  a refused unshare(CLONE_FILES) refuses the
  *                         run (capability-error) where the listener could be
  *                         taken with pidfd_getfd: every run in Docker's

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "call.h"
+#include "device.h"
 #include "filter.h"
 #include "sockaddr.h"
 
@@ -204,7 +205,7 @@ static const char *inet_state_refused(int fd, int dom)
 	l = sizeof(opt);
 	if (dom == AF_INET6 && (getsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, opt, &l) != 0 || l != 0))
 		return "an IPv6 routing header set (it sends through other addresses)";
-	if (sv_call_bound_ifindex(fd) != 0)
+	if (sv_device_bound_ifindex(fd) != 0)
 		return "bound to a device (it sends on that link whatever the routes say)";
 	return reroute(fd) ? "its route could not be made again (IP_TOS or SO_PRIORITY refused: a "
 			     "priority above 6 needs CAP_NET_ADMIN to be put back)"

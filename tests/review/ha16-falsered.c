@@ -51,8 +51,8 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "refused") == 0) {
 		s = socket(AF_INET6, SOCK_STREAM, 0);
 		rc = connect(s, (struct sockaddr *)&ll, sizeof(ll));
-		printf("agent: refused: connect([fe80::1%%%s]:%s) = %ld (%s)\n", argv[3], argv[2], rc,
-		       rc < 0 ? strerror(errno) : "ok");
+		printf("agent: refused: connect([fe80::1%%%s]:%s) = %ld (%s)\n", argv[3], argv[2],
+		       rc, rc < 0 ? strerror(errno) : "ok");
 		return 0;
 	}
 	if (strcmp(argv[1], "tfo") == 0) {

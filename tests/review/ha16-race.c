@@ -97,6 +97,11 @@ static void *racer(void *arg)
 			break;
 		polls++;
 	}
+	/* HA16_DELAY_US: wait that long after the payload page came in (with
+	 * the test build's device_window, 300 ms after the device is judged,
+	 * the steps below land between the judgement and the act). */
+	if (getenv("HA16_DELAY_US"))
+		usleep((useconds_t)atoi(getenv("HA16_DELAY_US")));
 	if (strncmp(mode, "disc", 4) == 0) {
 		disc_rc = connect(sock, &unspec, sizeof(unspec));
 		disc_err = errno;

@@ -10,6 +10,8 @@
 # (device-binding); a miss is a pass to the declared server. Namespaces and
 # sinks: ha16-net.sh.
 #   ha16-race.sh [SUPERVISOR]   (MODES=... picks: udp disc discmmsg rangenb range rangetfo synshut, and tfoshut (tried: no leak); RUNS=N repeats)
+#   With the test build and HA16_ENV="EGRESS_SV_FAULT=device_window:EAGAIN HA16_DELAY_US=100000",
+#   each racing step lands between the judgement of the device and the act.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh

@@ -21,18 +21,34 @@
 #include <sys/ioctl.h>
 int main(void)
 {
-	struct sockaddr_in6 dst = {.sin6_family = AF_INET6, .sin6_port = htons(9999)}, ll = {.sin6_family = AF_INET6};
+	struct sockaddr_in6 dst = {.sin6_family = AF_INET6, .sin6_port = htons(9999)},
+			    ll = {.sin6_family = AF_INET6};
 	int one = 1, s = socket(AF_INET6, SOCK_STREAM, 0);
 	long rc;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	inet_pton(AF_INET6, getenv("DEFER") ? "::ffff:198.51.100.7" : "::ffff:198.51.100.8", &dst.sin6_addr);
+	inet_pton(AF_INET6, getenv("DEFER") ? "::ffff:198.51.100.7" : "::ffff:198.51.100.8",
+		  &dst.sin6_addr);
 	inet_pton(AF_INET6, "fe80::dead", &ll.sin6_addr);
 	ll.sin6_scope_id = if_nametoindex("a1");
-	if (getenv("DEFER")) setsockopt(s, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof(one)); else { int fl = 1; ioctl(s, FIONBIO, &fl); }
-	rc = connect(s, (void *)&dst, sizeof(dst)); printf("connect %ld %s\n", rc, strerror(errno));
-	rc = shutdown(s, SHUT_RDWR); printf("shutdown %ld %s\n", rc, strerror(errno));
-	rc = bind(s, (void *)&ll, sizeof(ll)); printf("bind %ld %s\n", rc, strerror(errno));
-	{ int fl = 0; ioctl(s, FIONBIO, &fl); } rc = sendto(s, "kernel-only tfoshut", 19, MSG_FASTOPEN | MSG_NOSIGNAL, (void *)&dst, sizeof(dst)); printf("sendto %ld %s\n", rc, strerror(errno));
+	if (getenv("DEFER"))
+		setsockopt(s, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof(one));
+	else {
+		int fl = 1;
+		ioctl(s, FIONBIO, &fl);
+	}
+	rc = connect(s, (void *)&dst, sizeof(dst));
+	printf("connect %ld %s\n", rc, strerror(errno));
+	rc = shutdown(s, SHUT_RDWR);
+	printf("shutdown %ld %s\n", rc, strerror(errno));
+	rc = bind(s, (void *)&ll, sizeof(ll));
+	printf("bind %ld %s\n", rc, strerror(errno));
+	{
+		int fl = 0;
+		ioctl(s, FIONBIO, &fl);
+	}
+	rc = sendto(s, "kernel-only tfoshut", 19, MSG_FASTOPEN | MSG_NOSIGNAL, (void *)&dst,
+		    sizeof(dst));
+	printf("sendto %ld %s\n", rc, strerror(errno));
 	sleep(1);
 	return 0;
 }

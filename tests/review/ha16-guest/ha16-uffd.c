@@ -148,8 +148,8 @@ int main(int argc, char **argv)
 		agent_log("userfaultfd", NULL, -1, errno, NULL);
 		return 3;
 	}
-	sock = socket(AF_INET6, (strcmp(mode, "synshut") == 0 ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC,
-		      0);
+	sock = socket(AF_INET6,
+		      (strcmp(mode, "synshut") == 0 ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
 	if (strcmp(mode, "synshut") == 0) {
 		int nb = 1;
 
