@@ -187,6 +187,33 @@ def load(path):
             "manifest_sha256": manifest_sha, "digest": _digest(manifest_sha, files)}
 
 
+def snapshot(b, dest):
+    """Copies bundle B into the new directory DEST (a file bundle as its
+    one file, a directory bundle with its manifest) and returns (path,
+    bundle loaded from there, its source still B's). A run uses the copy,
+    so rebuilding the supervisor while it runs changes nothing it boots.
+    BundleError when the copy is not B (a file changed under the copy)."""
+    os.makedirs(dest)
+    if b["kind"] == "file":
+        path = os.path.join(dest, b["files"][0]["path"])
+        shutil.copyfile(b["files"][0]["src"], path)
+        os.chmod(path, int(b["files"][0]["mode"], 8))
+    else:
+        path = dest
+        shutil.copyfile(os.path.join(b["source"], MANIFEST), os.path.join(dest, MANIFEST))
+        for f in b["files"]:
+            dst = os.path.join(dest, f["path"])
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copyfile(f["src"], dst)
+            os.chmod(dst, int(f["mode"], 8))
+    copy = load(path)
+    if copy["digest"] != b["digest"]:
+        raise BundleError(f"{b['source']}: changed while it was copied into {dest} "
+                          f"(a build running beside the matrix?)")
+    copy["source"] = b["source"]
+    return path, copy
+
+
 def record(b):
     """What summary.json and cell.json keep of a bundle."""
     return {"name": b["name"], "source": b["source"], "kind": b["kind"], "entry": b["entry"],

@@ -425,6 +425,7 @@ def parse_args(argv):
     if not opts.supervisor:
         opts.supervisor = os.path.join(BUILD, "egress-supervisor")
     opts.supervisor = os.path.abspath(opts.supervisor)
+    opts.supervisor_source = opts.supervisor
     if opts.extra_scenarios:
         opts.extra_scenarios = os.path.abspath(opts.extra_scenarios)
         if not os.path.isdir(opts.extra_scenarios):
@@ -510,11 +511,17 @@ def run_matrix(argv, hosts_tmp):
                              f"runner)")
         os.makedirs(os.path.join(rdir, "cells"))
         os.makedirs(os.path.join(rdir, "kernels"))
+        # Everything after this boots the run's own copy: a supervisor
+        # rebuilt while the matrix runs would change later kernels' images.
+        try:
+            opts.supervisor, opts.bundle = BU.snapshot(opts.bundle, os.path.join(rdir, "bundle"))
+        except BU.BundleError as e:
+            raise SetupError(str(e)) from None
         if opts.shard_n > 1:
             log(f"shard {opts.shard_i}/{opts.shard_n}: {len(selected)} of {len(selection)} "
                 f"selected cells")
         log(f"run {run_id}: {len(selected)} cells ({len(kernels)} kernels), {opts.jobs} "
-            f"VMs at once, supervisor {opts.supervisor}; results in {rdir}")
+            f"VMs at once, supervisor {opts.supervisor_source}; results in {rdir}")
         # Only the kernels the run selected are fetched or built; a build
         # is announced with its cost before anything starts.
         for k in kernels:
@@ -637,7 +644,7 @@ def run_matrix(argv, hosts_tmp):
         "started": started,
         # sha256: the file's for a file bundle (as before), the bundle digest
         # for a directory; "bundle" has every file's sha256.
-        "supervisor": {"path": opts.supervisor,
+        "supervisor": {"path": opts.supervisor_source, "copy": opts.supervisor,
                        "sha256": C.sha256_file(opts.supervisor)
                        if opts.bundle["kind"] == "file" else opts.bundle["digest"]},
         "bundle": BU.record(opts.bundle),

@@ -263,7 +263,7 @@ def rerun_command(cell, opts):
     parts = ["make", "matrix", f"KERNELS={cell['kernel']}",
              f"SCENARIOS={cell['scenario_cell']}", "ISOLATION=boot"]
     if opts.supervisor_given:
-        parts.append(f"SUPERVISOR={opts.supervisor}")
+        parts.append(f"SUPERVISOR={opts.supervisor_source}")
     if opts.extra_scenarios:
         parts.append(f"EXTRA_SCENARIOS={opts.extra_scenarios}")
     return shlex.join(parts)
