@@ -4,8 +4,9 @@ answer checked against what the kernel's access rules predict for the
 credentials and Yama setting the same profile reports
 (shared/reference/kernel-facts.md, "Who may read or act on whom"): as root,
 as uid 1000 (no capabilities), and under a container-style seccomp mask
-(Docker's default profile without CAP_SYS_PTRACE refuses pidfd_getfd and
-process_vm_readv with EPERM).
+(pidfd_getfd and process_vm_readv answered EPERM), and under masks that
+refuse unshare (Docker's default profile without CAP_SYS_ADMIN), where the
+listener is handed over with pidfd_getfd as the supervisor's is.
 
     HP_BIN=build/egress-hostprofile python3 tests/hostprofile/test_hostprofile.py
 """
@@ -23,7 +24,7 @@ PROBES = ("listener", "process_vm_readv", "proc_mem", "pidfd_open", "pidfd_getfd
 ACCESS_CHECKED = ("process_vm_readv", "proc_mem", "pidfd_getfd")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from seccomp_mask import NR_UNSHARE, container_mask  # noqa: E402
+from seccomp_mask import NR_PIDFD_GETFD, NR_UNSHARE, container_mask  # noqa: E402
 
 
 def profile(argv_prefix=(), preexec=None):
@@ -53,13 +54,31 @@ def expected(p, target, call):
     return "ok"
 
 
+def expected_listener(p, handover, masked):
+    """The listener's answer: installed in the shared table needs no access;
+    handed over with pidfd_getfd it needs what pidfd_getfd needs against a
+    dumpable child of ours (the hand-over comes before the target becomes
+    non-dumpable or re-parented, as the supervisor's from its own child)."""
+    if handover == "shared-table":
+        return "ok"
+    return "EPERM" if "pidfd_getfd" in masked else expected(p, "child", "pidfd_getfd")
+
+
 class Profile(unittest.TestCase):
-    def check_probes(self, p, masked=()):
+    def check_probes(self, p, masked=(), handover="shared-table"):
         for target in ("child", "child_nodump", "reparented_grandchild"):
             got = p["probes"][target]
             self.assertEqual(got["start"], "ok", target)
+            self.assertEqual(got["handover"], handover, target)
+            listener = expected_listener(p, handover, masked)
             for call in PROBES:
-                want = "EPERM" if call in masked else expected(p, target, call)
+                if call == "listener":
+                    want = listener
+                elif call == "id_valid":
+                    # Asked only of a notification that arrived.
+                    want = "ok" if listener == "ok" else None
+                else:
+                    want = "EPERM" if call in masked else expected(p, target, call)
                 self.assertEqual(got[call], want, f"{target} {call}: {got}")
         self.assertEqual(p["probes"]["reparented_grandchild"]["reparented"], "ok")
 
@@ -97,15 +116,32 @@ class Profile(unittest.TestCase):
         self.assertEqual(p["no_new_privs"], 1)
         self.check_probes(p, masked=("process_vm_readv", "pidfd_getfd"))
 
-    def test_refused_unshare_is_the_starts_answer_and_nothing_after_it_is_tried(self):
+    def test_refused_unshare_hands_the_listener_over_with_pidfd_getfd(self):
         # Docker's default profile refuses unshare without CAP_SYS_ADMIN:
-        # the targets' private descriptor table (and the supervisor's
-        # spawn) cannot be had, which is said, not timed out.
+        # as the supervisor's spawn, each target is started again with a
+        # table of its own and its listener taken with pidfd_getfd; the
+        # start is ok and every answer follows the access rules.
         p = profile(preexec=lambda: container_mask((NR_UNSHARE,)))
-        for t in H.TARGETS:
-            self.assertEqual(p["probes"][t]["start"], "EPERM", t)
-            self.assertIsNone(p["probes"][t]["listener"], t)
+        self.check_probes(p, handover="pidfd_getfd")
         self.assertEqual(p["probes"]["userns"], "EPERM")
+
+    def test_unprivileged_user_under_refused_unshare_hands_over_before_the_target_is_nodump(self):
+        # The hand-over comes while the target is dumpable: the listener
+        # is ok for the non-dumpable child, which uid 1000 cannot read.
+        p = profile(["setpriv", "--reuid=1000", "--regid=1000", "--clear-groups"],
+                    preexec=lambda: container_mask((NR_UNSHARE,)))
+        self.assertEqual(p["probes"]["child_nodump"]["process_vm_readv"], "EPERM")
+        self.check_probes(p, handover="pidfd_getfd")
+
+    def test_refused_unshare_and_pidfd_getfd_leave_no_listener(self):
+        # Docker's default without CAP_SYS_PTRACE and CAP_SYS_ADMIN: the
+        # hand-over's pidfd_getfd is refused, so the listener is its errno,
+        # no notification is received, and the rest is still answered.
+        p = profile(preexec=lambda: container_mask((NR_UNSHARE, NR_PIDFD_GETFD)))
+        self.check_probes(p, masked=("pidfd_getfd",), handover="pidfd_getfd")
+        for t in H.TARGETS:
+            self.assertEqual(p["probes"][t]["listener"], "EPERM", t)
+            self.assertIsNone(p["probes"][t]["id_valid"], t)
 
     def test_bad_invocation_exits_2(self):
         res = subprocess.run([HP_BIN, "--bogus"], capture_output=True, text=True, check=False)
