@@ -300,8 +300,85 @@ class Replay(unittest.TestCase):
         env = H.environment(p)
         self.assertIn("unshare:EPERM", env["masks"])
         self.assertIn("io_uring_setup:EPERM", env["masks"])
+        # An unshare mask alone is survivable: the listener is handed over
+        # with pidfd_getfd, so the scenario's own derivations stand.
         text, _ = H.host_scenario_text(self.scenario("starter-undeclared"), env)
+        self.assertIn("mask = unshare:EPERM\n", text)
+        self.assertNotIn("when kernel=* -> capability-error", text)
+
+    def test_a_user_whose_listener_was_handed_over_maps_onto_an_unshare_mask(self):
+        # uid 1000 refused a user namespace where unshare(CLONE_FILES) was
+        # refused too: only a seccomp filter does that.
+        p = self.edited(yama_ptrace_scope=0, ids__uid=[1000] * 4,
+                        capabilities__effective="0000000000000000",
+                        capabilities__permitted="0000000000000000")
+        p["probes"]["userns"] = "EPERM"
+        p["probes"]["child"]["handover"] = "pidfd_getfd"
+        env = H.environment(p)
+        self.assertEqual((env["user"], env["masks"]), ("uid1000", ["unshare:EPERM"]))
+        self.assertIn("can enforce", H.enforce_summary(p))
+
+    def test_a_refused_unshare_is_no_reason_by_itself_but_a_failed_handover_is(self):
+        p = self.edited(yama_ptrace_scope=0)
+        for t in H.TARGETS:
+            p["probes"][t]["handover"] = "pidfd_getfd"
+        self.assertIn("can enforce", H.enforce_summary(p))
+        p["probes"]["child"].update(listener="EPERM", pidfd_getfd="EPERM", id_valid=None)
+        summary = H.enforce_summary(p)
+        self.assertIn("cannot enforce", summary)
+        self.assertIn("listener could not be handed over (EPERM)", summary)
+        self.assertIn("CAP_SYS_PTRACE, or allow pidfd_getfd", summary)
+
+    def test_a_profile_without_handover_loads_and_is_compared_without_it(self):
+        p = self.edited()
+        for t in H.TARGETS:
+            p["probes"][t].pop("handover", None)
+        self.assertNotIn("handover", H.load(self.write(p))["probes"]["child"])
+        g = json.loads(json.dumps(self.real))
+        g["probes"]["child"]["handover"] = "pidfd_getfd"
+        self.assertEqual(H.guest_profile_differences(p, json.dumps(g).encode()), [])
+        self.assertEqual(H.guest_profile_differences(self.real, json.dumps(g).encode()),
+                         [f"host: handover {self.real['probes']['child']['handover']} on the "
+                          f"child; guest: pidfd_getfd"])
+        p["probes"]["child"]["handover"] = "by-magic"
+        self.refused(p, "probes.child.handover")
+
+    def test_a_root_host_without_cap_sys_admin_is_refused_by_derivation_or_not_replayed(self):
+        # The guest's root keeps CAP_SYS_ADMIN: a refusal the masks already
+        # cause is derived with the missing pid namespace named beside it;
+        # without such a mask the guest could not stand for the host.
+        p = self.edited(yama_ptrace_scope=0, capabilities__effective="00000000a80425fb",
+                        capabilities__permitted="00000000a80425fb")
+        env = H.environment(p)
+        self.assertTrue(any("CAP_SYS_ADMIN" in u for u in env["unreproducible"]), env)
+        p["probes"]["child"]["pidfd_getfd"] = "EPERM"
+        env = H.environment(p)
+        self.assertEqual(env["unreproducible"], [])
+        text, _ = H.host_scenario_text(self.scenario("starter-declared"), env)
+        self.assertIn("pidfd_getfd:EPERM, a mechanism the supervisor's probe proves", text)
+        self.assertIn("without CAP_SYS_ADMIN cannot give a root agent a pid namespace", text)
+
+    def test_the_docker_profiles_replay_as_derived(self):
+        hosts = os.path.join(TOP, "scenarios", "hosts")
+        p = H.load(os.path.join(hosts, "docker-default.profile"))
+        env = H.environment(p)
+        self.assertEqual((env["user"], sorted(env["masks"])),
+                         ("nocap", ["io_uring_setup:EPERM", "pidfd_getfd:EPERM", "unshare:EPERM"]))
+        sc = self.scenario("starter-declared")
+        text, _ = H.host_scenario_text(sc, env)
         self.assertIn("when kernel=* -> capability-error", text)
+        p = H.load(os.path.join(hosts, "docker-ptrace-user.profile"))
+        env = H.environment(p)
+        self.assertEqual((env["user"], env["ptrace_scope"], sorted(env["masks"])),
+                         ("uid1000", 0, ["io_uring_setup:EPERM", "unshare:EPERM"]))
+        text, _ = H.host_scenario_text(sc, env)
+        self.assertNotIn("when kernel=* -> capability-error", text)
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "host-starter-declared.scenario"), "w") as f:
+                f.write(text)
+            pinned = S.load([d], S.known_kernels(S.live_kernels(TOP)))[0]
+            cells = pinned.cells()
+            self.assertEqual(pinned.resolve("debian-6.1", cells[0][1]).verdict, "pass")
 
     def test_a_host_without_user_namespaces_maps_onto_its_sysctl(self):
         # user.max_user_namespaces=0 answers ENOSPC; the replay sets it, so a
