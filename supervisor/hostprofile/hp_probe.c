@@ -142,7 +142,7 @@ static void target(const struct target_args *a)
 {
 	struct target_msg m = {.pid = getpid(), .addr = (uintptr_t)&known};
 	sigset_t none;
-	int trap = 1;
+	int trap = 1; /* make the trapped connect */
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -178,11 +178,13 @@ static void target(const struct target_args *a)
 	}
 	if (write(a->report_fd, &m, sizeof(m)) != (ssize_t)sizeof(m))
 		_exit(126);
-	if (!a->by_getfd && m.listener >= 0)
-		close(m.listener);
-	else if (a->by_getfd)
-		m.listener = trap ? 0 : -1;
-	if (m.listener >= 0 && m.sock >= 0)
+	if (!a->by_getfd) {
+		trap = m.listener >= 0;
+		if (trap)
+			close(m.listener);
+	}
+	/* Only where someone holds the listener: it answers the call. */
+	if (trap && m.sock >= 0)
 		connect(m.sock, (const struct sockaddr *)&known, sizeof(known));
 	for (;;)
 		pause();
