@@ -9,7 +9,8 @@
       "yama_ptrace_scope": "Yama's documentation (Documentation/admin-guide/LSM/Yama.rst): 2 = admin-only attach, set by hardening guides (CIS, KSPP recommendations)",
       "ids, capabilities": "an unprivileged runner account: uid 1000, no capabilities",
       "probes.*": "Yama scope 2 requires CAP_SYS_PTRACE for attach access: process_vm_readv and pidfd_getfd EPERM, /proc/PID/mem EACCES, for every target (kernel-facts.md access table)",
-      "probes.userns": "Debian 12 allows unprivileged user namespaces (kernel.unprivileged_userns_clone=1 by default since Debian 11)"
+      "probes.userns": "Debian 12 allows unprivileged user namespaces (kernel.unprivileged_userns_clone=1 by default since Debian 11)",
+      "probes.*.handover": "no seccomp filter (mode 0) and unshare(CLONE_FILES) needs no privilege: each target unshares the table it shared with the tool: shared-table"
     }
   },
   "kernel": {
@@ -100,6 +101,7 @@
   "probes": {
     "child": {
       "start": "ok",
+      "handover": "shared-table",
       "listener": "ok",
       "process_vm_readv": "EPERM",
       "proc_mem": "EACCES",
@@ -109,6 +111,7 @@
     },
     "child_nodump": {
       "start": "ok",
+      "handover": "shared-table",
       "listener": "ok",
       "process_vm_readv": "EPERM",
       "proc_mem": "EACCES",
@@ -118,6 +121,7 @@
     },
     "reparented_grandchild": {
       "start": "ok",
+      "handover": "shared-table",
       "reparented": "ok",
       "listener": "ok",
       "process_vm_readv": "EPERM",

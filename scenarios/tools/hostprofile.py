@@ -26,6 +26,8 @@ PROBE_CALLS = ("listener", "process_vm_readv", "proc_mem", "pidfd_open", "pidfd_
 # what the supervisor's own probe tries against its canary.
 ACCESS_CALLS = ("process_vm_readv", "proc_mem", "pidfd_getfd")
 CAP_SYS_PTRACE = 19
+CAP_SYS_ADMIN = 21
+HANDOVERS = ("shared-table", "pidfd_getfd")
 # Verdict-deciding options, and the custom matrix kernel that has the host's
 # value where the Debian kernels do not.
 VARIANT_FOR_OPTION = {
@@ -41,10 +43,12 @@ COMPARED_OPTIONS = ("CONFIG_SECCOMP_FILTER", "CONFIG_SECURITY_YAMA",
 # The axes a host replaces; a scenario without one of them was derived for
 # its own fixed environment only, and is not replayed on another.
 HOST_AXES = ("ptrace_scope", "user")
-# Masks of a mechanism the supervisor's probe proves against its canary
-# (unshare: the canary, like the agent, takes a private descriptor table
-# with unshare(CLONE_FILES) before the listener is handed over).
-PROBE_FAILING_MASKS = ("process_vm_readv", "pidfd_getfd", "pidfd_open", "unshare")
+# Masks of a mechanism the supervisor's probe proves against its canary.
+# Not unshare: where unshare(CLONE_FILES) is refused, the listener is taken
+# with pidfd_getfd from a child whose table is its own from the clone
+# (docs/design.md, "Handing the listener over"), so an unshare mask alone
+# is survivable; with pidfd_getfd masked too, that hand-over fails.
+PROBE_FAILING_MASKS = ("process_vm_readv", "pidfd_getfd", "pidfd_open")
 # Answers of the profile that are not per target, compared as they are.
 GLOBAL_PROBES = ("io_uring_setup", "userns")
 # The caller the guest runs in a host replay: it writes the guest's own
@@ -117,6 +121,11 @@ def load(path):
             v = probes[t].get(call, "missing")
             _need(v is None or (isinstance(v, str) and ANSWER_RE.match(v)), path,
                   f"probes.{t}.{call}", f"{v!r} is not ok, an errno name or null")
+        # Profiles from before the pidfd_getfd hand-over have no `handover`:
+        # read as null (not said).
+        v = probes[t].get("handover")
+        _need(v is None or v in HANDOVERS, path, f"probes.{t}.handover",
+              f"{v!r} is not {' or '.join(HANDOVERS)} or null")
     return p
 
 
@@ -243,10 +252,12 @@ def environment(p):
         masks.append(f"io_uring_setup:{probes['io_uring_setup']}")
     sysctls = []
     userns = probes.get("userns")
-    if userns == "EPERM" and uid == 0:
-        # root needs no privilege for a user namespace: the refusal is a
-        # seccomp profile's (Docker's default refuses unshare without
-        # CAP_SYS_ADMIN), which refuses every unshare, as the mask does.
+    if userns == "EPERM" and (uid == 0 or child.get("handover") == "pidfd_getfd"):
+        # root needs no privilege for a user namespace, and nothing but a
+        # seccomp filter refuses unshare(CLONE_FILES) (the target's handover
+        # is then pidfd_getfd): the refusal is a seccomp profile's (Docker's
+        # default refuses unshare without CAP_SYS_ADMIN), which refuses
+        # every unshare, as the mask does.
         masks.append("unshare:EPERM")
     elif userns == "EPERM" and (p.get("sysctls") or {}).get("kernel.unprivileged_userns_clone") == 0:
         sysctls.append("kernel.unprivileged_userns_clone=0")
@@ -257,6 +268,20 @@ def environment(p):
     elif userns not in ("ok", None):
         notes.append(f"the host refuses a user namespace ({userns}) for a reason the guest "
                      f"does not reproduce: the guest profile's answer will differ")
+    refusals = []
+    if uid == 0 and not int(p["capabilities"]["effective"], 16) >> CAP_SYS_ADMIN & 1:
+        # The guest's root and nocap keep CAP_SYS_ADMIN (nocap drops only
+        # CAP_SYS_PTRACE), so its supervisor gives the agent a pid namespace
+        # where the host's cannot: the refusal is derived, not replayed.
+        why = ("a root supervisor without CAP_SYS_ADMIN cannot give a root agent a pid "
+               "namespace of its own (its probe's containment is EPERM)")
+        if any(m.split(":")[0] in PROBE_FAILING_MASKS for m in masks):
+            refusals.append(why)
+            notes.append(f"{why}: the guest's root keeps CAP_SYS_ADMIN, so the guest refuses "
+                         f"the run for the masks alone; derived for both")
+        else:
+            unrepro.append(f"{why}, and the guest's root keeps CAP_SYS_ADMIN: the guest "
+                           f"would contain an agent the host cannot")
     listener = child.get("listener")
     if listener == "EBUSY":
         unrepro.append("the host already had a notification listener in the filter chain "
@@ -266,7 +291,7 @@ def environment(p):
         unrepro.append("the host ran in a user namespace other than init's: the guest runs "
                        "the supervisor in init's")
     return {"ptrace_scope": scope, "user": user, "masks": masks, "sysctls": sysctls,
-            "notes": notes, "unreproducible": unrepro}
+            "refusals": refusals, "notes": notes, "unreproducible": unrepro}
 
 
 def probe_differences(p, report_probe):
@@ -285,8 +310,10 @@ def probe_differences(p, report_probe):
 def guest_profile_differences(p, data):
     """[text] for every answer of the guest's own egress-hostprofile (the
     `guest_profile` section a replay cell emits, as bytes, or None) that
-    differs from the host's: per target and per call, and the global
-    probes ("host: pidfd_getfd EPERM on the child_nodump; guest: ok").
+    differs from the host's: per target and per call (and the way the
+    listener was handed over, where the host's profile says it), and the
+    global probes ("host: pidfd_getfd EPERM on the child_nodump; guest:
+    ok").
     A guest without a profile, or with one that is not a profile, is one
     difference: nothing was compared."""
     if not data:
@@ -304,8 +331,9 @@ def guest_profile_differences(p, data):
     for t in TARGETS:
         ht = hp.get(t) or {}
         gt = gp.get(t) if isinstance(gp.get(t), dict) else {}
-        for call in ("start", "reparented") + PROBE_CALLS:
-            if call not in ht:
+        for call in ("start", "handover", "reparented") + PROBE_CALLS:
+            # handover: not in profiles from before the hand-over
+            if call not in ht or (call == "handover" and ht[call] is None):
                 continue
             h, gv = ht.get(call), gt.get(call, "missing")
             if h != gv:
@@ -332,35 +360,46 @@ def enforce_summary(p):
     what is missing and what the host would have to change."""
     child = p["probes"]["child"]
     if child.get("start") not in ("ok", None):
+        # A refused unshare(CLONE_FILES) is no reason by itself: the target
+        # (like the supervisor's child) is then started with a table of its
+        # own and hands its listener over with pidfd_getfd.
         return (f"a supervisor cannot enforce on this host: the probe's child could not be "
-                f"started ({child.get('start')}); "
-                + ("a seccomp profile refuses unshare (Docker's default does without "
-                   "CAP_SYS_ADMIN), which the supervisor's spawn needs to give the agent a "
-                   "private descriptor table: run the job under a profile that allows "
-                   "unshare(CLONE_FILES)" if child.get("start") == "EPERM"
-                   else "see the probe answers"))
+                f"started ({child.get('start')}); see the probe answers")
     bad = [(c, child.get(c)) for c in PROBE_CALLS if child.get(c) not in ("ok", None)]
     if child.get("process_vm_readv") == "ENOSYS" and child.get("proc_mem") == "ok":
         bad = [b for b in bad if b[0] != "process_vm_readv"]
-    if not bad:
+    caps = int(p["capabilities"]["effective"], 16)
+    no_admin_root = p["ids"]["uid"][1] == 0 and not caps >> CAP_SYS_ADMIN & 1
+    if not bad and not no_admin_root:
         return ("a supervisor can enforce on this host: every mechanism worked against a "
                 "child with the caller's credentials")
     hints = []
     scope = p["yama_ptrace_scope"]
-    cap = int(p["capabilities"]["effective"], 16) >> CAP_SYS_PTRACE & 1
+    cap = caps >> CAP_SYS_PTRACE & 1
+    if no_admin_root:
+        hints.append("a root supervisor without CAP_SYS_ADMIN cannot give a root agent a pid "
+                     "namespace of its own: run the job as a non-root user (contained by a "
+                     "user namespace, or the subreaper and Landlock) or add CAP_SYS_ADMIN")
     if scope == 3:
         hints.append("Yama ptrace_scope 3 refuses everyone until reboot: boot with a lower scope")
     elif scope == 2 and not cap:
         hints.append("Yama ptrace_scope 2 needs CAP_SYS_PTRACE: grant it to the CI job, or "
                      "lower kernel.yama.ptrace_scope to 1")
-    masked = [c for c, v in bad if v in ("EPERM", "ENOSYS") and rule_answer(p, "child", c) == "ok"]
+    masked = [c for c, v in bad if v in ("EPERM", "ENOSYS") and c != "listener"
+              and rule_answer(p, "child", c) == "ok"]
     if masked:
         hints.append(f"a seccomp profile refuses {', '.join(masked)} (Docker's default does "
                      f"without CAP_SYS_PTRACE): add CAP_SYS_PTRACE or allow those calls")
-    if child.get("listener") not in ("ok", None):
+    if child.get("listener") not in ("ok", None) and child.get("handover") == "pidfd_getfd":
+        hints.append(f"the listener could not be handed over ({child.get('listener')}): "
+                     f"unshare(CLONE_FILES) is refused, so it is taken from the child with "
+                     f"pidfd_getfd, which needs ptrace access to the caller's own child "
+                     f"(add CAP_SYS_PTRACE, or allow pidfd_getfd)")
+    elif child.get("listener") not in ("ok", None):
         hints.append(f"no notification listener ({child.get('listener')}): the kernel needs "
                      f"CONFIG_SECCOMP_FILTER and Linux >= 5.0, and no other listener in the chain")
-    missing = ", ".join(f"{c} {v}" for c, v in bad)
+    missing = ", ".join([f"{c} {v}" for c, v in bad]
+                        + (["no pid namespace for a root agent"] if no_admin_root else []))
     return (f"a supervisor cannot enforce on this host ({missing}); "
             + ("; ".join(hints) if hints else "see the probe answers"))
 
@@ -402,6 +441,7 @@ def host_scenario_text(sc, env, profile=None):
         if str(env[a]) not in axes[a]:
             return None, f"its verdicts are derived for {a} in {' '.join(axes[a])}, not {env[a]}"
     breaking = [m for m in env["masks"] if m.split(":")[0] in PROBE_FAILING_MASKS]
+    refusals = env.get("refusals") or []
     lines, inserted = [], False
     with open(sc.path, encoding="utf-8") as f:
         for raw in f.read().splitlines():
@@ -433,8 +473,9 @@ def host_scenario_text(sc, env, profile=None):
                     lines.append(
                         f"when kernel=* -> capability-error: the host's container profile "
                         f"answers {', '.join(breaking)}, a mechanism the supervisor's probe "
-                        f"proves against its canary, so the probe refuses the run "
-                        f"(derived from the host profile)")
+                        f"proves against its canary, so the probe refuses the run"
+                        + "".join(f"; and {r}" for r in refusals)
+                        + " (derived from the host profile)")
                 inserted = True
             lines.append(raw)
     return "\n".join(lines) + "\n", None

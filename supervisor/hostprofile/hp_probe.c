@@ -35,9 +35,10 @@ static const struct sockaddr_in known = {
     .sin_zero = {'h', 'o', 's', 't', 'p', 'r', 'o', 'f'},
 };
 
-/* What a target tells us through the pipe, once its table is its own. */
+/* What a target tells us through the pipe, once its table is its own (and,
+ * in a hand-over with pidfd_getfd, first with only listener and pid set). */
 struct target_msg {
-	int listener; /* fd number in the (then shared) table, or -errno */
+	int listener; /* fd number in the (then shared, or its own) table, or -errno */
 	int sock;     /* its socket's fd number, or -errno */
 	pid_t pid;    /* its pid in our namespace */
 	int reparented;
@@ -45,11 +46,30 @@ struct target_msg {
 	uint64_t addr; /* where `known` is in its memory */
 };
 
+/* How a target is started: sharing our table (by_getfd 0), or with a table
+ * of its own from the clone, its listener then taken with pidfd_getfd. */
+struct target_args {
+	enum hp_target kind;
+	int report_fd;
+	pid_t parent;  /* grandchild: the intermediate, whose exit re-parents it */
+	int by_getfd;  /* the hand-over: ack_fd and handed_fd are set */
+	int ack_fd;    /* read end: one byte from us, 1 once we hold the listener */
+	int ack_wr;    /* its write end, our copy: closed at once */
+	int handed_fd; /* grandchild: told once handed over (the intermediate exits), or -1 */
+};
+
 const char *hp_target_name(enum hp_target kind)
 {
 	static const char *const names[] = {"child", "child_nodump", "reparented_grandchild"};
 
 	return kind < HP_NTARGETS ? names[kind] : "?";
+}
+
+const char *hp_handover_name(enum hp_handover h)
+{
+	return h == HP_HANDOVER_SHARED  ? "shared-table"
+	       : h == HP_HANDOVER_GETFD ? "pidfd_getfd"
+					: NULL;
 }
 
 static int errno_of(long rc)
@@ -78,47 +98,94 @@ static int install_listener(void)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+/* In a hand-over target: the filter is installed in our own table and we
+ * are still what the supervisor hands over from (its dumpable descendant).
+ * Reports the listener's number, waits for our parent's byte and drops our
+ * copy. Returns whether the listener was taken. (The supervisor's child
+ * exits on a 0; ours goes on as a target, so that the access probes are
+ * still answered, and never makes the trapped call.) */
+static int hand_over(const struct target_args *a, struct target_msg *m)
+{
+	char go = 0;
+	ssize_t n;
+
+	m->listener = install_listener();
+	if (write(a->report_fd, m, sizeof(*m)) != (ssize_t)sizeof(*m))
+		_exit(126);
+	if (m->listener >= 0) {
+		do
+			n = read(a->ack_fd, &go, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(126);
+		close(m->listener);
+	}
+	close(a->ack_fd);
+	if (a->handed_fd >= 0) {
+		/* The intermediate may exit now: we were handed over as its
+		 * parent's descendant, and are re-parented from here on. */
+		if (write(a->handed_fd, &go, 1) != 1)
+			_exit(126);
+		close(a->handed_fd);
+	}
+	return m->listener >= 0 && go == 1;
+}
+
 /* The target: sets itself up as `kind` asks, reports, then makes the
  * trapped connect (which blocks until we answer) and waits to be killed.
- * Only async-signal-safe calls until the table is unshared. */
-static void target(enum hp_target kind, int report_fd, pid_t parent)
+ * Sharing our table: only async-signal-safe calls until it is unshared, in
+ * the order the shared-table spawn has always had. With a table of its own
+ * (unshare refused): the hand-over comes first, before the target becomes
+ * non-dumpable or re-parented, as the supervisor hands over from its own
+ * dumpable child before the agent exists. */
+static void target(const struct target_args *a)
 {
 	struct target_msg m = {.pid = getpid(), .addr = (uintptr_t)&known};
 	sigset_t none;
+	int trap = 1; /* make the trapped connect */
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (kind == HP_GRANDCHILD) {
+	if (a->by_getfd) {
+		close(a->ack_wr);
+		trap = hand_over(a, &m);
+	}
+	if (a->kind == HP_GRANDCHILD) {
 		/* Wait until our parent (the intermediate) has exited and we
 		 * were re-parented to the nearest subreaper or init. */
-		for (int i = 0; i < 1000 && getppid() == parent; i++)
+		for (int i = 0; i < 1000 && getppid() == a->parent; i++)
 			usleep(1000);
-		m.reparented = getppid() == parent ? ETIMEDOUT : 0;
+		m.reparented = getppid() == a->parent ? ETIMEDOUT : 0;
 	}
-	if (kind == HP_CHILD_NODUMP)
+	if (a->kind == HP_CHILD_NODUMP)
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	m.listener = install_listener();
+	if (!a->by_getfd)
+		m.listener = install_listener();
 	m.sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (m.sock < 0)
 		m.sock = -errno;
 	/* From here our parent may open and close descriptors: take a copy of
 	 * the table first. Its listener is the parent's now. A refusal (a
 	 * container profile refuses unshare: Docker's default does without
-	 * CAP_SYS_ADMIN) is the start's answer, as it fails the supervisor's
-	 * own spawn; the parent is still only waiting, so the report is safe. */
-	if (unshare(CLONE_FILES) != 0) {
+	 * CAP_SYS_ADMIN) is reported and we exit: our parent starts a target
+	 * with a table of its own instead, as the supervisor's spawn does. The
+	 * parent is still only waiting, so the report is safe. */
+	if (!a->by_getfd && unshare(CLONE_FILES) != 0) {
 		m.unshared = errno;
-		if (write(report_fd, &m, sizeof(m)) != (ssize_t)sizeof(m))
+		if (write(a->report_fd, &m, sizeof(m)) != (ssize_t)sizeof(m))
 			_exit(126);
 		_exit(125);
 	}
-	if (write(report_fd, &m, sizeof(m)) != (ssize_t)sizeof(m))
+	if (write(a->report_fd, &m, sizeof(m)) != (ssize_t)sizeof(m))
 		_exit(126);
-	if (m.listener >= 0) {
-		close(m.listener);
-		if (m.sock >= 0)
-			connect(m.sock, (const struct sockaddr *)&known, sizeof(known));
+	if (!a->by_getfd) {
+		trap = m.listener >= 0;
+		if (trap)
+			close(m.listener);
 	}
+	/* Only where someone holds the listener: it answers the call. */
+	if (trap && m.sock >= 0)
+		connect(m.sock, (const struct sockaddr *)&known, sizeof(known));
 	for (;;)
 		pause();
 }
@@ -220,60 +287,178 @@ static void probe_target(int listener, const struct target_msg *m, struct hp_tar
 	}
 }
 
-int hp_probe_target(enum hp_target kind, struct hp_target_result *r)
+/* The listener a hand-over target reported as fd number `theirs`, taken
+ * with pidfd_getfd as the supervisor takes it: a descriptor in our table,
+ * or -errno (of pidfd_open or pidfd_getfd). */
+static int take_listener(pid_t pid, int theirs)
 {
-	struct target_msg m;
-	int p[2], rc, status;
-	long pid;
+	long pidfd = syscall(SYS_pidfd_open, pid, 0), fd;
+	int err;
 
-	*r = (struct hp_target_result){-1, -1, -1, -1, -1, -1, -1};
-	if (pipe2(p, O_CLOEXEC) != 0)
+	if (pidfd < 0)
 		return -errno;
+	fd = syscall(SYS_pidfd_getfd, (int)pidfd, theirs, 0);
+	err = fd < 0 ? -errno : 0;
+	close((int)pidfd);
+	return err ? err : (int)fd;
+}
+
+static void close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0) {
+			close(p[i]);
+			p[i] = -1;
+		}
+}
+
+/* The intermediate of a grandchild target: starts it and exits, at once
+ * when it shares our table, else once it was handed over (while it was
+ * still our descendant). */
+static void intermediate(struct target_args *a, unsigned long flags)
+{
+	int h[2] = {-1, -1};
+	char b;
+	long g;
+
+	if (a->by_getfd && pipe2(h, O_CLOEXEC) != 0)
+		_exit(126);
+	a->parent = getpid();
+	a->handed_fd = h[1];
+	g = syscall(SYS_clone, flags, 0, 0, 0, 0);
+	if (g == 0)
+		target(a);
+	if (g > 0 && a->by_getfd) {
+		/* Our copies go, so that a target that dies gives EOF. */
+		close(a->report_fd);
+		close(h[1]);
+		close(a->ack_wr);
+		close(a->ack_fd);
+		while (read(h[0], &b, 1) < 0 && errno == EINTR)
+			;
+	}
+	_exit(g < 0 ? 126 : 0);
+}
+
+/* One attempt: the target of `kind` started sharing our table (by_getfd 0)
+ * or with its own (1), probed into *r. Returns 0 when it was probed, or
+ * when (sharing) its unshare was refused: *refused is then that errno and
+ * nothing was probed; -errno when it could not be started. */
+static int run_target(enum hp_target kind, int by_getfd, struct hp_target_result *r, int *refused)
+{
+	struct target_args a = {
+	    .kind = kind, .by_getfd = by_getfd, .ack_fd = -1, .ack_wr = -1, .handed_fd = -1};
 	/* CLONE_FILES: the listener the target creates appears in our table
 	 * without any ptrace-level access (as the supervisor gets its own). */
-	pid = syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, 0, 0, 0);
+	unsigned long flags = (by_getfd ? 0 : CLONE_FILES) | SIGCHLD;
+	struct target_msg m;
+	int p[2] = {-1, -1}, ack[2] = {-1, -1}, rc, status, listener = -1;
+	pid_t victim = -1;
+	long pid;
+
+	*refused = 0;
+	if (pipe2(p, O_CLOEXEC) != 0 || (by_getfd && pipe2(ack, O_CLOEXEC) != 0)) {
+		rc = -errno;
+		close_pair(p);
+		return rc;
+	}
+	a.report_fd = p[1];
+	a.ack_fd = ack[0];
+	a.ack_wr = ack[1];
+	pid = syscall(SYS_clone, flags, 0, 0, 0, 0);
 	if (pid < 0) {
 		rc = -errno;
-		close(p[0]);
-		close(p[1]);
+		close_pair(p);
+		close_pair(ack);
 		return rc;
 	}
 	if (pid == 0) {
-		if (kind == HP_GRANDCHILD) {
-			pid_t me = getpid();
-			long g = syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, 0, 0, 0);
-
-			if (g == 0)
-				target(kind, p[1], me);
-			_exit(g < 0 ? 126 : 0);
-		}
-		target(kind, p[1], getppid());
+		if (kind == HP_GRANDCHILD)
+			intermediate(&a, flags);
+		a.parent = getppid();
+		target(&a);
+	}
+	if (by_getfd) {
+		/* Our table is our own: a target that dies gives EOF. */
+		close(p[1]);
+		p[1] = -1;
+		close(ack[0]);
+		ack[0] = -1;
 	}
 	rc = wait_msg(p[0], &m);
-	close(p[0]);
-	close(p[1]);
+	if (rc == 0 && by_getfd) {
+		char go;
+
+		victim = m.pid;
+		r->handover = HP_HANDOVER_GETFD;
+		if (m.listener >= 0) {
+			listener = take_listener(m.pid, m.listener);
+			go = listener >= 0;
+			if (write(ack[1], &go, 1) != 1)
+				rc = -errno;
+		}
+		r->listener = m.listener < 0 ? -m.listener : listener < 0 ? -listener : 0;
+		close_pair(ack);
+		if (rc == 0)
+			rc = wait_msg(p[0], &m);
+	}
+	close_pair(p);
+	close_pair(ack);
 	if (rc == 0 && m.unshared) {
 		if (m.listener >= 0)
 			close(m.listener);
 		if (m.sock >= 0)
 			close(m.sock);
-		rc = -m.unshared;
-		if (kind == HP_GRANDCHILD)
-			kill(m.pid, SIGKILL);
+		*refused = m.unshared;
+		victim = m.pid;
 	} else if (rc == 0) {
-		r->listener = m.listener < 0 ? -m.listener : 0;
+		if (!by_getfd) {
+			r->handover = HP_HANDOVER_SHARED;
+			r->listener = m.listener < 0 ? -m.listener : 0;
+			listener = m.listener;
+		}
 		if (kind == HP_GRANDCHILD)
 			r->reparented = m.reparented;
-		probe_target(m.listener, &m, r);
-		if (m.listener >= 0)
-			close(m.listener);
+		probe_target(listener, &m, r);
 		/* The grandchild is not ours to wait for: it was re-parented. */
-		kill(m.pid, SIGKILL);
+		victim = m.pid;
 	}
-	if (kind != HP_GRANDCHILD || rc != 0)
+	if (listener >= 0)
+		close(listener);
+	if (victim > 0)
+		kill(victim, SIGKILL);
+	if (kind != HP_GRANDCHILD || rc != 0 || *refused)
 		kill((pid_t)pid, SIGKILL);
 	while (waitpid((pid_t)pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (rc != 0)
+		*r = (struct hp_target_result){.listener = -1,
+					       .process_vm_readv = -1,
+					       .proc_mem = -1,
+					       .pidfd_open = -1,
+					       .pidfd_getfd = -1,
+					       .id_valid = -1,
+					       .reparented = -1};
+	return rc;
+}
+
+int hp_probe_target(enum hp_target kind, struct hp_target_result *r)
+{
+	int refused, rc;
+
+	*r = (struct hp_target_result){.listener = -1,
+				       .process_vm_readv = -1,
+				       .proc_mem = -1,
+				       .pidfd_open = -1,
+				       .pidfd_getfd = -1,
+				       .id_valid = -1,
+				       .reparented = -1};
+	rc = run_target(kind, 0, r, &refused);
+	/* A profile that refuses unshare (Docker's default without
+	 * CAP_SYS_ADMIN): as the supervisor, a target with a table of its
+	 * own, its listener taken with pidfd_getfd. */
+	if (rc == 0 && refused)
+		rc = run_target(kind, 1, r, &refused);
 	return rc;
 }
 

@@ -30,6 +30,7 @@ static void write_probes(struct hp_json *j)
 
 		hp_json_obj(j, hp_target_name((enum hp_target)k));
 		hp_json_errno(j, "start", rc < 0 ? -rc : 0);
+		hp_json_str(j, "handover", hp_handover_name(r.handover));
 		hp_json_errno(j, "listener", r.listener);
 		hp_json_errno(j, "process_vm_readv", r.process_vm_readv);
 		hp_json_errno(j, "proc_mem", r.proc_mem);

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Issue 16's replay check, on this machine: egress-hostprofile captures the
-profile of this host as root, as uid 1000, and under a container-style mask
-(pidfd_getfd and process_vm_readv EPERM, as Docker's default without
-CAP_SYS_PTRACE), and `make repro` replays each in the appliance. A cell
+profile of this host as root, as uid 1000, under a container-style mask
+(pidfd_getfd and process_vm_readv EPERM) and under an unshare mask (the
+listener handed over with pidfd_getfd, as in Docker's default profile
+without CAP_SYS_ADMIN), and `make repro` replays each in the appliance. A cell
 counts as passed only when it is ok: the guest's own profile answered as the
 host's did for every target (child, non-dumpable child, re-parented
 grandchild) and the verdict is the derived one. One scenario per profile,
@@ -45,6 +46,9 @@ def main():
             "uid1000": {"argv_prefix": ["setpriv", "--reuid=1000", "--regid=1000",
                                         "--clear-groups"]},
             "container-mask": {"preexec": T.container_mask},
+            # unshare refused: the listener handed over with pidfd_getfd,
+            # in the guest's profile as in the host's
+            "unshare-mask": {"preexec": lambda: T.container_mask((T.NR_UNSHARE,))},
         }
         for name, how in hosts.items():
             path = os.path.join(d, f"{name}.json")

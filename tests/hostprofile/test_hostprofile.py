@@ -4,8 +4,9 @@ answer checked against what the kernel's access rules predict for the
 credentials and Yama setting the same profile reports
 (shared/reference/kernel-facts.md, "Who may read or act on whom"): as root,
 as uid 1000 (no capabilities), and under a container-style seccomp mask
-(Docker's default profile without CAP_SYS_PTRACE refuses pidfd_getfd and
-process_vm_readv with EPERM).
+(pidfd_getfd and process_vm_readv answered EPERM), and under masks that
+refuse unshare (Docker's default profile without CAP_SYS_ADMIN), where the
+listener is handed over with pidfd_getfd as the supervisor's is.
 
     HP_BIN=build/egress-hostprofile python3 tests/hostprofile/test_hostprofile.py
 """
@@ -23,7 +24,7 @@ PROBES = ("listener", "process_vm_readv", "proc_mem", "pidfd_open", "pidfd_getfd
 ACCESS_CHECKED = ("process_vm_readv", "proc_mem", "pidfd_getfd")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from seccomp_mask import NR_UNSHARE, container_mask  # noqa: E402
+from seccomp_mask import NR_PIDFD_GETFD, NR_UNSHARE, container_mask  # noqa: E402
 
 
 def profile(argv_prefix=(), preexec=None):
@@ -53,13 +54,31 @@ def expected(p, target, call):
     return "ok"
 
 
+def expected_listener(p, handover, masked):
+    """The listener's answer: installed in the shared table needs no access;
+    handed over with pidfd_getfd it needs what pidfd_getfd needs against a
+    dumpable child of ours (the hand-over comes before the target becomes
+    non-dumpable or re-parented, as the supervisor's from its own child)."""
+    if handover == "shared-table":
+        return "ok"
+    return "EPERM" if "pidfd_getfd" in masked else expected(p, "child", "pidfd_getfd")
+
+
 class Profile(unittest.TestCase):
-    def check_probes(self, p, masked=()):
+    def check_probes(self, p, masked=(), handover="shared-table"):
         for target in ("child", "child_nodump", "reparented_grandchild"):
             got = p["probes"][target]
             self.assertEqual(got["start"], "ok", target)
+            self.assertEqual(got["handover"], handover, target)
+            listener = expected_listener(p, handover, masked)
             for call in PROBES:
-                want = "EPERM" if call in masked else expected(p, target, call)
+                if call == "listener":
+                    want = listener
+                elif call == "id_valid":
+                    # Asked only of a notification that arrived.
+                    want = "ok" if listener == "ok" else None
+                else:
+                    want = "EPERM" if call in masked else expected(p, target, call)
                 self.assertEqual(got[call], want, f"{target} {call}: {got}")
         self.assertEqual(p["probes"]["reparented_grandchild"]["reparented"], "ok")
 
@@ -97,15 +116,32 @@ class Profile(unittest.TestCase):
         self.assertEqual(p["no_new_privs"], 1)
         self.check_probes(p, masked=("process_vm_readv", "pidfd_getfd"))
 
-    def test_refused_unshare_is_the_starts_answer_and_nothing_after_it_is_tried(self):
+    def test_refused_unshare_hands_the_listener_over_with_pidfd_getfd(self):
         # Docker's default profile refuses unshare without CAP_SYS_ADMIN:
-        # the targets' private descriptor table (and the supervisor's
-        # spawn) cannot be had, which is said, not timed out.
+        # as the supervisor's spawn, each target is started again with a
+        # table of its own and its listener taken with pidfd_getfd; the
+        # start is ok and every answer follows the access rules.
         p = profile(preexec=lambda: container_mask((NR_UNSHARE,)))
-        for t in H.TARGETS:
-            self.assertEqual(p["probes"][t]["start"], "EPERM", t)
-            self.assertIsNone(p["probes"][t]["listener"], t)
+        self.check_probes(p, handover="pidfd_getfd")
         self.assertEqual(p["probes"]["userns"], "EPERM")
+
+    def test_unprivileged_user_under_refused_unshare_hands_over_before_the_target_is_nodump(self):
+        # The hand-over comes while the target is dumpable: the listener
+        # is ok for the non-dumpable child, which uid 1000 cannot read.
+        p = profile(["setpriv", "--reuid=1000", "--regid=1000", "--clear-groups"],
+                    preexec=lambda: container_mask((NR_UNSHARE,)))
+        self.assertEqual(p["probes"]["child_nodump"]["process_vm_readv"], "EPERM")
+        self.check_probes(p, handover="pidfd_getfd")
+
+    def test_refused_unshare_and_pidfd_getfd_leave_no_listener(self):
+        # Docker's default without CAP_SYS_PTRACE and CAP_SYS_ADMIN: the
+        # hand-over's pidfd_getfd is refused, so the listener is its errno,
+        # no notification is received, and the rest is still answered.
+        p = profile(preexec=lambda: container_mask((NR_UNSHARE, NR_PIDFD_GETFD)))
+        self.check_probes(p, masked=("pidfd_getfd",), handover="pidfd_getfd")
+        for t in H.TARGETS:
+            self.assertEqual(p["probes"][t]["listener"], "EPERM", t)
+            self.assertIsNone(p["probes"][t]["id_valid"], t)
 
     def test_bad_invocation_exits_2(self):
         res = subprocess.run([HP_BIN, "--bogus"], capture_output=True, text=True, check=False)
@@ -264,8 +300,85 @@ class Replay(unittest.TestCase):
         env = H.environment(p)
         self.assertIn("unshare:EPERM", env["masks"])
         self.assertIn("io_uring_setup:EPERM", env["masks"])
+        # An unshare mask alone is survivable: the listener is handed over
+        # with pidfd_getfd, so the scenario's own derivations stand.
         text, _ = H.host_scenario_text(self.scenario("starter-undeclared"), env)
+        self.assertIn("mask = unshare:EPERM\n", text)
+        self.assertNotIn("when kernel=* -> capability-error", text)
+
+    def test_a_user_whose_listener_was_handed_over_maps_onto_an_unshare_mask(self):
+        # uid 1000 refused a user namespace where unshare(CLONE_FILES) was
+        # refused too: only a seccomp filter does that.
+        p = self.edited(yama_ptrace_scope=0, ids__uid=[1000] * 4,
+                        capabilities__effective="0000000000000000",
+                        capabilities__permitted="0000000000000000")
+        p["probes"]["userns"] = "EPERM"
+        p["probes"]["child"]["handover"] = "pidfd_getfd"
+        env = H.environment(p)
+        self.assertEqual((env["user"], env["masks"]), ("uid1000", ["unshare:EPERM"]))
+        self.assertIn("can enforce", H.enforce_summary(p))
+
+    def test_a_refused_unshare_is_no_reason_by_itself_but_a_failed_handover_is(self):
+        p = self.edited(yama_ptrace_scope=0)
+        for t in H.TARGETS:
+            p["probes"][t]["handover"] = "pidfd_getfd"
+        self.assertIn("can enforce", H.enforce_summary(p))
+        p["probes"]["child"].update(listener="EPERM", pidfd_getfd="EPERM", id_valid=None)
+        summary = H.enforce_summary(p)
+        self.assertIn("cannot enforce", summary)
+        self.assertIn("listener could not be handed over (EPERM)", summary)
+        self.assertIn("CAP_SYS_PTRACE, or allow pidfd_getfd", summary)
+
+    def test_a_profile_without_handover_loads_and_is_compared_without_it(self):
+        p = self.edited()
+        for t in H.TARGETS:
+            p["probes"][t].pop("handover", None)
+        self.assertNotIn("handover", H.load(self.write(p))["probes"]["child"])
+        g = json.loads(json.dumps(self.real))
+        g["probes"]["child"]["handover"] = "pidfd_getfd"
+        self.assertEqual(H.guest_profile_differences(p, json.dumps(g).encode()), [])
+        self.assertEqual(H.guest_profile_differences(self.real, json.dumps(g).encode()),
+                         [f"host: handover {self.real['probes']['child']['handover']} on the "
+                          f"child; guest: pidfd_getfd"])
+        p["probes"]["child"]["handover"] = "by-magic"
+        self.refused(p, "probes.child.handover")
+
+    def test_a_root_host_without_cap_sys_admin_is_refused_by_derivation_or_not_replayed(self):
+        # The guest's root keeps CAP_SYS_ADMIN: a refusal the masks already
+        # cause is derived with the missing pid namespace named beside it;
+        # without such a mask the guest could not stand for the host.
+        p = self.edited(yama_ptrace_scope=0, capabilities__effective="00000000a80425fb",
+                        capabilities__permitted="00000000a80425fb")
+        env = H.environment(p)
+        self.assertTrue(any("CAP_SYS_ADMIN" in u for u in env["unreproducible"]), env)
+        p["probes"]["child"]["pidfd_getfd"] = "EPERM"
+        env = H.environment(p)
+        self.assertEqual(env["unreproducible"], [])
+        text, _ = H.host_scenario_text(self.scenario("starter-declared"), env)
+        self.assertIn("pidfd_getfd:EPERM, a mechanism the supervisor's probe proves", text)
+        self.assertIn("without CAP_SYS_ADMIN cannot give a root agent a pid namespace", text)
+
+    def test_the_docker_profiles_replay_as_derived(self):
+        hosts = os.path.join(TOP, "scenarios", "hosts")
+        p = H.load(os.path.join(hosts, "docker-default.profile"))
+        env = H.environment(p)
+        self.assertEqual((env["user"], sorted(env["masks"])),
+                         ("nocap", ["io_uring_setup:EPERM", "pidfd_getfd:EPERM", "unshare:EPERM"]))
+        sc = self.scenario("starter-declared")
+        text, _ = H.host_scenario_text(sc, env)
         self.assertIn("when kernel=* -> capability-error", text)
+        p = H.load(os.path.join(hosts, "docker-ptrace-user.profile"))
+        env = H.environment(p)
+        self.assertEqual((env["user"], env["ptrace_scope"], sorted(env["masks"])),
+                         ("uid1000", 0, ["io_uring_setup:EPERM", "unshare:EPERM"]))
+        text, _ = H.host_scenario_text(sc, env)
+        self.assertNotIn("when kernel=* -> capability-error", text)
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "host-starter-declared.scenario"), "w") as f:
+                f.write(text)
+            pinned = S.load([d], S.known_kernels(S.live_kernels(TOP)))[0]
+            cells = pinned.cells()
+            self.assertEqual(pinned.resolve("debian-6.1", cells[0][1]).verdict, "pass")
 
     def test_a_host_without_user_namespaces_maps_onto_its_sysctl(self):
         # user.max_user_namespaces=0 answers ENOSPC; the replay sets it, so a
