@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
@@ -518,6 +519,63 @@ static int mode_reaper(void)
 			say("reaper fd %d -> %s", fd, q);
 		}
 	}
+	return 0;
+}
+
+/* what a root agent keeps: its capability sets, and whether the host's
+ * helper programs' directory is writable in its mount namespace */
+static int mode_rootfs(void)
+{
+	char b[4096];
+	int f = open("/proc/self/status", O_RDONLY);
+	ssize_t n = read(f, b, sizeof b - 1);
+	b[n > 0 ? n : 0] = 0;
+	for (char *l = strtok(b, "\n"); l; l = strtok(0, "\n"))
+		if (!strncmp(l, "Cap", 3) || !strncmp(l, "NoNewPrivs", 10) ||
+		    !strncmp(l, "Seccomp:", 8))
+			say("%s", l);
+	const char *canary = "/usr/sbin/.rerun2-canary";
+	int c = open(canary, O_CREAT | O_EXCL | O_WRONLY, 0755);
+	say("create %s -> %d %s", canary, c,
+	    c < 0 ? strerrorname_np(errno) : "(writable: /sbin/modprobe could be replaced)");
+	if (c >= 0) {
+		close(c);
+		unlink(canary);
+	}
+	return 0;
+}
+
+/* SysV shared memory of a process outside the tree (the IPC namespace is the
+ * host's?): the outsider creates a 0600 segment and reads it back later */
+static int mode_shm_outsider(int seconds)
+{
+	int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+	char *p = shmat(id, 0, 0);
+	strcpy(p, "outsider's own data");
+	printf("%d\n", id);
+	fflush(stdout);
+	sleep(seconds);
+	fprintf(stderr, "outsider: segment now holds '%s'\n", p);
+	shmctl(id, IPC_RMID, 0);
+	return 0;
+}
+static int mode_shm_agent(int id)
+{
+	int f = open("/proc/sysvipc/shm", O_RDONLY);
+	char b[1024] = "";
+	if (f >= 0) {
+		ssize_t n = read(f, b, sizeof b - 1);
+		b[n > 0 ? n : 0] = 0;
+	}
+	say("/proc/sysvipc/shm: %s",
+	    f < 0 ? strerrorname_np(errno) : (strchr(b, '\n') ? strchr(b, '\n') + 1 : b));
+	char *p = shmat(id, 0, 0);
+	if (p == (void *)-1) {
+		say("shmat(%d) -> %s", id, strerrorname_np(errno));
+		return 0;
+	}
+	say("shmat(%d) -> read '%s'; writing into it", id, p);
+	strcpy(p, "WRITTEN BY THE SUPERVISED AGENT");
 	return 0;
 }
 
@@ -1137,6 +1195,12 @@ int main(int argc, char **argv)
 		return mode_inbound_race(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "cross"))
 		return mode_cross(atol(argv[2]), atoi(argv[3]));
+	if (!strcmp(m, "shm-outsider"))
+		return mode_shm_outsider(atoi(argv[2]));
+	if (!strcmp(m, "shm-agent"))
+		return mode_shm_agent(atoi(argv[2]));
+	if (!strcmp(m, "rootfs"))
+		return mode_rootfs();
 	if (!strcmp(m, "reaper"))
 		return mode_reaper();
 	if (!strcmp(m, "inherit"))

@@ -43,7 +43,7 @@ print("  cell_result:", notes, "->", (r or {}).get("verdict"), (r or {}).get("co
 	sleep "${SETTLE:-0.3}"
 	local new; new=$(tail -n +$((before + 1)) "$SINKLOG")
 	if [ -n "$new" ]; then echo "$new" | sed 's/^/  sink: /'; else echo "  sink: nothing"; fi
-	local alive; alive=$(pgrep -af "$AG" | grep -v pgrep)
+	local alive; alive=$(pgrep -af "$AG" | grep -v -e pgrep -e shm-outsider)
 	if [ -n "$alive" ]; then echo "  ALIVE after exit:"; echo "$alive" | sed 's/^/    /'; else echo "  alive: none"; fi
 }
 
@@ -52,6 +52,17 @@ case_ia32() { sv ia32 root -- ia32; sv ia32 1000 -- ia32; }
 case_noconnect() { sv noconnect root -- noconnect; sv noconnect 1000 -- noconnect; }
 case_inbound() { sv inbound root -- inbound; sv inbound 1000 -- inbound; }
 case_unconnected() { sv unconnected 1000 -- unconnected; }
+case_shm() {
+	# an outsider (uid 1000, not in any run) with a 0600 SysV segment; the agent attaches and writes
+	local u
+	for u in root 1000; do
+		"${U1000[@]}" "$AG" shm-outsider 6 > "$OUT/shm-outsider.out" 2> "$OUT/shm-outsider.err" &
+		local op=$!; sleep 1
+		sv shm-$u "$u" -- shm-agent "$(grep -E '^[0-9]+$' "$OUT/shm-outsider.out")"
+		wait $op; sed 's/^/  outsider: /' "$OUT/shm-outsider.err"
+	done
+}
+case_rootfs() { sv rootfs root -- rootfs; sv rootfs 1000 -- rootfs; }
 case_reaper() { sv reaper root -- reaper; sv reaper 1000 -- reaper; }
 case_cross() {
 	# a victim outside the tree, uid 1000, holding a connected socket to the undeclared sink
@@ -105,6 +116,6 @@ print("  cell_result:", notes, "->", (r or {}).get("verdict"), (r or {}).get("co
       "judge:", c.judge_report(int(sys.argv[3]), False, r, None))' "$TOP/initramfs/host" "$OUT/forge2-otmpfile.stream" "$code"
 }
 
-CASES=${*:-highbits ia32 noconnect inbound unconnected reaper cross inherit table outlive interrupt forge}
+CASES=${*:-highbits ia32 noconnect inbound unconnected rootfs shm reaper cross inherit table outlive interrupt forge}
 for c in $CASES; do "case_$c"; done
 echo "=== sink log total"; cat "$SINKLOG"
