@@ -14,7 +14,7 @@ for run in sys.argv[1:]:
         print("   sink:", sink or "nothing")
         if (g / "dmesg").exists():
             for l in (g / "dmesg").read_text(errors="replace").splitlines():
-                if "HELPER-ESCAPE" in l: print("   dmesg:", l)
+                if "HELPER-" in l: print("   dmesg:", l)
         try:
             r = json.loads((c / "report.json").read_text())
             for e in r.get("events", []):
