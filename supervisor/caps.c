@@ -14,13 +14,19 @@
  * (SYS_BOOT: kexec_load starts another kernel outside every filter), and
  * choosing pids (CHECKPOINT_RESTORE: clone3 set_tid and ns_last_pid, with
  * which a tree of decreasing pids defeated a kill in pid order; also
- * map_files and PR_SET_MM). Kept on purpose: SETUID/SETGID (a root agent
- * may change ids; cross-process access is then stopped by the pid
- * namespace and the filter, not by its uid), KILL (in the pid namespace it
- * reaches only the agent's own tree), DAC_OVERRIDE and the other file
- * capabilities (a root agent's file access is the user's choice of running
- * it as root: a known limit). */
+ * map_files and PR_SET_MM), and DAC_READ_SEARCH (open_by_handle_at: a root
+ * agent reopened an unlinked --report-fd file on ext4 by its inode and
+ * rewrote the supervisor's records; hostile re-run h-rerun2). Kept on
+ * purpose: SETUID/SETGID (a root agent may change ids; cross-process
+ * access is then stopped by the pid namespace and the filter, not by its
+ * uid), KILL (in the pid namespace it reaches only the agent's own tree),
+ * DAC_OVERRIDE and the other file capabilities (a root agent's file access
+ * is the user's choice of running it as root: a known limit). */
 static const int risky_caps[] = {
+#ifndef SV_MUTANT_HANDLE_OPEN
+    /* MUTANT handle-open: kept, as before h-rerun2. */
+    2 /* DAC_READ_SEARCH */,
+#endif
     12 /* NET_ADMIN */,
     13 /* NET_RAW */,
     16 /* SYS_MODULE */,

@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -419,6 +420,28 @@ static void say_userns_refused(void)
 		strerror(-err));
 }
 
+/* A root agent keeps CAP_DAC_OVERRIDE and the host's files: where the root
+ * file system is writable it can replace a program the kernel runs as full
+ * root outside every mechanism of the run (a core_pattern pipe's program,
+ * kernel.modprobe's, a cron file; hostile re-run h-rerun2). Not contained
+ * (docs/design.md, Known limits): said, so that a pass there is read for
+ * what it covers. */
+static void say_root_agent_files(void)
+{
+	enum sv_contain_mode mode;
+	struct statvfs st;
+
+	if (sv_contain_choose(&mode) < 0 || mode != SV_CONTAIN_PIDNS || statvfs("/", &st) != 0 ||
+	    (st.f_flag & ST_RDONLY))
+		return;
+	fprintf(stderr,
+		"egress-supervisor: warning: the agent runs as root and the host's files are "
+		"writable to it: a program the kernel or a root service runs outside the run "
+		"(a core_pattern or modprobe helper, a cron file) can be replaced; run the "
+		"supervisor as a non-root user for a contained agent (docs/design.md, Known "
+		"limits)\n");
+}
+
 static int run(struct sv_cli *cli, const sigset_t *set)
 {
 	static char stdio_why[512];
@@ -440,6 +463,7 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	sv_report_set_probe(&pr);
 	/* Refused at set-up, or to the canary's namespaces inside ours. */
 	say_userns_refused();
+	say_root_agent_files();
 	if (cli->probe_only) {
 		sv_probe_print(&pr);
 		return finish_run(1) == EXIT_CAPABILITY ? EXIT_CAPABILITY : EXIT_PASS;

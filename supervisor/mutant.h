@@ -166,6 +166,10 @@
  *                         socket's device and sending: the port it gave back
  *                         lets a failed bind set the device in between
  *                         (review h-attack16)
+ *   HANDLE_OPEN           caps.c  a root agent keeps CAP_DAC_READ_SEARCH:
+ *                         open_by_handle_at reopens an unlinked --report-fd
+ *                         file on ext4 and rewrites the supervisor's records
+ *                         (hostile re-run h-rerun2)
  *   HANDOVER_SHARED_ONLY  spawn.c  a refused unshare(CLONE_FILES) refuses the
  *                         run (capability-error) where the listener could be
  *                         taken with pidfd_getfd: every run in Docker's

@@ -266,7 +266,10 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 		return rc;
 	}
 	if (a.mode != SV_CONTAIN_SUBREAPER)
-		flags |= CLONE_NEWPID | CLONE_NEWNS;
+		/* Its own SysV IPC too: a root agent (CAP_IPC_OWNER) or one
+		 * of the owner's uid attached an outside process's shared
+		 * memory segment and wrote into it (hostile re-run h-rerun2). */
+		flags |= CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC;
 	a.report_fd = p[1];
 	a.status_fd = st[1];
 	a.ack_fd = ack[0];
@@ -277,6 +280,12 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 	/* Seam: a kernel without pid namespaces answers EINVAL to CLONE_NEWPID. */
 	rc = a.mode != SV_CONTAIN_SUBREAPER ? sv_fault("clone_newpid") : 0;
 	pid = rc < 0 ? (errno = -rc, -1L) : syscall(SYS_clone, flags, 0, 0, 0, 0);
+	/* A kernel without CONFIG_IPC_NS (the matrix's tinyconfig kernels,
+	 * which have no SysV IPC either) answers EINVAL to CLONE_NEWIPC alone. */
+	if (pid < 0 && errno == EINVAL && rc == 0 && (flags & CLONE_NEWIPC)) {
+		flags &= ~(unsigned long)CLONE_NEWIPC;
+		pid = syscall(SYS_clone, flags, 0, 0, 0, 0);
+	}
 	/* The pid namespace of the user namespace trial or of the probe's
 	 * canary, just reaped, may still count against user.max_pid_namespaces
 	 * (contain.h): ENOSPC is asked again a while before it is believed. */

@@ -252,7 +252,7 @@ def adversarial_verdicts_match_kernel_semantics():
     """Issue 4's scenarios 12-22, restated from the access rules: the
     supervisor's CAP_SYS_PTRACE overrides a non-dumpable agent; exec of an
     unreadable binary makes only an agent that cannot read it (uid 1000, not
-    root with CAP_DAC_READ_SEARCH) non-dumpable; Yama 2 needs CAP_SYS_PTRACE,
+    root with CAP_DAC_OVERRIDE) non-dumpable; Yama 2 needs CAP_SYS_PTRACE,
     Yama 3 refuses everyone; a killed supervisor leaves capability-error."""
     top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     scs = {s.name: s for s in S.load([top], S.PLANNED_KERNELS)}

@@ -9,9 +9,11 @@ Registered into harness.TESTS when run.py imports it."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -579,3 +581,39 @@ def report_file_without_o_tmpfile_uses_a_random_name_and_leaves_none(ctx):
     expect_outcome(ctx, run, 0, "pass")
     d = os.path.dirname(ctx.last_argv[ctx.last_argv.index("--report") + 1])
     ctx.expect_eq(sorted(os.listdir(d)), ["report.json"], "files in the report's directory")
+
+
+@test()
+def root_agent_neither_reopens_the_report_by_handle_nor_reaches_outside_sysv_memory(ctx):
+    # The hostile re-run h-rerun2, its own runner and agent: a root agent
+    # reopened the unlinked --report-fd file by its inode with
+    # open_by_handle_at (CAP_DAC_READ_SEARCH, ext4 accepts generation 0)
+    # and rewrote the supervisor's records into a forged final one; a root
+    # or same-uid agent attached an outsider's 0600 SysV segment and wrote
+    # into it. CAP_DAC_READ_SEARCH is dropped and the agent has its own IPC
+    # namespace: EPERM and EINVAL, the outsider's bytes intact. Mutant
+    # handle-open (the capability kept): the report is reopened.
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not shutil.which("gcc"):
+        raise Skip("needs root (setpriv) and gcc")
+    script = os.path.join(TOP, "tests", "review", "rerun2", "run.sh")
+
+    def rerun(binary, cases):
+        # Its own directory, which uid 1000 (the outsider, the agent) can reach.
+        out_dir = tempfile.mkdtemp(prefix="egress-it-rerun2-")
+        os.chmod(out_dir, 0o1777)
+        ctx.last_argv = ["bash", script] + cases
+        try:
+            p = subprocess.run(["bash", script] + cases, cwd=TOP, capture_output=True, text=True,
+                               timeout=240, env=dict(os.environ, SV=binary, OUT=out_dir))
+        finally:
+            shutil.rmtree(out_dir, ignore_errors=True)
+        return p.stdout + p.stderr[-400:]
+
+    out = rerun(SV, ["forge", "shm"])
+    ctx.expect(re.search(r"forge-handle \(user root\)[\s\S]*?0 report\(s\) reopened", out),
+               "root reopened no report: %s" % out[:600])
+    ctx.expect_eq(len(re.findall(r"shmat\(\d+\) -> EINVAL", out)), 2, "shmat refused to root and uid 1000")
+    ctx.expect(out.count("segment now holds 'outsider's own data'") == 2, "the outsider's bytes intact")
+    ctx.expect("FORGED BY THE AGENT" not in out, "a forged record believed: %s" % out[-600:])
+    out = rerun(mutant_binary("handle-open"), ["forge"])
+    ctx.expect("FORGED BY THE AGENT" in out, "handle-open mutant: %s" % out[-600:])
