@@ -1,7 +1,8 @@
 """A container-style seccomp mask for tests: a preexec_fn that answers
 chosen x86_64 syscalls with EPERM, as a container runtime's profile does
-(Docker's default without CAP_SYS_PTRACE: pidfd_getfd, process_vm_readv;
-without CAP_SYS_ADMIN: unshare). Shared by the host profile tests and the
+(Docker's default without CAP_SYS_PTRACE refuses pidfd_getfd, and
+process_vm_readv only on kernels before 4.8; without CAP_SYS_ADMIN,
+unshare). Shared by the host profile tests and the
 integration tests. Python 3 standard library only."""
 
 import ctypes
@@ -57,8 +58,9 @@ def newpid_mask():
 
 def container_mask(nrs=(NR_PIDFD_GETFD, NR_PROCESS_VM_READV)):
     """preexec_fn: a filter answering the syscalls NRS with EPERM (by
-    default pidfd_getfd and process_vm_readv, as Docker's default profile
-    does for a container without CAP_SYS_PTRACE)."""
+    default pidfd_getfd and process_vm_readv: a profile stricter than
+    Docker's default, which refuses the first without CAP_SYS_PTRACE and
+    the second only before Linux 4.8)."""
     ld, jeq, ret = 0x20, 0x15, 0x06
     n = len(nrs)
     prog = b"".join([
