@@ -620,8 +620,11 @@ def device_set_by_a_failed_reconnect_or_a_racing_bind_never_carries_data(ctx):
         ctx.require(len(exits) == 3, "modes run: %s (%s)" % (exits, out[-500:]))
         if binary == SV:
             ctx.expect_eq(undeclared, [], "data at the undeclared host")
+            # race's failed bind, timed to the payload copy, lands before
+            # the device is judged (review h-attack16: the device last) and
+            # is denied there (fail), or after the act (pass).
             ctx.expect(exits.get("send") in ("0", "3") and exits.get("mdns") in ("0", "3") and
-                       exits.get("race") == "0", "supervisor exits: %s" % exits)
+                       exits.get("race") in ("0", "1"), "supervisor exits: %s" % exits)
         else:
             ctx.expect(len(undeclared) >= 2, "device-unchecked mutant: %s" % out[-400:])
 
@@ -652,11 +655,12 @@ def device_race_closed_for_fast_open_no_port_sockets_and_reconnects(ctx):
     ctx.require(len(exits) == 4, "modes run: %s (%s)" % (exits, out[-500:]))
     # undo's scoped re-connect takes, or fails while the link's own address
     # is tentative and is undone (capability-error): nothing leaves by it.
-    # noport's failed bind, timed to the payload copy, now lands before the
-    # device is judged (review h-attack16: the device last) and is seen
-    # there: denied (fail), or it lands after the act: pass.
+    # noport's and tfo's failed binds, timed to the payload copy, now land
+    # before the device is judged (review h-attack16: the device last) and
+    # are seen there: denied (fail), or they land after the act: pass.
     ctx.expect(exits.get("undo") in ("0", "3") and exits.get("noport") in ("0", "1") and
-               all(exits.get(m) == "0" for m in ("tfo", "srcaddr")), "supervisor exits: %s" % exits)
+               exits.get("tfo") in ("0", "1") and exits.get("srcaddr") == "0",
+               "supervisor exits: %s" % exits)
     ctx.expect("UNDECLARED" not in out.split("sinks")[-1] and " UNDECLARED host" not in out,
                "data at the undeclared host: %s" % out[-600:])
     ctx.expect("source chosen 192.0.2.9' from 192.0.2.9" in out, "srcaddr's source kept: %s" % out[-400:])
