@@ -13,6 +13,7 @@
 
 #include "caps.h"
 #include "fault.h"
+#include "fds.h"
 #include "filter.h"
 #include "landlock.h"
 
@@ -213,27 +214,9 @@ static ssize_t wait_report(int fd, pid_t pid, int *msg, size_t len)
  * -errno. The child is ours and not reaped, so its pid names it. */
 static int take_listener(pid_t pid, int theirs)
 {
-	long pidfd, fd;
 	int err = sv_fault("handover");
 
-	if (err)
-		return err;
-	pidfd = syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0)
-		return -errno;
-	fd = syscall(SYS_pidfd_getfd, (int)pidfd, theirs, 0);
-	err = fd < 0 ? -errno : 0;
-	close((int)pidfd);
-	return err ? err : (int)fd;
-}
-
-static void close_pair(int p[2])
-{
-	for (int i = 0; i < 2; i++)
-		if (p[i] >= 0) {
-			close(p[i]);
-			p[i] = -1;
-		}
+	return err ? err : sv_fds_take(pid, theirs);
 }
 
 /* One attempt in the given mode. *ns_err is set (with contain_err) when the
@@ -261,8 +244,8 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 	    (a.mode != SV_CONTAIN_SUBREAPER && pipe2(st, O_CLOEXEC) != 0) ||
 	    (a.by_getfd && pipe2(ack, O_CLOEXEC) != 0)) {
 		rc = -errno;
-		close_pair(p);
-		close_pair(st);
+		sv_fds_close_pair(p);
+		sv_fds_close_pair(st);
 		return rc;
 	}
 	if (a.mode != SV_CONTAIN_SUBREAPER)
@@ -301,9 +284,9 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 	if (pid < 0) {
 		int err = -errno;
 
-		close_pair(p);
-		close_pair(st);
-		close_pair(ack);
+		sv_fds_close_pair(p);
+		sv_fds_close_pair(st);
+		sv_fds_close_pair(ack);
 		/* EINVAL: a kernel without CONFIG_PID_NS or CONFIG_NAMESPACES. A
 		 * containment failure, not a failure to start a process. In our
 		 * own user namespace any refusal is one (an LSM that denies the
@@ -326,7 +309,7 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 		ack[0] = -1;
 	}
 	n = wait_report(p[0], (pid_t)pid, msg, sizeof(msg));
-	close_pair(p);
+	sv_fds_close_pair(p);
 	if (st[1] >= 0)
 		close(st[1]);
 	out->pid = (pid_t)pid;
@@ -334,7 +317,7 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 	out->by_getfd = a.by_getfd;
 	if (n != (ssize_t)sizeof(msg)) {
 		out->install_err = n < 0 ? -errno : -EPIPE;
-		close_pair(ack);
+		sv_fds_close_pair(ack);
 		return 0;
 	}
 	if (msg[2] < 0) {
@@ -343,12 +326,12 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 		out->contain_err = msg[2];
 		if (msg[3])
 			*ns_err = msg[2];
-		close_pair(ack);
+		sv_fds_close_pair(ack);
 		return 0;
 	}
 	if (msg[0] < 0) {
 		out->install_err = msg[0];
-		close_pair(ack);
+		sv_fds_close_pair(ack);
 		return 0;
 	}
 	if (msg[1]) {
@@ -368,7 +351,7 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 			close(fd);
 			fd = -EPIPE;
 		}
-		close_pair(ack);
+		sv_fds_close_pair(ack);
 		if (fd < 0) {
 			out->install_err = fd;
 			out->handover_err = fd;

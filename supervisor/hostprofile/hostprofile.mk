@@ -5,12 +5,12 @@
 # flags, the kernel headers). It links no libseccomp: raw BPF is enough to
 # install a listener, and a CI user's host needs no library.
 HP_DIR := $(SV_DIR)/hostprofile
-HP_SRCS := $(wildcard $(HP_DIR)/*.c) $(SV_DIR)/errnames.c
+HP_SRCS := $(wildcard $(HP_DIR)/*.c) $(SV_DIR)/errnames.c $(SV_DIR)/fds.c
 HP_BIN := $(BUILD)/egress-hostprofile
 
 .PHONY: hostprofile
 hostprofile: $(HP_BIN)
-$(HP_BIN): $(HP_SRCS) $(wildcard $(HP_DIR)/*.h) $(SV_DIR)/errnames.h | sv-toolchain
+$(HP_BIN): $(HP_SRCS) $(wildcard $(HP_DIR)/*.h) $(SV_DIR)/errnames.h $(SV_DIR)/fds.h | sv-toolchain
 	$(call musl_prog,$@,$(HP_SRCS))
 
 # Part of make test: the profile on this machine, as root, as uid 1000 and

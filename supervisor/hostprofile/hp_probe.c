@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../fds.h"
+
 #define TARGET_TIMEOUT_MS 5000
 
 /* The bytes a target hands to its trapped connect: the probe must read
@@ -287,31 +289,6 @@ static void probe_target(int listener, const struct target_msg *m, struct hp_tar
 	}
 }
 
-/* The listener a hand-over target reported as fd number `theirs`, taken
- * with pidfd_getfd as the supervisor takes it: a descriptor in our table,
- * or -errno (of pidfd_open or pidfd_getfd). */
-static int take_listener(pid_t pid, int theirs)
-{
-	long pidfd = syscall(SYS_pidfd_open, pid, 0), fd;
-	int err;
-
-	if (pidfd < 0)
-		return -errno;
-	fd = syscall(SYS_pidfd_getfd, (int)pidfd, theirs, 0);
-	err = fd < 0 ? -errno : 0;
-	close((int)pidfd);
-	return err ? err : (int)fd;
-}
-
-static void close_pair(int p[2])
-{
-	for (int i = 0; i < 2; i++)
-		if (p[i] >= 0) {
-			close(p[i]);
-			p[i] = -1;
-		}
-}
-
 /* The intermediate of a grandchild target: starts it and exits, at once
  * when it shares our table, else once it was handed over (while it was
  * still our descendant). */
@@ -359,7 +336,7 @@ static int run_target(enum hp_target kind, int by_getfd, struct hp_target_result
 	*refused = 0;
 	if (pipe2(p, O_CLOEXEC) != 0 || (by_getfd && pipe2(ack, O_CLOEXEC) != 0)) {
 		rc = -errno;
-		close_pair(p);
+		sv_fds_close_pair(p);
 		return rc;
 	}
 	a.report_fd = p[1];
@@ -368,8 +345,8 @@ static int run_target(enum hp_target kind, int by_getfd, struct hp_target_result
 	pid = syscall(SYS_clone, flags, 0, 0, 0, 0);
 	if (pid < 0) {
 		rc = -errno;
-		close_pair(p);
-		close_pair(ack);
+		sv_fds_close_pair(p);
+		sv_fds_close_pair(ack);
 		return rc;
 	}
 	if (pid == 0) {
@@ -392,18 +369,18 @@ static int run_target(enum hp_target kind, int by_getfd, struct hp_target_result
 		victim = m.pid;
 		r->handover = HP_HANDOVER_GETFD;
 		if (m.listener >= 0) {
-			listener = take_listener(m.pid, m.listener);
+			listener = sv_fds_take(m.pid, m.listener);
 			go = listener >= 0;
 			if (write(ack[1], &go, 1) != 1)
 				rc = -errno;
 		}
 		r->listener = m.listener < 0 ? -m.listener : listener < 0 ? -listener : 0;
-		close_pair(ack);
+		sv_fds_close_pair(ack);
 		if (rc == 0)
 			rc = wait_msg(p[0], &m);
 	}
-	close_pair(p);
-	close_pair(ack);
+	sv_fds_close_pair(p);
+	sv_fds_close_pair(ack);
 	if (rc == 0 && m.unshared) {
 		if (m.listener >= 0)
 			close(m.listener);
