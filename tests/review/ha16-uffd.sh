@@ -1,7 +1,7 @@
 #!/bin/bash
 # ha16-uffd.sh (hostile review h-attack16, against main 9886fc1): the
 # deterministic form of ha16-race.sh's disc and range modes. The payload is
-# a userfaultfd page (ha16-guest/ha16-uffd.c), so the supervisor's copy of it
+# a userfaultfd page (tests/agents/held-copy.c), so the supervisor's copy of it
 # waits on the agent's fault handler, which does the racing steps before it
 # supplies the page. Root supervisor and agent (pid-namespace containment):
 # the root agent opens /dev/userfaultfd (root 0600, no capability needed),
@@ -15,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh
 mkdir -p /tmp/ha16 && chmod 777 /tmp/ha16
-review_cc /tmp/ha16/ha16-uffd tests/review/ha16-guest/ha16-uffd.c || exit 2
+review_cc /tmp/ha16/ha16-uffd tests/agents/held-copy.c || exit 2
 d=$(review_stage ha16-uffd "${1:-build/egress-supervisor}" /tmp/ha16/ha16-uffd)
 . tests/review/ha16-net.sh
 for mode in ${MODES:-plain disc range synshut}; do

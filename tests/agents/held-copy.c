@@ -1,5 +1,5 @@
-/* ha16-uffd: hostile review h-attack16 (against main 9886fc1), the guest
- * form of ha16-race.c. The payload of a UDP sendto(::ffff:DEST) lies in a
+/* held-copy (hostile review h-attack16's ha16-uffd, against main 9886fc1,
+ * the guest form of tests/review/ha16-race.c). The payload of a UDP sendto(::ffff:DEST) lies in a
  * userfaultfd page that is not yet present, so the supervisor's copy of it
  * (after its device check, before its send) waits on this agent's fault
  * handler, which meanwhile:
@@ -30,7 +30,7 @@
  * EADDRNOTAVAIL, the device written), 1 when not, 2 bad arguments, 3 no
  * userfaultfd.
  *
- *   ha16-uffd MODE DEST IFNAME
+ *   held-copy MODE DEST IFNAME
  */
 #include "agentlib.h"
 
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	int err, planned;
 	long r;
 
-	agent_init("ha16-uffd");
+	agent_init("held-copy");
 	if (argc != 4 || agent_parse_dest(argv[2], &dest) < 0 || dest.family != AF_INET ||
 	    (strcmp(argv[1], "disc") != 0 && strcmp(argv[1], "range") != 0 &&
 	     strcmp(argv[1], "synshut") != 0 && strcmp(argv[1], "plain") != 0))
