@@ -28,6 +28,21 @@
  *          came after: the sinks tell), EACCES a send whose judgement came
  *          after the connect (output-interface). Counted.
  *
+ *   undo   (test build, seam; IFNAME without IPv6, so that the scoped
+ *          connect fails after writing the device: disable_ipv6 on it, or
+ *          a link whose link-local address is still tentative) no send is
+ *          judged at all: a thread write()s the socket without pause (not
+ *          trapped). Thread C connects it to ::ffff:DEST (allowed, device
+ *          none), and 100 ms later thread B to LL%IFNAME: B's judgement
+ *          (device none, nothing connected yet: nothing to disconnect
+ *          first) comes before C's connect, its act after it. B's connect
+ *          binds the socket to IFNAME and fails, so C's peer stays
+ *          (__ip6_datagram_connect); until the supervisor's check after B
+ *          undoes it (a disconnect), every write() goes to DEST by
+ *          IFNAME: the writer changes IP_TOS after each write() (not
+ *          trapped), which drops the route the socket cached at C's
+ *          connect, so each write() is routed with the device of now.
+ *
  *   ha17-scoped MODE DEST:PORT LLADDR:PORT IFNAME   (LLADDR:PORT: fe80::1:9999)
  */
 #include <arpa/inet.h>
@@ -43,8 +58,39 @@
 
 static int sock;
 static struct sockaddr_in6 ll = {.sin6_family = AF_INET6};
-static volatile int stop, conn_rc = 1, conn_err;
-static volatile long connects, conn_fail;
+static volatile int stop, conn_err;
+static volatile long connects, conn_fail, writes;
+
+static void *writer(void *arg)
+{
+	char msg[40];
+
+	int tos = 0;
+
+	snprintf(msg, sizeof(msg), "ha17-secret undo (untrapped write)");
+	(void)arg;
+	while (!stop) {
+		if (write(sock, msg, strlen(msg)) > 0)
+			writes++;
+		/* A changed IP_TOS drops the socket's cached route (not
+		 * trapped): the next write() is routed afresh, with the
+		 * socket's device as it is now. */
+		tos ^= 4;
+		setsockopt(sock, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	}
+	return NULL;
+}
+
+static struct sockaddr_in6 declared;
+static volatile int decl_rc = 1, decl_err;
+
+static void *declared_connect(void *arg)
+{
+	(void)arg;
+	decl_rc = connect(sock, (struct sockaddr *)&declared, sizeof(declared));
+	decl_err = errno;
+	return NULL;
+}
 
 static int parse(const char *arg, const char *prefix, struct sockaddr_in6 *sa)
 {
@@ -109,6 +155,24 @@ int main(int argc, char **argv)
 	if (sock < 0 || bind(sock, (struct sockaddr *)&any, sizeof(any)) != 0) {
 		perror("agent: socket");
 		return 2;
+	}
+	if (strcmp(argv[1], "undo") == 0) {
+		pthread_t w, c;
+
+		declared = dst;
+		pthread_create(&w, NULL, writer, NULL);
+		pthread_create(&c, NULL, declared_connect, NULL);
+		usleep(100000);
+		connector((void *)1);
+		pthread_join(c, NULL);
+		usleep(200000);
+		stop = 1;
+		pthread_join(w, NULL);
+		printf("agent: undo: connect to ::ffff:%s: %s; connect to %s%%%s: %s; %ld write()s "
+		       "went out; device now %d\n",
+		       argv[2], decl_rc == 0 ? "ok" : strerror(decl_err), argv[3], argv[4],
+		       connects ? "ok" : strerror(conn_err), writes, device());
+		return 0;
 	}
 	pthread_create(&t, NULL, connector, seam ? (void *)1 : NULL);
 	if (seam) {
