@@ -43,6 +43,13 @@
  *          trapped), which drops the route the socket cached at C's
  *          connect, so each write() is routed with the device of now.
  *
+ *   undorace the release build, no seam: the same three threads, over and
+ *          over (HA17_ITER rounds): C's and B's connects started together,
+ *          then a disconnect. B's connect is a mechanism failure
+ *          (device-binding, EPERM) exactly when C's connect landed between
+ *          B's judgement and its act; the writes in the undo window that
+ *          follows go by IFNAME.
+ *
  *   ha17-scoped MODE DEST:PORT LLADDR:PORT IFNAME   (LLADDR:PORT: fe80::1:9999)
  */
 #include <arpa/inet.h>
@@ -155,6 +162,31 @@ int main(int argc, char **argv)
 	if (sock < 0 || bind(sock, (struct sockaddr *)&any, sizeof(any)) != 0) {
 		perror("agent: socket");
 		return 2;
+	}
+	if (strcmp(argv[1], "undorace") == 0) {
+		struct sockaddr unspec = {.sa_family = AF_UNSPEC};
+		long eperm = 0, berr = 0;
+		pthread_t w, c;
+
+		declared = dst;
+		pthread_create(&w, NULL, writer, NULL);
+		for (i = 0; i < iter; i++) {
+			pthread_create(&c, NULL, declared_connect, NULL);
+			if (connect(sock, (struct sockaddr *)&ll, sizeof(ll)) != 0) {
+				if (errno == EPERM)
+					eperm++;
+				else
+					berr++;
+			}
+			pthread_join(c, NULL);
+			(void)connect(sock, &unspec, sizeof(unspec));
+		}
+		stop = 1;
+		pthread_join(w, NULL);
+		printf("agent: undorace: %ld rounds, scoped connect EPERM (C inside its window) %ld, other "
+		       "errors %ld; %ld write()s went out\n",
+		       iter, eperm, berr, writes);
+		return 0;
 	}
 	if (strcmp(argv[1], "undo") == 0) {
 		pthread_t w, c;
