@@ -27,7 +27,7 @@ for mode in ${MODES:-seam race undo undorace}; do
 	case $mode in seam | undo) env=(EGRESS_SV_FAULT=device_window:EAGAIN) bin=svf ;; esac
 	# undo: a1 without IPv6, so that the scoped connect fails after it
 	# wrote the device (as while a1's link-local address is tentative).
-	ip netns exec ha17a sysctl -qw net.ipv6.conf.a1.disable_ipv6=$(case $mode in undo*) echo 1 ;; *) echo 0 ;; esac)
+	ip netns exec ha17a sysctl -qw "net.ipv6.conf.a1.disable_ipv6=$(case $mode in undo*) echo 1 ;; *) echo 0 ;; esac)"
 	review_net_run ha17 "$d" "$mode" "${env[@]}" HA17_ITER="${HA17_ITER:-20000}" -- "$d/$bin" \
 		--allow 198.51.100.7:9999 --allow "[fe80::1]:9999" -- \
 		"$d/agent" "$mode" 198.51.100.7:9999 fe80::1:9999 a1 >"$d/out.$mode"
