@@ -287,23 +287,12 @@ int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
 	return 1;
 }
 
-/* Shared by every IPv6 call between the judgement of its socket's device
- * and its act; exclusive for an IPv6 disconnect (sv_call_lock_disconnect). */
+/* The device lock (sv_call_device_last): shared by IPv6 datagram sends and
+ * connects between the judgement of the socket's device and the act (and
+ * its undo); exclusive for the IPv6 calls that can write a device or give
+ * a port back themselves: a disconnect, and a datagram connect to a scoped
+ * address. */
 static pthread_rwlock_t device_lock = PTHREAD_RWLOCK_INITIALIZER;
-
-void sv_call_lock_disconnect(struct sv_call *c, const struct sv_dest *d)
-{
-#ifndef SV_MUTANT_DISCONNECT_UNLOCKED
-	if (c->domain == AF_INET6 && d->kind == SV_DEST_UNSPEC && !c->device_lock &&
-	    pthread_rwlock_wrlock(&device_lock) == 0)
-		c->device_lock = 2;
-#else
-	/* MUTANT disconnect-unlocked: an allowed disconnect runs while another
-	 * thread sends on the socket, as before review h-attack16. */
-	(void)c;
-	(void)d;
-#endif
-}
 
 void sv_call_release(struct sv_call *c)
 {
@@ -508,6 +497,35 @@ int sv_call_device_fits(struct sv_call *c, const struct sv_dest *d, const char *
 #endif
 }
 
+/* Takes the device lock for an IPv6 call, held until sv_call_release. No
+ * other thread's disconnect may give a port back, nor its scoped connect
+ * bind the socket to a link (which it does even when it fails), between
+ * this call's judgement of the device and its act or its undo (reviews
+ * h-attack16, h-attack17). IPv4 has no such race (nothing untrapped or
+ * mediated writes its device); a stream's send goes to its peer or
+ * nowhere (a fast-open one connects first and is checked after), and a
+ * stream connect sends nothing before the check after it, so streams take
+ * it only to disconnect, which is quick: a blocking connect never holds
+ * it (h-attack17's false hang). */
+static void lock_device(struct sv_call *c, const struct sv_dest *d)
+{
+	int is_connect = strcmp(c->ev.syscall, "connect") == 0;
+	int dgram = sv_device_socket_type(c->dup) == SOCK_DGRAM;
+
+#ifdef SV_MUTANT_DISCONNECT_UNLOCKED
+	/* MUTANT disconnect-unlocked: disconnects and scoped connects take no
+	 * lock, as before reviews h-attack16 and h-attack17. */
+	if (is_connect)
+		return;
+#endif
+	if (is_connect && (d->kind == SV_DEST_UNSPEC || (dgram && sv_device_needs_scope(d)))) {
+		if (pthread_rwlock_wrlock(&device_lock) == 0)
+			c->device_lock = 2;
+	} else if (dgram && pthread_rwlock_rdlock(&device_lock) == 0) {
+		c->device_lock = 1;
+	}
+}
+
 int sv_call_device_last(struct sv_call *c, const struct sv_dest *d, const char **deny)
 {
 #ifdef SV_MUTANT_DEVICE_FIRST
@@ -518,15 +536,8 @@ int sv_call_device_last(struct sv_call *c, const struct sv_dest *d, const char *
 #endif
 	int rc;
 
-	/* No disconnect may give the port back between this judgement and the
-	 * act: held until sv_call_release. IPv4 has no such race; a connect
-	 * sends nothing before the check after it, and a stream's send goes to
-	 * its peer or nowhere, except a fast-open one. */
-	if (c->domain == AF_INET6 && d->kind != SV_DEST_UNSPEC && !c->device_lock &&
-	    strcmp(c->ev.syscall, "connect") != 0 &&
-	    ((send_flags(c) & MSG_FASTOPEN) || sv_device_socket_type(c->dup) == SOCK_DGRAM) &&
-	    pthread_rwlock_rdlock(&device_lock) == 0)
-		c->device_lock = 1;
+	if (c->domain == AF_INET6 && !c->device_lock)
+		lock_device(c, d);
 	rc = sv_call_device_fits(c, d, deny);
 
 	if (rc < 0) {

@@ -50,8 +50,9 @@ struct sv_call {
 	 * to it binds the socket there itself), else 0. */
 	uint32_t scope_if;
 	/* The device lock this call holds until sv_call_release: 0 none, 1
-	 * shared (an IPv6 send or connect, from its device's judgement to its
-	 * act), 2 exclusive (an IPv6 disconnect). */
+	 * shared (an IPv6 datagram send or connect, from its device's
+	 * judgement to its act), 2 exclusive (an IPv6 disconnect, an IPv6
+	 * datagram connect to a scoped address). */
 	int device_lock;
 	/* Set once a message of a sendmmsg is judged denied (its reason):
 	 * whatever then ends the call as invalid or abandoned, sv_call_finish
@@ -175,12 +176,6 @@ int sv_call_device_fits(struct sv_call *c, const struct sv_dest *d, const char *
  * connect that took (0 or EINPROGRESS), whose scope binds the socket by
  * itself. 0 when no device was judged. */
 int sv_call_device_changed(struct sv_call *c, int connected);
-/* Takes the device lock exclusively for an IPv6 disconnect (connect to
- * AF_UNSPEC), which would give back the port sv_call_device_last relies on
- * while another supervisor thread sits between judging a device and
- * acting (review h-attack16); held until sv_call_release. Other calls:
- * nothing. */
-void sv_call_lock_disconnect(struct sv_call *c, const struct sv_dest *d);
 /* Decodes len bytes of name into *d and puts it in the event. */
 void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len, struct sv_dest *d);
 

@@ -50,8 +50,6 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 		return;
 	if (!deny && sv_call_device_last(c, &d, &deny))
 		return;
-	if (!deny)
-		sv_call_lock_disconnect(c, &d);
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		return;

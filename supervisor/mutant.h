@@ -161,11 +161,11 @@
  *                         port given back by shutdown() and a failed bind in
  *                         the window send it out of another link (review
  *                         h-attack16)
- *   DISCONNECT_UNLOCKED   call.c  an IPv6 disconnect runs while another
- *                         supervisor thread sits between judging a datagram
- *                         socket's device and sending: the port it gave back
- *                         lets a failed bind set the device in between
- *                         (review h-attack16)
+ *   DISCONNECT_UNLOCKED   call.c  IPv6 connects take no device lock: a
+ *                         disconnect gives back the port, or a scoped connect
+ *                         binds the socket to a link, while another supervisor
+ *                         thread sits between judging the socket's device and
+ *                         sending (reviews h-attack16, h-attack17)
  *   HANDLE_OPEN           caps.c  a root agent keeps CAP_DAC_READ_SEARCH:
  *                         open_by_handle_at reopens an unlinked --report-fd
  *                         file on ext4 and rewrites the supervisor's records

@@ -33,5 +33,6 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 integration-test: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
-	rights-mech-unlabelled no-signal-scope fallback-keeps-admin device-unchecked
+	rights-mech-unlabelled no-signal-scope fallback-keeps-admin device-unchecked \
+	disconnect-unlocked
 integration-test: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

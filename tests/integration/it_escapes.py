@@ -463,12 +463,13 @@ def domain_that_still_reaches_a_cgroup_file_refuses_the_run(ctx):
 
 # ----------------------------------------- the output interface and the kernel's helpers
 
-def run_review(ctx, script, binary, modes, timeout=180, **env):
-    """A review's own reproduction (tests/review/SCRIPT) against binary,
-    MODES=modes and env added; returns its stdout."""
+def run_review(ctx, script, binary, modes, timeout=180, extra=(), **env):
+    """A review's own reproduction (tests/review/SCRIPT) against binary (and
+    the further arguments extra), MODES=modes and env added; returns its
+    stdout."""
     path = os.path.join(TOP, "tests", "review", script)
-    ctx.last_argv = ["bash", path, binary]
-    p = subprocess.run(["bash", path, binary], cwd=TOP, capture_output=True, text=True,
+    ctx.last_argv = ["bash", path, binary] + list(extra)
+    p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True,
                        timeout=timeout, env=dict(os.environ, MODES=modes, **env))
     return p.stdout + p.stderr[-400:]
 
@@ -734,3 +735,37 @@ def link_local_connects_fast_open_and_disconnects_are_not_false_reds(ctx):
     ctx.expect_eq(exits, {"refused": "0", "disc": "0", "tfo": "0"}, "supervisor exits (%s)" % out[-400:])
     ctx.expect(out.count("got TCP 20 bytes 'link-local fast open'") == 2,
                "the fast-open bytes at the declared server, unsupervised and supervised: %s" % out[-400:])
+
+
+@test()
+def scoped_connect_never_lands_inside_another_threads_send(ctx):
+    # Review h-attack17, its own reproduction: an allowed connect to a
+    # declared fe80::1%a1 binds the IPv6 UDP socket to a1 by itself, even
+    # when it fails; timed into another thread's send (between the device's
+    # judgement and the act: the test build's device_window, mode seam), or
+    # failing after it bound a1 while a third thread's connect set a peer
+    # and a fourth wrote to it (mode undo), data left by a1. Such a connect
+    # now holds the device lock exclusively, the sends and other datagram
+    # connects shared: the send is judged with the device the connect left
+    # (denied) or before it. Mutant disconnect-unlocked: seam's datagram
+    # reaches the undeclared host. And two threads' first sends on one
+    # fresh socket both give it a port: the second bind's EINVAL is no
+    # mechanism failure when the socket has a port (its false red).
+    if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("musl-gcc"):
+        raise Skip("needs root (network namespaces, veth), iproute2 and musl-gcc")
+    out = run_review(ctx, "ha17-scoped.sh", SV, "seam undo", timeout=240, extra=[SV_FAULTS])
+    exits = dict(re.findall(r"^== (\w+): supervisor exit (\d+)", out, re.M))
+    ctx.require(len(exits) == 2, "modes run: %s (%s)" % (exits, out[-500:]))
+    ctx.expect_eq(undeclared_payloads(out), [], "bytes at the undeclared host (%s)" % out[-500:])
+    ctx.expect("mechanism_failure" not in out, "no mechanism failure: %s" % out[-500:])
+    # The mutant's connect lands in the window on its own timing: one of
+    # three runs is enough (each of three did, run alone).
+    for _ in range(3):
+        out = run_review(ctx, "ha17-scoped.sh", SV, "seam", timeout=120,
+                         extra=[mutant_faults_binary("disconnect-unlocked")])
+        if undeclared_payloads(out):
+            break
+    ctx.expect(undeclared_payloads(out), "disconnect-unlocked mutant: %s" % out[-400:])
+    out = run_review(ctx, "ha17-portrace.sh", SV, "", timeout=180, ROUNDS="300")
+    ctx.expect(re.search(r"300 rounds of two first sends on one socket: 600 sent, 0 EPERM", out) and
+               "supervisor exit 0" in out, "two first sends at once: %s" % out[-400:])

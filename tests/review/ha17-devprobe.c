@@ -31,9 +31,9 @@ static int ifindex, writes;
 /* The filter's trapped options (filter.c route_options): never tried. */
 static int trapped(int level, int name)
 {
-	static const int t[][2] = {{0, 4},  {41, 57}, {41, 5},  {41, 6},  {41, 32}, {0, 15},
-				   {41, 78}, {1, 25},  {1, 62},  {0, 50},  {41, 76}, {41, 50},
-				   {1, 82}};
+	static const int t[][2] = {{0, 4},   {41, 57}, {41, 5}, {41, 6}, {41, 32},
+				   {0, 15},  {41, 78}, {1, 25}, {1, 62}, {0, 50},
+				   {41, 76}, {41, 50}, {1, 82}};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (t[i][0] == level && t[i][1] == name)
 			return 1;
@@ -99,8 +99,8 @@ static void probe_sockopts(int fam, int type, int ported, const char *sock)
 				int fd = fresh(fam, type, ported), before = dev(fd);
 
 				(void)setsockopt(fd, levels[li], name, words, (socklen_t)lens[k]);
-				snprintf(what, sizeof(what), "setsockopt(%d, %d, len %d)", levels[li],
-					 name, lens[k]);
+				snprintf(what, sizeof(what), "setsockopt(%d, %d, len %d)",
+					 levels[li], name, lens[k]);
 				check(fd, before, what, sock);
 				close(fd);
 			}
@@ -111,8 +111,8 @@ static void probe_binds(int fam, int type, int ported, const char *sock)
 {
 	struct sockaddr_in6 s6 = {.sin6_family = AF_INET6, .sin6_scope_id = (uint32_t)ifindex};
 	struct sockaddr_in s4 = {.sin_family = AF_INET};
-	const char *v6[] = {"fe80::1", "fe80::dead", "ff02::1", "ff01::1", "::ffff:192.0.2.1", "::",
-			    "::1"};
+	const char *v6[] = {"fe80::1",          "fe80::dead", "ff02::1", "ff01::1",
+			    "::ffff:192.0.2.1", "::",         "::1"};
 	const char *v4[] = {"192.0.2.1", "0.0.0.0", "127.0.0.1", "224.0.0.1", "255.255.255.255"};
 	char what[96];
 
@@ -152,8 +152,7 @@ static void probe_accept(int fam, const char *sock)
 	else
 		((struct sockaddr_in6 *)&ss)->sin6_addr = in6addr_loopback;
 	if (bind(lis, (struct sockaddr *)&ss, l) || listen(lis, 4) ||
-	    getsockname(lis, (struct sockaddr *)&ss, &l) ||
-	    connect(c, (struct sockaddr *)&ss, l)) {
+	    getsockname(lis, (struct sockaddr *)&ss, &l) || connect(c, (struct sockaddr *)&ss, l)) {
 		perror("loopback listener");
 		return;
 	}
@@ -172,9 +171,9 @@ int main(int argc, char **argv)
 		int fam, type, ported;
 		const char *name;
 	} kinds[] = {
-	    {AF_INET, SOCK_DGRAM, 0, "udp4"},          {AF_INET, SOCK_DGRAM, 1, "udp4-ported"},
-	    {AF_INET, SOCK_STREAM, 0, "tcp4"},         {AF_INET, SOCK_STREAM, 1, "tcp4-ported"},
-	    {AF_INET6, SOCK_DGRAM, 1, "udp6-ported"},  {AF_INET6, SOCK_STREAM, 1, "tcp6-ported"},
+	    {AF_INET, SOCK_DGRAM, 0, "udp4"},           {AF_INET, SOCK_DGRAM, 1, "udp4-ported"},
+	    {AF_INET, SOCK_STREAM, 0, "tcp4"},          {AF_INET, SOCK_STREAM, 1, "tcp4-ported"},
+	    {AF_INET6, SOCK_DGRAM, 1, "udp6-ported"},   {AF_INET6, SOCK_STREAM, 1, "tcp6-ported"},
 	    {AF_INET6, SOCK_DGRAM, 0, "udp6-portless"},
 	};
 
@@ -188,7 +187,8 @@ int main(int argc, char **argv)
 	}
 	probe_accept(AF_INET, "tcp4-accepted");
 	probe_accept(AF_INET6, "tcp6-accepted");
-	printf("ha17-devprobe: %d device writes found (expected: only udp6-portless's scoped binds)\n",
-	       writes);
+	printf(
+	    "ha17-devprobe: %d device writes found (expected: only udp6-portless's scoped binds)\n",
+	    writes);
 	return 0;
 }

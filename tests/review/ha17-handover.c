@@ -64,7 +64,8 @@ int main(int argc, char **argv)
 		for (int n = 0; pidfd >= 0 && n < 8; n++) {
 			fd = syscall(SYS_pidfd_getfd, (int)pidfd, n, 0);
 			if (fd >= 0 || errno != EBADF)
-				printf("agent:   pidfd_getfd(%d): %s\n", n, fd < 0 ? strerror(errno) : "GOT IT");
+				printf("agent:   pidfd_getfd(%d): %s\n", n,
+				       fd < 0 ? strerror(errno) : "GOT IT");
 		}
 	}
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

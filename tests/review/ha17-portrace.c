@@ -65,7 +65,8 @@ int main(int argc, char **argv)
 		pthread_join(b, NULL);
 		close(sock);
 	}
-	printf("agent: %ld rounds of two first sends on one socket: %ld sent, %ld EPERM, %ld other\n",
-	       rounds, ok, eperm, other);
+	printf(
+	    "agent: %ld rounds of two first sends on one socket: %ld sent, %ld EPERM, %ld other\n",
+	    rounds, ok, eperm, other);
 	return 0;
 }

@@ -183,7 +183,8 @@ int main(int argc, char **argv)
 		}
 		stop = 1;
 		pthread_join(w, NULL);
-		printf("agent: undorace: %ld rounds, scoped connect EPERM (C inside its window) %ld, other "
+		printf("agent: undorace: %ld rounds, scoped connect EPERM (C inside its window) "
+		       "%ld, other "
 		       "errors %ld; %ld write()s went out\n",
 		       iter, eperm, berr, writes);
 		return 0;
@@ -208,7 +209,8 @@ int main(int argc, char **argv)
 	}
 	pthread_create(&t, NULL, connector, seam ? (void *)1 : NULL);
 	if (seam) {
-		usleep((useconds_t)(getenv("HA17_DELAY_US") ? atoi(getenv("HA17_DELAY_US")) : 50000));
+		usleep(
+		    (useconds_t)(getenv("HA17_DELAY_US") ? atoi(getenv("HA17_DELAY_US")) : 50000));
 		iter = 1;
 	}
 	for (i = 0; i < iter; i++) {

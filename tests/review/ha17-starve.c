@@ -55,8 +55,8 @@ static void *tfo_sender(void *arg)
 	/* 3 retries: about 15 s of SYNs before ETIMEDOUT. */
 	setsockopt(s, IPPROTO_TCP, TCP_SYNCNT, &syn, sizeof(syn));
 	rc = sendto(s, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&dst, sizeof(dst));
-	printf("agent: blocking fast-open send: %s after %.1f s\n", rc < 0 ? strerror(errno) : "sent",
-	       now() - t0);
+	printf("agent: blocking fast-open send: %s after %.1f s\n",
+	       rc < 0 ? strerror(errno) : "sent", now() - t0);
 	return NULL;
 }
 
