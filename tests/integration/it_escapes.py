@@ -716,8 +716,10 @@ def device_race_window_lets_no_payload_out_of_another_link(ctx):
         ctx.require(len(exits) == 3, "modes run: %s (%s)" % (exits, out[-500:]))
         ctx.expect_eq(undeclared_payloads(out), [], "delay %s: payload at the undeclared host (%s)"
                       % (delay, out[-500:]))
-        ctx.expect(exits.get("disc") == "0", "delay %s: the disconnect waited, the send passed: %s"
-                   % (delay, exits))
+        # The racer's steps land before the device is judged (denied: fail)
+        # or inside the window, where the disconnect waits for the send
+        # (pass); a mechanism failure would mean the act saw a change.
+        ctx.expect(exits.get("disc") in ("0", "1"), "delay %s: disc: %s" % (delay, exits))
 
 
 @test()
