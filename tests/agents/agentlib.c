@@ -3,12 +3,16 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -299,4 +303,35 @@ void agent_hold_ready(void)
 	fflush(stdout);
 	for (;;)
 		pause();
+}
+
+int agent_uffd_page(void **region, long *page)
+{
+	struct uffdio_api api = {.api = UFFD_API};
+	struct uffdio_register reg;
+	int uffd;
+
+	*page = sysconf(_SC_PAGESIZE);
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 && errno == EPERM) {
+		int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+
+		uffd = dev < 0 ? -1 : ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+		if (dev >= 0)
+			close(dev);
+	}
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) != 0) {
+		agent_log("userfaultfd", NULL, -1, errno, NULL);
+		return -1;
+	}
+	*region =
+	    mmap(NULL, (size_t)*page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg.range.start = (unsigned long)*region;
+	reg.range.len = (unsigned long)*page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (*region == MAP_FAILED || ioctl(uffd, UFFDIO_REGISTER, &reg) != 0) {
+		agent_log("userfaultfd", NULL, -1, errno, NULL);
+		return -1;
+	}
+	return uffd;
 }

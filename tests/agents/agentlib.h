@@ -72,4 +72,12 @@ int agent_install_self(const char *path, const char *dest_file, const char *dest
 void agent_helper_send(const char *dest_file, const char *msg);
 void agent_hold_ready(void);
 
+/* A private anonymous page of *page bytes, not yet present, registered
+ * for missing-page faults with a new non-blocking userfaultfd (the syscall,
+ * or /dev/userfaultfd where the syscall is EPERM: 6.1+, governed by its
+ * file mode): returns the userfaultfd and sets *region, or -1 with the
+ * failed call logged as "userfaultfd". The agents that hold the
+ * supervisor's copy of their memory use it. */
+int agent_uffd_page(void **region, long *page);
+
 #endif

@@ -86,10 +86,9 @@ static void *handler(void *arg)
 
 int main(int argc, char **argv)
 {
+	void *mapped;
 	static const char usage[] = "[--mmsg GOOD] DEST";
 	struct sigaction sa = {.sa_handler = on_usr1}; /* no SA_RESTART */
-	struct uffdio_api api = {.api = UFFD_API};
-	struct uffdio_register reg;
 	char extra[64];
 	pthread_t t;
 	int fd, err, planned;
@@ -106,29 +105,10 @@ int main(int argc, char **argv)
 	if (argc != 2 || agent_parse_dest(argv[1], &dest) < 0 ||
 	    (mmsg && good.family != dest.family))
 		return agent_usage(usage);
-	page = sysconf(_SC_PAGESIZE);
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0 && errno == EPERM) {
-		/* 6.1+: /dev/userfaultfd is governed by its file mode instead. */
-		int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
-
-		uffd = dev < 0 ? -1 : ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
-		if (dev >= 0)
-			close(dev);
-	}
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) != 0) {
-		agent_log("userfaultfd", NULL, -1, errno, NULL);
+	uffd = agent_uffd_page(&mapped, &page);
+	if (uffd < 0)
 		return 3;
-	}
-	region =
-	    mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	reg.range.start = (unsigned long)region;
-	reg.range.len = (unsigned long)page;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (region == MAP_FAILED || ioctl(uffd, UFFDIO_REGISTER, &reg) != 0) {
-		agent_log("userfaultfd", NULL, -1, errno, NULL);
-		return 3;
-	}
+	region = mapped;
 	sigaction(SIGUSR1, &sa, NULL);
 	connector = (pid_t)syscall(SYS_gettid);
 	if (pthread_create(&t, NULL, handler, NULL) != 0) {

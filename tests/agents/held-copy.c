@@ -104,9 +104,8 @@ static void *handler(void *arg)
 
 int main(int argc, char **argv)
 {
+	void *mapped;
 	static const char usage[] = "disc|range|synshut|plain DEST IFNAME";
-	struct uffdio_api api = {.api = UFFD_API};
-	struct uffdio_register reg;
 	struct agent_dest dest;
 	struct sockaddr_in6 dst = {.sin6_family = AF_INET6};
 	char extra[128];
@@ -126,28 +125,10 @@ int main(int argc, char **argv)
 	dst.sin6_port = ((struct sockaddr_in *)&dest.ss)->sin_port;
 	dst.sin6_addr.s6_addr[10] = dst.sin6_addr.s6_addr[11] = 0xff;
 	memcpy(&dst.sin6_addr.s6_addr[12], &((struct sockaddr_in *)&dest.ss)->sin_addr, 4);
-	page = sysconf(_SC_PAGESIZE);
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0 && errno == EPERM) {
-		int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
-
-		uffd = dev < 0 ? -1 : ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
-		if (dev >= 0)
-			close(dev);
-	}
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) != 0) {
-		agent_log("userfaultfd", NULL, -1, errno, NULL);
+	uffd = agent_uffd_page(&mapped, &page);
+	if (uffd < 0)
 		return 3;
-	}
-	region =
-	    mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	reg.range.start = (unsigned long)region;
-	reg.range.len = (unsigned long)page;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (region == MAP_FAILED || ioctl(uffd, UFFDIO_REGISTER, &reg) != 0) {
-		agent_log("userfaultfd", NULL, -1, errno, NULL);
-		return 3;
-	}
+	region = mapped;
 	sock = socket(AF_INET6,
 		      (strcmp(mode, "synshut") == 0 ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
 	if (strcmp(mode, "synshut") == 0) {
