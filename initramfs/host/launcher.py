@@ -26,7 +26,7 @@ import mkcpio  # noqa: E402
 
 DEFAULT_QEMU = "qemu-system-x86_64"
 ACCEL_MODES = ("auto", "kvm", "tcg")
-MEMORY_MIB = 256
+MEMORY_MIB = 384
 BUSYBOX = "/bin/busybox"
 
 # Every guest's kernel arguments. panic=-1 with -no-reboot turns a panic into
