@@ -557,8 +557,7 @@ int sv_call_device_changed(struct sv_call *c, int connected)
 	(void)c;
 	(void)connected;
 #else
-	int now, type = 0;
-	socklen_t tl = sizeof(type);
+	int now;
 
 	if (c->bound_if == SV_BOUND_UNJUDGED || c->dup < 0)
 		return 0;
@@ -585,7 +584,7 @@ int sv_call_device_changed(struct sv_call *c, int connected)
 		 * stream shut down. */
 		struct sockaddr unspec = {.sa_family = AF_UNSPEC};
 
-		if (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type == SOCK_DGRAM)
+		if (sv_device_socket_type(c->dup) == SOCK_DGRAM)
 			(void)connect(c->dup, &unspec, sizeof(unspec));
 		else
 			(void)shutdown(c->dup, SHUT_RDWR);
@@ -598,16 +597,13 @@ int sv_call_device_changed(struct sv_call *c, int connected)
 int sv_call_fastopen_connect(struct sv_call *c, const void *name, uint32_t namelen, int *flags,
 			     long long *rc, int *err)
 {
-	int type = 0;
-	socklen_t tl = sizeof(type);
-
 #ifdef SV_MUTANT_FASTOPEN_IN_SYN
 	/* MUTANT fastopen-in-syn: the payload rides the SYN, as before
 	 * review h-attack16. */
 	return 0;
 #endif
 	if (!(*flags & MSG_FASTOPEN) || c->domain != AF_INET6 || namelen == 0 ||
-	    getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM)
+	    sv_device_socket_type(c->dup) != SOCK_STREAM)
 		return 0;
 	*rc = connect(c->dup, name, namelen);
 	*err = *rc < 0 ? errno : 0;
@@ -623,7 +619,7 @@ int sv_call_fastopen_connect(struct sv_call *c, const void *name, uint32_t namel
 	if (*rc < 0)
 		return 1;
 	*flags &= ~MSG_FASTOPEN;
-	return 0;
+	return 2;
 }
 
 void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len, struct sv_dest *d)

@@ -184,7 +184,7 @@ void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len,
  * and a failed bind() of a scoped address timed between the device's
  * judgement and the act (after an untrapped shutdown() gave a SYN_SENT
  * socket's port back: review h-attack16) would send it out of another
- * link before any check. Returns 0 when the send is to go on without its
+ * link before any check. Returns 2 when the send is to go on without its
  * name and without MSG_FASTOPEN (*flags cleared of it); 1 when the connect
  * is the answer (its error: EINPROGRESS for a non-blocking socket, as
  * without a fast-open cookie, EISCONN, EALREADY, ...; *rc and *err set);

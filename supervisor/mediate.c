@@ -117,13 +117,13 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	if (!sv_call_sends_name(&d))
 		len = 0;
 	fo = sv_call_fastopen_connect(c, name, (uint32_t)len, &flags, &foc, &err);
-	if (fo) {
+	if (fo == -1 || fo == 1) {
 		free(payload);
-		if (fo > 0)
+		if (fo == 1)
 			sv_call_answer_performed(c, why, foc, err);
 		return;
 	}
-	if (!(flags & MSG_FASTOPEN) && ((int)a[3] & MSG_FASTOPEN))
+	if (fo == 2)
 		len = 0; /* connected by sv_call_fastopen_connect: to its peer */
 	/* MSG_ZEROCOPY would let the kernel read our buffer after we free it. */
 	rc = sendto(c->dup, payload, (size_t)n, (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL,

@@ -174,7 +174,7 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	struct msghdr mh = {0};
 	struct iovec one;
 	unsigned char *payload = NULL;
-	int *dups = NULL, getfd_err = 0, rc, fast_open = flags & MSG_FASTOPEN;
+	int *dups = NULL, getfd_err = 0, rc;
 	size_t ndups = 0;
 	long long n, fo;
 	ssize_t sent;
@@ -238,7 +238,7 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 		return -4;
 	}
 	rc = sv_call_fastopen_connect(c, cm->name, cm->m.namelen, &flags, &fo, err);
-	if (rc) {
+	if (rc == -1 || rc == 1) {
 		free(payload);
 		sv_act_free_dups(dups, ndups);
 		return rc < 0 ? -2 : fo;
@@ -246,8 +246,7 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	one.iov_base = payload;
 	one.iov_len = (size_t)n;
 	/* A fast-open send connected above goes to its peer, unnamed. */
-	if (cm->m.namelen && sv_call_sends_name(&cm->d) &&
-	    !(fast_open && !(flags & MSG_FASTOPEN))) {
+	if (cm->m.namelen && sv_call_sends_name(&cm->d) && rc != 2) {
 		mh.msg_name = cm->name;
 		mh.msg_namelen = cm->m.namelen;
 	}
