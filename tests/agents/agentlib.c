@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,4 +335,22 @@ int agent_uffd_page(void **region, long *page)
 		return -1;
 	}
 	return uffd;
+}
+
+int agent_uffd_wait_fault(int uffd, int timeout_ms)
+{
+	struct pollfd p = {.fd = uffd, .events = POLLIN};
+	struct uffd_msg msg;
+
+	return poll(&p, 1, timeout_ms) == 1 &&
+	       read(uffd, &msg, sizeof(msg)) == (ssize_t)sizeof(msg) &&
+	       msg.event == UFFD_EVENT_PAGEFAULT;
+}
+
+void agent_uffd_supply(int uffd, void *region, const void *src, long page)
+{
+	struct uffdio_copy copy = {
+	    .dst = (unsigned long)region, .src = (unsigned long)src, .len = (unsigned long)page};
+
+	ioctl(uffd, UFFDIO_COPY, &copy);
 }

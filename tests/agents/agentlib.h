@@ -79,5 +79,11 @@ void agent_hold_ready(void);
  * failed call logged as "userfaultfd". The agents that hold the
  * supervisor's copy of their memory use it. */
 int agent_uffd_page(void **region, long *page);
+/* Waits up to timeout_ms for the one missing-page fault of uffd: 1 when it
+ * came, 0 when not. */
+int agent_uffd_wait_fault(int uffd, int timeout_ms);
+/* Supplies the page at region with the page bytes at src, which wakes the
+ * faulting access. */
+void agent_uffd_supply(int uffd, void *region, const void *src, long page);
 
 #endif

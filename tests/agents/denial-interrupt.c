@@ -57,14 +57,10 @@ static void on_usr1(int sig)
 /* The fault handler: one fault expected (the supervisor's copy). */
 static void *handler(void *arg)
 {
-	struct pollfd p = {.fd = uffd, .events = POLLIN};
-	struct uffd_msg msg;
 	static unsigned char src[65536];
-	struct uffdio_copy copy;
 
 	(void)arg;
-	if (poll(&p, 1, 10000) != 1 || read(uffd, &msg, sizeof(msg)) != (ssize_t)sizeof(msg) ||
-	    msg.event != UFFD_EVENT_PAGEFAULT)
+	if (!agent_uffd_wait_fault(uffd, 10000))
 		return NULL;
 	atomic_store(&fault_seen, 1);
 	/* Withdraw the notification while the supervisor's copy waits. */
@@ -75,12 +71,7 @@ static void *handler(void *arg)
 		memcpy(src, "msg 0", 5);
 	else
 		memcpy(src, &dest.ss, dest.len);
-	copy.dst = (unsigned long)region;
-	copy.src = (unsigned long)src;
-	copy.len = (unsigned long)page;
-	copy.mode = 0;
-	copy.copy = 0;
-	ioctl(uffd, UFFDIO_COPY, &copy);
+	agent_uffd_supply(uffd, region, src, page);
 	return NULL;
 }
 

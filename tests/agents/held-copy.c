@@ -68,16 +68,12 @@ static atomic_int fault_seen, bind_err = -1, disc_err = -1;
 
 static void *handler(void *arg)
 {
-	struct pollfd p = {.fd = uffd, .events = POLLIN};
-	struct uffd_msg msg;
 	static unsigned char src[65536];
-	struct uffdio_copy copy;
 	struct sockaddr_in6 ll = {.sin6_family = AF_INET6};
 	struct sockaddr unspec = {.sa_family = AF_UNSPEC};
 
 	(void)arg;
-	if (poll(&p, 1, 20000) != 1 || read(uffd, &msg, sizeof(msg)) != (ssize_t)sizeof(msg) ||
-	    msg.event != UFFD_EVENT_PAGEFAULT)
+	if (!agent_uffd_wait_fault(uffd, 20000))
 		return NULL;
 	atomic_store(&fault_seen, 1);
 	inet_pton(AF_INET6, "fe80::dead", &ll.sin6_addr);
@@ -93,12 +89,7 @@ static void *handler(void *arg)
 		close(blocker);
 	for (long i = 0; i < page; i += 32)
 		snprintf((char *)src + i, 33, "agent-secret via ha16-uffd %-5.5s", mode);
-	copy.dst = (unsigned long)region;
-	copy.src = (unsigned long)src;
-	copy.len = (unsigned long)page;
-	copy.mode = 0;
-	copy.copy = 0;
-	ioctl(uffd, UFFDIO_COPY, &copy);
+	agent_uffd_supply(uffd, region, src, page);
 	return NULL;
 }
 
