@@ -463,7 +463,6 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	sv_report_set_probe(&pr);
 	/* Refused at set-up, or to the canary's namespaces inside ours. */
 	say_userns_refused();
-	say_root_agent_files();
 	if (cli->probe_only) {
 		sv_probe_print(&pr);
 		return finish_run(1) == EXIT_CAPABILITY ? EXIT_CAPABILITY : EXIT_PASS;
@@ -474,6 +473,8 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 		sv_probe_print(&pr);
 		return finish_run(1);
 	}
+	/* Only for an agent that will run. */
+	say_root_agent_files();
 	if (sv_report_write(0) < 0)
 		fprintf(stderr,
 			"egress-supervisor: warning: cannot write the provisional report\n");

@@ -354,7 +354,6 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 		sv_fds_close_pair(ack);
 		if (fd < 0) {
 			out->install_err = fd;
-			out->handover_err = fd;
 			return 0;
 		}
 		msg[0] = fd;

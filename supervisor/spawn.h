@@ -7,13 +7,12 @@
 #include "contain.h"
 
 struct sv_child {
-	pid_t pid;        /* our child: the agent, or (pid-namespace) its reaper */
-	int listener;     /* in the supervisor's fd table; -1 when install failed */
-	int install_err;  /* -errno from sv_filter_install, or 0 */
-	int unshare_err;  /* -errno of the child's unshare(CLONE_FILES), or 0 */
-	int by_getfd;     /* the listener was taken with pidfd_getfd (sv_spawn_handover) */
-	int handover_err; /* -errno of that pidfd_open/pidfd_getfd, or 0 */
-	int contain_err;  /* -errno of sv_contain_choose or the namespaces' set-up, or 0 */
+	pid_t pid;       /* our child: the agent, or (pid-namespace) its reaper */
+	int listener;    /* in the supervisor's fd table; -1 when install failed */
+	int install_err; /* -errno from sv_filter_install, or 0 */
+	int unshare_err; /* -errno of the child's unshare(CLONE_FILES), or 0 */
+	int by_getfd;    /* the listener was taken with pidfd_getfd (sv_spawn_handover) */
+	int contain_err; /* -errno of sv_contain_choose or the namespaces' set-up, or 0 */
 	enum sv_contain_mode mode;
 	int status_fd; /* pid-namespace: the reaper writes the agent's wait status here; else -1 */
 };
@@ -28,7 +27,7 @@ struct sv_child {
  * exits 127 and a second one is started with a table of its own from the
  * clone; its listener is taken with pidfd_getfd, and so for every later
  * call in this process (sv_spawn_handover). When that fails, the child
- * exits 127 without running fn, and install_err and handover_err say why
+ * exits 127 without running fn, and install_err says why (by_getfd set)
  * (unshare_err is then 0; it is set only when no second child was tried).
  *
  * Containment (contain.h): in pid-namespace mode our child is init of a new
