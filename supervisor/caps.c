@@ -16,12 +16,15 @@
  * which a tree of decreasing pids defeated a kill in pid order; also
  * map_files and PR_SET_MM), and DAC_READ_SEARCH (open_by_handle_at: a root
  * agent reopened an unlinked --report-fd file on ext4 by its inode and
- * rewrote the supervisor's records; hostile re-run h-rerun2). Kept on
+ * rewrote the supervisor's records; hostile re-run h-rerun2), and MKNOD
+ * (a device node the agent makes itself on a writable path: nodev there
+ * already refuses to open it; this keeps the node from existing). Kept on
  * purpose: SETUID/SETGID (a root agent may change ids; cross-process
  * access is then stopped by the pid namespace and the filter, not by its
  * uid), KILL (in the pid namespace it reaches only the agent's own tree),
- * DAC_OVERRIDE and the other file capabilities (a root agent's file access
- * is the user's choice of running it as root: a known limit). */
+ * DAC_OVERRIDE and the other file capabilities (a root agent sees the
+ * host's files read-only and nodev but for the paths its caller declared
+ * writable: rootfs.h). */
 static const int risky_caps[] = {
 #ifndef SV_MUTANT_HANDLE_OPEN
     /* MUTANT handle-open: kept, as before h-rerun2. */
@@ -34,6 +37,11 @@ static const int risky_caps[] = {
     19 /* SYS_PTRACE */,
     21 /* SYS_ADMIN */,
     22 /* SYS_BOOT */,
+#ifndef SV_MUTANT_MKNOD_KEPT
+    /* MUTANT mknod-kept: kept, as before the root agent's files were
+     * confined. */
+    27 /* MKNOD */,
+#endif
     38 /* PERFMON */,
     39 /* BPF */,
 #ifndef SV_MUTANT_CHECKPOINT_RESTORE_KEPT

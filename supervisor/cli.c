@@ -9,7 +9,8 @@
 
 const char sv_cli_usage[] =
     "usage: egress-supervisor [--allow SPEC]... [--no-loopback] [--report FILE]\n"
-    "                         [--report-fd N] [--deny-errno NAME] [--probe] -- PROGRAM [ARG]...\n"
+    "                         [--report-fd N] [--deny-errno NAME] [--writable PATH]...\n"
+    "                         [--probe] -- PROGRAM [ARG]...\n"
     "  SPEC: 192.0.2.10:443  198.51.100.0/24  [2001:db8::1]:53  [2001:db8::]/32:1000-2000\n"
     "exit: 0 pass, 1 fail, 2 bad invocation, 3 capability-error\n";
 
@@ -110,6 +111,20 @@ int sv_cli_parse(int argc, char **argv, struct sv_cli *out, char *err, size_t er
 				return -EINVAL;
 			}
 			out->policy.deny_errno = e;
+		} else if (is_option(a, "--writable")) {
+			v = option_value("--writable", argc, argv, &i);
+			if (!v || !*v) {
+				snprintf(err, errlen, "--writable needs a PATH");
+				return -EINVAL;
+			}
+			if (sv_rootfs_check_declared(v, err, errlen) < 0)
+				return -EINVAL;
+			if (out->nwritable == SV_ROOTFS_MAX_WRITABLE) {
+				snprintf(err, errlen, "--writable '%s': at most %d paths", v,
+					 SV_ROOTFS_MAX_WRITABLE);
+				return -EINVAL;
+			}
+			out->writable[out->nwritable++] = v;
 		} else if (strcmp(a, "--no-loopback") == 0) {
 			out->policy.loopback = 0;
 		} else if (strcmp(a, "--probe") == 0) {

@@ -5,14 +5,18 @@
 #include <stddef.h>
 
 #include "policy.h"
+#include "rootfs.h"
 
 struct sv_cli {
 	struct sv_policy policy; /* owned; sv_policy_free when done */
 	const char *report;      /* --report FILE, or NULL */
 	int report_fd;           /* --report-fd N (>= 3), or -1 */
 	int probe_only;          /* --probe */
-	int help;                /* --help */
-	char **argv;             /* the agent's argv (points into the input), NULL with --probe */
+	/* --writable PATH: what a root agent may write (rootfs.h) */
+	const char *writable[SV_ROOTFS_MAX_WRITABLE];
+	int nwritable;
+	int help;    /* --help */
+	char **argv; /* the agent's argv (points into the input), NULL with --probe */
 };
 
 /* Parses argv (argv[0] is our own name). Returns 0, or -EINVAL with a message

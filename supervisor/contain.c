@@ -19,6 +19,7 @@
 #include "fault.h"
 #include "mountinfo.h"
 #include "landlock.h"
+#include "rootfs.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
@@ -325,23 +326,14 @@ pid_t sv_contain_outer_ppid(void)
 static int remount_ro(const char *path)
 {
 	struct statvfs sv;
-	unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
 
 	if (statvfs(path, &sv) != 0)
 		return -errno;
-	if (sv.f_flag & ST_NOSUID)
-		flags |= MS_NOSUID;
-	if (sv.f_flag & ST_NODEV)
-		flags |= MS_NODEV;
-	if (sv.f_flag & ST_NOEXEC)
-		flags |= MS_NOEXEC;
-	if (sv.f_flag & ST_NOATIME)
-		flags |= MS_NOATIME;
-	if (sv.f_flag & ST_NODIRATIME)
-		flags |= MS_NODIRATIME;
-	if (sv.f_flag & ST_RELATIME)
-		flags |= MS_RELATIME;
-	return mount(NULL, path, NULL, flags, NULL) == 0 ? 0 : -errno;
+	return mount(NULL, path, NULL,
+		     MS_REMOUNT | MS_BIND | MS_RDONLY | sv_mountinfo_statvfs_flags(sv.f_flag),
+		     NULL) == 0
+		   ? 0
+		   : -errno;
 }
 
 /* path is not a mount point of its own (a directory or file of /proc):
@@ -351,24 +343,6 @@ static int bind_ro(const char *path)
 	if (mount(path, path, NULL, MS_BIND, NULL) != 0)
 		return -errno;
 	return remount_ro(path);
-}
-
-/* File systems through which uid 0 reaches the kernel's own knobs:
- * sysctls (kernel.core_pattern, kernel.modprobe), uevent_helper, cgroup
- * release agents, binfmt handlers, debug and trace controls, EFI variables.
- * Judged by type, not by where they are mounted: a second proc under a
- * chroot builder's tree, or the working directory the agent inherits inside
- * the old /proc, reach them as well as /proc/sys does. */
-static const char *const kernel_fs[] = {"proc",       "sysfs",    "binfmt_misc", "cgroup",
-					"cgroup2",    "configfs", "debugfs",     "tracefs",
-					"securityfs", "efivarfs", "bpf",         "pstore"};
-
-static int is_kernel_fs(const char *type)
-{
-	for (size_t i = 0; i < sizeof(kernel_fs) / sizeof(kernel_fs[0]); i++)
-		if (strcmp(type, kernel_fs[i]) == 0)
-			return 1;
-	return 0;
 }
 
 /* Every mount of a kernel_fs type, read-only. A remount is per mount, so
@@ -381,7 +355,7 @@ static int kernel_fs_read_only(void)
 	if (n < 0)
 		return n;
 	for (int i = 0; rc == 0 && i < n; i++) {
-		if (!is_kernel_fs(t[i].type))
+		if (!sv_mountinfo_is_kernel_fs(t[i].type))
 			continue;
 #ifdef SV_MUTANT_PROC_BY_PATH
 		/* MUTANT proc-by-path: only the mounts at or under /sys, as
@@ -414,6 +388,11 @@ int sv_contain_mounts(int knobs_ro)
 	 * working directory inside it still reaches) is read-only too. */
 	if (knobs_ro && (rc = kernel_fs_read_only()) < 0)
 		return rc;
+	/* The host's files and devices, while the old /proc still says what
+	 * is mounted where (the new one would too, but the old /dev's nodes
+	 * are read before the new /dev covers them). */
+	if (knobs_ro && (rc = sv_rootfs_confine()) < 0)
+		return rc;
 	/* A proc of the new pid namespace over the old one: only the
 	 * namespace's own processes are visible. The old mount and whatever
 	 * was mounted under it are hidden, and unmounting needs CAP_SYS_ADMIN. */
@@ -425,11 +404,17 @@ int sv_contain_mounts(int knobs_ro)
 	if (knobs_ro && access("/proc/sysrq-trigger", F_OK) == 0 &&
 	    (rc = bind_ro("/proc/sysrq-trigger")) < 0)
 		return rc;
+	/* Last of the mounts, so that nothing above makes them read-only
+	 * again. */
+	if (knobs_ro && (rc = sv_rootfs_open_declared()) < 0)
+		return rc;
 	/* The working directory by path again: it lands on the new mounts
-	 * where it was under the old /proc. */
+	 * where it was under the old /proc, and on a declared path's writable
+	 * bind where it was under that path. */
 	if (have_cwd && chdir(cwd) != 0)
 		return -errno;
-	return 0;
+	/* Read back, whatever each step said it did. */
+	return knobs_ro ? sv_rootfs_check() : 0;
 }
 
 int sv_contain_close_fds(int keep)

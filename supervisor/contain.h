@@ -79,8 +79,10 @@ pid_t sv_contain_outer_ppid(void);
  * propagates back to the host), mounts a fresh /proc of the new pid
  * namespace over /proc (outsiders' /proc/PID, /proc/1/root and
  * /proc/PID/mem become unreachable), and, with knobs_ro (a root agent, who
- * owns them by file mode), makes /proc/sys,
- * /proc/sysrq-trigger and every mount at or under /sys read-only. Once
+ * owns them by file mode), makes /proc/sys, /proc/sysrq-trigger and every
+ * mount of a kernel file system read-only, confines the host's files and
+ * devices (rootfs.h: every other mount read-only and nodev, a /dev of its
+ * own, the declared paths writable) and reads it all back. Once
  * CAP_SYS_ADMIN is dropped nothing in the namespace can remount or unmount
  * them. Returns 0 or the -errno of the first step that failed. */
 int sv_contain_mounts(int knobs_ro);

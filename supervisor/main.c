@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,7 +14,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +25,7 @@
 #include "notify.h"
 #include "probe.h"
 #include "report.h"
+#include "rootfs.h"
 #include "spawn.h"
 #include "stdfds.h"
 #include "target.h"
@@ -336,16 +337,34 @@ static int report_fd_named(int fd)
 }
 
 /* Whether the agent, which has our uid, could replace a report at path: it
- * can when it may write the directory (rename over the file). */
-static int path_agent_writable(const char *path)
+ * can when it may write the directory (rename over the file). A root agent
+ * sees the host's files read-only but for the declared paths (rootfs.h), so
+ * for it only a directory at or under one of those counts. */
+static int path_agent_writable(const char *path, const struct sv_cli *cli)
 {
-	char dir[4096];
+	char dir[4096], real[PATH_MAX], decl[PATH_MAX];
 	const char *slash = strrchr(path, '/');
 
 	if (!slash)
-		return access(".", W_OK) == 0;
-	snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	return access(dir, W_OK) == 0;
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (access(dir, W_OK) != 0)
+		return 0;
+	if (geteuid() != 0)
+		return 1;
+	if (!realpath(dir, real))
+		return 1;
+	for (int i = 0; i < cli->nwritable; i++) {
+		size_t n;
+
+		if (!realpath(cli->writable[i], decl))
+			continue;
+		n = strlen(decl);
+		if (strncmp(real, decl, n) == 0 && (real[n] == '\0' || real[n] == '/'))
+			return 1;
+	}
+	return 0;
 }
 
 static void on_fatal(void)
@@ -420,28 +439,6 @@ static void say_userns_refused(void)
 		strerror(-err));
 }
 
-/* A root agent keeps CAP_DAC_OVERRIDE and the host's files: where the root
- * file system is writable it can replace a program the kernel runs as full
- * root outside every mechanism of the run (a core_pattern pipe's program,
- * kernel.modprobe's, a cron file; hostile re-run h-rerun2). Not contained
- * (docs/design.md, Known limits): said, so that a pass there is read for
- * what it covers. */
-static void say_root_agent_files(void)
-{
-	enum sv_contain_mode mode;
-	struct statvfs st;
-
-	if (sv_contain_choose(&mode) < 0 || mode != SV_CONTAIN_PIDNS || statvfs("/", &st) != 0 ||
-	    (st.f_flag & ST_RDONLY))
-		return;
-	fprintf(stderr,
-		"egress-supervisor: warning: the agent runs as root and the host's files are "
-		"writable to it: a program the kernel or a root service runs outside the run "
-		"(a core_pattern or modprobe helper, a cron file) can be replaced; run the "
-		"supervisor as a non-root user for a contained agent (docs/design.md, Known "
-		"limits)\n");
-}
-
 static int run(struct sv_cli *cli, const sigset_t *set)
 {
 	static char stdio_why[512];
@@ -473,8 +470,6 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 		sv_probe_print(&pr);
 		return finish_run(1);
 	}
-	/* Only for an agent that will run. */
-	say_root_agent_files();
 	if (sv_report_write(0) < 0)
 		fprintf(stderr,
 			"egress-supervisor: warning: cannot write the provisional report\n");
@@ -503,6 +498,7 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	 * namespace only now (sv_spawn falls back). */
 	say_userns_refused();
 	sv_report_set_containment(sv_contain_name(ch->mode));
+	sv_report_set_host_files(ch->mode == SV_CONTAIN_PIDNS ? "read-only" : "uid");
 	/* The children's namespaces are made: the capability kept for them in
 	 * our user namespace goes, so the run holds none at all. */
 	if (rc == 0 && !ch->contain_err && (err = sv_contain_settle()) < 0) {
@@ -575,6 +571,7 @@ int main(int argc, char **argv)
 	}
 	if (sv_fault_init() < 0)
 		return EXIT_USAGE;
+	sv_rootfs_declare(cli.writable, cli.nwritable);
 	if ((rc = sv_target_init()) < 0)
 		fprintf(stderr,
 			"egress-supervisor: warning: /proc/sys/vm/mmap_min_addr: %s: a name the "
@@ -600,7 +597,7 @@ int main(int argc, char **argv)
 	info.policy = &cli.policy;
 	info.report_path = cli.report;
 	info.report_fd = cli.report_fd;
-	info.path_agent_writable = cli.report && path_agent_writable(cli.report);
+	info.path_agent_writable = cli.report && path_agent_writable(cli.report, &cli);
 	/* Not refused: a report at such a path is still the supervisor's as long
 	 * as its exit status agrees (docs/design.md "Report"); the caller is told
 	 * what it does not guarantee. */

@@ -10,6 +10,7 @@ struct sv_mount {
 	char dev[32];  /* major:minor: mounts of one file system share it */
 	char *root;    /* the mount's root within its file system, unescaped */
 	char *mp;      /* where it is mounted, in our root, unescaped */
+	char *opts;    /* the per-mount options (field 6: "rw,nosuid,nodev,...") */
 	char type[64]; /* the file system type */
 };
 
@@ -22,5 +23,15 @@ int sv_mountinfo_read(struct sv_mount **out);
 
 /* Frees a table sv_mountinfo_read returned. */
 void sv_mountinfo_free(struct sv_mount *m, int n);
+
+/* Whether a file system type is one through which uid 0 reaches the
+ * kernel's own knobs (proc, sysfs, cgroup, bpf, ...): 1 or 0. */
+int sv_mountinfo_is_kernel_fs(const char *type);
+
+/* The MS_* flags a bind remount must be given again to keep them, from a
+ * mount's per-mount options (struct sv_mount.opts; NULL: none) or from
+ * statvfs's f_flag. */
+unsigned long sv_mountinfo_flags(const char *opts);
+unsigned long sv_mountinfo_statvfs_flags(unsigned long f_flag);
 
 #endif

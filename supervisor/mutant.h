@@ -45,8 +45,9 @@
  *   STDIO_UNIX_QUEUE_OPEN stdfds.c   an AF_UNIX socket on 0-2 passes whatever its
  *                         queue holds (a caller's socket queued with SCM_RIGHTS)
  *   BROKEN_PROMISE        call.c     denials answer ECONNREFUSED; the report promises EACCES
- *   PROC_BY_PATH          contain.c  only /sys mounts read-only: the old /proc (the
- *                         working directory) and other proc mounts writable
+ *   PROC_BY_PATH          contain.c, rootfs.c  only /sys mounts read-only: the old
+ *                         /proc (the working directory) and other proc mounts
+ *                         writable, and no read-back of the mounts
  *   REAPER_HOLDS_FDS      spawn.c    the pid namespace's reaper keeps the caller's
  *                         descriptors and is dumpable until it has forked the agent
  *   LEADER_EBADF_TRUSTED  act.c      before 6.9, pidfd_getfd's EBADF for a process whose
@@ -170,6 +171,16 @@
  *                         open_by_handle_at reopens an unlinked --report-fd
  *                         file on ext4 and rewrites the supervisor's records
  *                         (hostile re-run h-rerun2)
+ *   ROOT_FILES_WRITABLE   rootfs.c  a root agent's host mounts stay writable: it
+ *                         replaces the program a core_pattern pipe names and
+ *                         the kernel runs its copy as root outside the run
+ *                         (hostile re-run h-rerun2); no read-back of the mounts
+ *   HOST_DEV              rootfs.c  a root agent keeps the host's /dev: a block
+ *                         device or /dev/port opens for writing; no read-back
+ *   WRITABLE_DEV          rootfs.c  a declared writable path allows device
+ *                         nodes: one the caller left there (a chroot's /dev)
+ *                         opens for writing; no read-back
+ *   MKNOD_KEPT            caps.c  a root agent keeps CAP_MKNOD
  *   HANDOVER_SHARED_ONLY  spawn.c  a refused unshare(CLONE_FILES) refuses the
  *                         run (capability-error) where the listener could be
  *                         taken with pidfd_getfd: every run in Docker's

@@ -16,6 +16,7 @@
 
 #include "errnames.h"
 #include "fault.h"
+#include "rootfs.h"
 #include "target.h"
 
 /* Beyond this many stored events the rest are only counted: a runaway agent
@@ -46,6 +47,7 @@ static struct {
 	int have_probe;
 	pid_t agent_pid;
 	const char *containment;
+	const char *host_files;
 	int userns_err;
 	int agent_status; /* -1 until it exited */
 	int interrupted;
@@ -133,6 +135,11 @@ void sv_report_set_agent(pid_t pid)
 void sv_report_set_containment(const char *tree)
 {
 	R.containment = tree;
+}
+
+void sv_report_set_host_files(const char *how)
+{
+	R.host_files = how;
 }
 
 void sv_report_set_userns_refused(int err)
@@ -397,6 +404,19 @@ static void write_body(FILE *f, int complete)
 		fputs("null, \"signal\": null}", f);
 	fputs(",\n  \"containment\": ", f);
 	json_str(f, R.containment);
+	fputs(",\n  \"host_files\": ", f);
+	json_str(f, R.host_files);
+	fputs(", \"writable\": [", f);
+	{
+		const char *const *w;
+		int nw = sv_rootfs_declared(&w);
+
+		for (int i = 0; i < nw; i++) {
+			fputs(i ? ", " : "", f);
+			json_str(f, w[i]);
+		}
+	}
+	fputc(']', f);
 	/* Why a supervisor without CAP_SYS_ADMIN is not in a user namespace of
 	 * its own (the subreaper's weaker shape): the host said no. */
 	fputs(",\n  \"userns_refused\": ", f);

@@ -103,6 +103,11 @@ void sv_report_set_agent(pid_t pid);
 /* The containment mechanism of the agent's tree (sv_contain_name: a static
  * string): the report's containment. */
 void sv_report_set_containment(const char *tree);
+/* How the agent reaches the host's files (a static string): "read-only" for
+ * a root agent (rootfs.h: only the declared paths writable), "uid" for one
+ * whose own uid is what limits it. The report's host_files; its writable
+ * lists the declared paths (sv_rootfs_declared) either way. */
+void sv_report_set_host_files(const char *how);
 /* Why no user namespace of our own is used (the -errno of
  * sv_contain_userns_err, or 0): the report's userns_refused, set as soon as
  * it is known, so a run that ends at the probe says it too. */

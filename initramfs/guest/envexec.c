@@ -25,7 +25,8 @@
  * phase 2 can still write it), puts what the caller hands the supervisor on
  * descriptors 0-2 (stdio=, caller.h: made with these credentials) and execs
  *
- *     egress-supervisor --report-fd N [--allow SPEC]... [--no-loopback] -- AGENT...
+ *     egress-supervisor --report-fd N [--allow SPEC]... [--no-loopback]
+ *                       [--writable DIR]... -- AGENT...
  *
  * only when every check passed. N is the report channel (docs/guest.md): a
  * descriptor of a file the guest init opened and unlinked as root; it passes
@@ -47,6 +48,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,6 +91,8 @@ struct cell {
 	int nstdio;
 	const char *mount[4]; /* mount=: what the caller has mounted */
 	int nmount;
+	const char *writable[4]; /* writable=: directories the agent may write */
+	int nwritable;
 };
 
 struct opts {
@@ -261,6 +265,13 @@ static void parse_cell(const char *path, struct cell *c)
 				die_infra("cell", "line %d: %s", lineno,
 					  c->nstdio == 3 ? "more than 3 stdio lines" : err);
 			c->nstdio++;
+		} else if (strcmp(key, "writable") == 0) {
+			if (c->nwritable == 4)
+				die_infra("cell", "line %d: more than 4 writable lines", lineno);
+			if (strncmp(val, "/tmp/", 5) != 0 || strstr(val, "/.."))
+				die_infra("cell", "line %d: writable=%s: want /tmp/PATH", lineno,
+					  val);
+			c->writable[c->nwritable++] = val;
 		} else if (strcmp(key, "mount") == 0) {
 			if (c->nmount == 4)
 				die_infra("cell", "line %d: more than 4 mount lines", lineno);
@@ -447,6 +458,15 @@ static void apply(const struct opts *o, const struct cell *c)
 			die_infra("mount", "%s", err);
 		readback("pass", "mount", "%s in the run's own mount namespace", c->mount[i]);
 	}
+	/* The declared directories, made by the caller as the supervisor's
+	 * caller would have them: open to every uid (the cell's may be 1000). */
+	for (i = 0; i < c->nwritable; i++) {
+		if ((mkdir(c->writable[i], 01777) != 0 && errno != EEXIST) ||
+		    chmod(c->writable[i], 01777) != 0)
+			die_infra("writable", "%s: %s", c->writable[i], strerror(errno));
+		readback("pass", "writable", "%s made (mode 1777), given as --writable",
+			 c->writable[i]);
+	}
 	r = status_caps("CapBnd", &bnd);
 	if (r)
 		die_infra("CapBnd", "cannot read /proc/self/status: %s", strerror(-r));
@@ -509,6 +529,17 @@ static void apply(const struct opts *o, const struct cell *c)
 		execve("/proc/self/exe", argv, environ);
 	}
 	die_infra("exec", "re-exec /proc/self/exe: %s", strerror(errno));
+}
+
+/* The directory of EGRESS_AGENT_LOG: 0, or -1 without one. */
+static int log_dir(char *buf, size_t len)
+{
+	const char *log = getenv("EGRESS_AGENT_LOG"), *slash = log ? strrchr(log, '/') : NULL;
+
+	if (!slash || slash == log || (size_t)(slash - log) >= len)
+		return -1;
+	snprintf(buf, len, "%.*s", (int)(slash - log), log);
+	return 0;
 }
 
 static void check_ids(const char *key, unsigned want)
@@ -578,7 +609,8 @@ static void check_mask(const struct mask_rule *m)
 
 static void verify_and_exec(const struct opts *o, const struct cell *c)
 {
-	const char *argv[2 * MAX_ITEMS + 8];
+	const char *argv[3 * MAX_ITEMS + 16];
+	char logdir[256];
 	char buf[64];
 	int argc = 0, i, dumpable;
 	uint64_t want_eff = c->uid == 0 ? o->expect_bnd : 0;
@@ -641,6 +673,17 @@ static void verify_and_exec(const struct opts *o, const struct cell *c)
 	}
 	if (!c->loopback)
 		argv[argc++] = "--no-loopback";
+	/* Where the agents log (EGRESS_AGENT_LOG, init's $SV) is where this
+	 * caller's agents write: declared, as any caller declares its agent's
+	 * work directory. Then the cell's own. */
+	if (log_dir(logdir, sizeof(logdir)) == 0) {
+		argv[argc++] = "--writable";
+		argv[argc++] = logdir;
+	}
+	for (i = 0; i < c->nwritable; i++) {
+		argv[argc++] = "--writable";
+		argv[argc++] = c->writable[i];
+	}
 	argv[argc++] = "--";
 	for (i = 0; i < c->nagent; i++)
 		argv[argc++] = c->agent[i];

@@ -27,6 +27,7 @@ PROBE_CALLS = ("listener", "process_vm_readv", "proc_mem", "pidfd_open", "pidfd_
 ACCESS_CALLS = ("process_vm_readv", "proc_mem", "pidfd_getfd")
 CAP_SYS_PTRACE = 19
 CAP_SYS_ADMIN = 21
+CAP_MKNOD = 27
 HANDOVERS = ("shared-table", "pidfd_getfd")
 # Verdict-deciding options, and the custom matrix kernel that has the host's
 # value where the Debian kernels do not.
@@ -269,12 +270,14 @@ def environment(p):
         notes.append(f"the host refuses a user namespace ({userns}) for a reason the guest "
                      f"does not reproduce: the guest profile's answer will differ")
     refusals = []
-    if uid == 0 and not int(p["capabilities"]["effective"], 16) >> CAP_SYS_ADMIN & 1:
-        # The guest's root and nocap keep CAP_SYS_ADMIN (nocap drops only
-        # CAP_SYS_PTRACE), so its supervisor gives the agent a pid namespace
-        # where the host's cannot: the refusal is derived, not replayed.
+    if uid == 0 and not root_can_contain(int(p["capabilities"]["effective"], 16)):
+        # The guest's root and nocap keep CAP_SYS_ADMIN and CAP_MKNOD
+        # (nocap drops only CAP_SYS_PTRACE), so its supervisor gives the
+        # agent a pid namespace and a /dev of its own where the host's
+        # cannot: the refusal is derived, not replayed.
         why = ("a root supervisor without CAP_SYS_ADMIN cannot give a root agent a pid "
-               "namespace of its own (its probe's containment is EPERM)")
+               "namespace of its own, nor one without CAP_MKNOD a /dev of its own (its "
+               "probe's containment is EPERM)")
         if any(m.split(":")[0] in PROBE_FAILING_MASKS for m in masks):
             refusals.append(why)
             notes.append(f"{why}: the guest's root keeps CAP_SYS_ADMIN, so the guest refuses "
@@ -292,6 +295,14 @@ def environment(p):
                        "the supervisor in init's")
     return {"ptrace_scope": scope, "user": user, "masks": masks, "sysctls": sysctls,
             "refusals": refusals, "notes": notes, "unreproducible": unrepro}
+
+
+def root_can_contain(caps):
+    """Whether a root supervisor with these effective capabilities can
+    contain a root agent: CAP_SYS_ADMIN for its pid and mount namespace and
+    the remounts, CAP_MKNOD for the nodes of its own /dev
+    (supervisor/rootfs.c)."""
+    return bool(caps >> CAP_SYS_ADMIN & 1 and caps >> CAP_MKNOD & 1)
 
 
 def probe_differences(p, report_probe):
@@ -369,7 +380,7 @@ def enforce_summary(p):
     if child.get("process_vm_readv") == "ENOSYS" and child.get("proc_mem") == "ok":
         bad = [b for b in bad if b[0] != "process_vm_readv"]
     caps = int(p["capabilities"]["effective"], 16)
-    no_admin_root = p["ids"]["uid"][1] == 0 and not caps >> CAP_SYS_ADMIN & 1
+    no_admin_root = p["ids"]["uid"][1] == 0 and not root_can_contain(caps)
     if not bad and not no_admin_root:
         return ("a supervisor can enforce on this host: every mechanism worked against a "
                 "child with the caller's credentials")
@@ -378,8 +389,9 @@ def enforce_summary(p):
     cap = caps >> CAP_SYS_PTRACE & 1
     if no_admin_root:
         hints.append("a root supervisor without CAP_SYS_ADMIN cannot give a root agent a pid "
-                     "namespace of its own: run the job as a non-root user (contained by a "
-                     "user namespace, or the subreaper and Landlock) or add CAP_SYS_ADMIN")
+                     "namespace of its own, nor one without CAP_MKNOD a /dev of its own: run "
+                     "the job as a non-root user (contained by a user namespace, or the "
+                     "subreaper and Landlock) or add CAP_SYS_ADMIN and CAP_MKNOD")
     if scope == 3:
         hints.append("Yama ptrace_scope 3 refuses everyone until reboot: boot with a lower scope")
     elif scope == 2 and not cap:

@@ -177,6 +177,9 @@ MUTANTS = [
     ("handover-shared-only",
      "a refused unshare(CLONE_FILES) refuses the run although the listener could be taken with pidfd_getfd: the declared connect under Docker's unshare mask is capability-error instead of pass (mismatch)",
      ["mask-unshare-handover*"], ["debian-6.1-cloud"]),
+    ("root-files-writable",
+     "a root agent's host mounts stay writable: it overwrites the program kernel.core_pattern pipes into, the kernel runs its script as root outside the run, and the script reaches the undeclared sink (false-green)",
+     ["helper-replace.user=root*", "helper-replace-declared.user=root*"], ["debian-6.1-cloud"]),
     ("module-name-open",
      "keyctl DH_COMPUTE with a KDF passes: the kernel runs kernel.modprobe outside the run for crypto-agentsecret0042 and the stand-in sends it to the undeclared sink (false-green)",
      ["module-name*"], ["debian-6.1-cloud"]),
@@ -264,6 +267,15 @@ GUEST_MUTANTS = [
 # integration test
 # fallback_inside_the_user_namespace_drops_cap_sys_admin_and_says_so kills it
 # by reading them during the run.
+
+# host-dev, writable-dev and mknod-kept (a root agent's /dev, declared
+# paths and CAP_MKNOD, closed with issue 11's class 5) have no cell: the
+# guest's own harness already gives the run a /dev without block devices
+# and makes /tmp nodev (initramfs/guest/hide.c), so no guest verdict could
+# differ. The integration test
+# root_agent_sees_no_host_device_and_no_node_it_or_its_caller_makes kills
+# all three on the host, with a block device and a node the caller left in
+# a declared path.
 
 # The original false green: both defects at once, on a Debian kernel under
 # ptrace_scope 2 without CAP_SYS_PTRACE (README).

@@ -67,7 +67,7 @@ SINGLE_KEYS = ("name", "description", "agent", "loopback", "user", "uid", "gid",
                "timeout", "expect", "kill_supervisor_after", "expect_agent_exit", "launcher",
                "guest_profile", "isolation", "cgroup")
 REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requires",
-                 "sink", "stdio", "mount")
+                 "sink", "stdio", "mount", "writable")
 # stdio = FD KIND [ADDR:PORT]: what the supervisor's caller puts on its
 # descriptor FD (docs/scenarios.md), and the feature each kind's set-up needs.
 STDIO_KINDS = {"tcp": None, "udp": None, "unix-rights": None, "unix-dgram-rights": None,
@@ -76,6 +76,7 @@ STDIO_KINDS = {"tcp": None, "udp": None, "unix-rights": None, "unix-dgram-rights
 # unix-* kinds, queues with SCM_RIGHTS on an AF_UNIX socketpair end).
 STDIO_ENDPOINT = {"tcp": "tcp", "udp": "udp", "unix-rights": "udp", "unix-dgram-rights": "udp"}
 MOUNT_RE = re.compile(r"^(proc|sysfs) (/tmp(/[A-Za-z0-9._-]+)+)$")
+WRITABLE_RE = re.compile(r"^/tmp(/[A-Za-z0-9._-]+)+$")
 REQUIRED_KEYS = ("name", "description", "agent", "expect")
 DEFAULT_TIMEOUT = 60
 
@@ -351,6 +352,9 @@ def parse_field(sc, path, no, key, value):
     elif key == "mount" and not MOUNT_RE.match(value) or key == "mount" and "/.." in value:
         err = (f"mount must be 'proc /tmp/PATH' or 'sysfs /tmp/PATH' (/ is read-only in the "
                f"run; no ..), not {value!r}")
+    elif key == "writable" and (not WRITABLE_RE.match(value) or "/.." in value):
+        err = (f"writable must be a directory /tmp/PATH (the caller makes it; / is read-only "
+               f"in the run; no ..), not {value!r}")
     elif key == "allow":
         e = check_allow(value)
         err = f"bad allow {value!r}: {e}" if e else None
@@ -673,6 +677,7 @@ def compile_cell(sc, axes, kernel):
     out += [f"sink={x}" for x, _ in sc.lists["sink"]]
     out += [f"stdio={x}" for x, _ in sc.lists["stdio"]]
     out += [f"mount={x}" for x, _ in sc.lists["mount"]]
+    out += [f"writable={x}" for x, _ in sc.lists["writable"]]
     out += [f"requires={r}" for r in requires]
     out += [f"expect={v.verdict}", f"expect_why={v.why}",
             f"timeout={sc.get('timeout', str(DEFAULT_TIMEOUT))}"]

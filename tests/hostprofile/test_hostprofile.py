@@ -358,6 +358,16 @@ class Replay(unittest.TestCase):
         self.assertIn("pidfd_getfd:EPERM, a mechanism the supervisor's probe proves", text)
         self.assertIn("without CAP_SYS_ADMIN cannot give a root agent a pid namespace", text)
 
+    def test_a_root_host_with_cap_sys_admin_but_without_cap_mknod_cannot_contain_a_root_agent(self):
+        # A root agent's /dev of its own is made with mknod: without
+        # CAP_MKNOD the canary's containment fails as without CAP_SYS_ADMIN.
+        caps = "%08x" % ((0xa80425fb | 1 << H.CAP_SYS_ADMIN) & ~(1 << H.CAP_MKNOD))
+        p = self.edited(yama_ptrace_scope=0, capabilities__effective=caps,
+                        capabilities__permitted=caps)
+        env = H.environment(p)
+        self.assertTrue(any("CAP_MKNOD" in u for u in env["unreproducible"]), env)
+        self.assertTrue(H.root_can_contain(0xa80425fb | 1 << H.CAP_SYS_ADMIN))
+
     def test_the_docker_profiles_replay_as_derived(self):
         hosts = os.path.join(TOP, "scenarios", "hosts")
         p = H.load(os.path.join(hosts, "docker-default.profile"))

@@ -318,6 +318,9 @@ class Ctx:
             argv.append("--no-loopback")
         if report:
             argv += ["--report", report_path]
+        # Where the agent logs: a root agent sees every other host path
+        # read-only (supervisor/rootfs.h).
+        argv += ["--writable", self.tmp]
         argv += list(sv_args or [])
         argv += ["--", os.path.join(AGENTS, agent)] + list(args)
         env = dict(os.environ, EGRESS_AGENT_LOG=log_path)
@@ -574,7 +577,7 @@ def sv_with_channel(ctx, agent, args, path=False, binary=None, fault=None, timeo
     if path:
         sv_args += ["--report", report_path]
     binary = binary or (SV_FAULTS if fault is not None else SV)
-    argv = prefix + [binary] + sv_args
+    argv = prefix + [binary] + sv_args + ["--writable", ctx.tmp]
     for spec in kw.get("allow", ()):
         argv += ["--allow", spec]
     if kw.get("no_loopback"):
@@ -611,7 +614,8 @@ def start_launched(ctx, proto, dest, agent, args, binary=None, fault=None):
     d, report_path, log_path = ctx.paths()
     binary = binary or (SV_FAULTS if fault is not None else SV)
     argv = [os.path.join(AGENTS, "fd-launcher"), proto, dest, "--", binary,
-            "--no-loopback", "--report", report_path, "--", os.path.join(AGENTS, agent)]
+            "--no-loopback", "--report", report_path, "--writable", ctx.tmp, "--",
+            os.path.join(AGENTS, agent)]
     argv += list(args)
     ctx.last_argv = argv
     env = dict(os.environ, EGRESS_AGENT_LOG=log_path)
@@ -635,7 +639,8 @@ def expect_inherited_socket_closed(ctx, run, sink):
 
 def rewrite_run(ctx, binary, cwd, paths, wrap=None):
     d, report_path, log_path = ctx.paths()
-    argv = [binary, "--report", report_path, "--", os.path.join(AGENTS, "rewrite-file")] + paths
+    argv = [binary, "--report", report_path, "--writable", ctx.tmp, "--",
+            os.path.join(AGENTS, "rewrite-file")] + paths
     argv = (wrap(argv) if wrap else argv)
     ctx.last_argv = argv
     proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path), cwd=cwd,

@@ -11,8 +11,10 @@ import os
 import re
 import shutil
 import socket
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 
 from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
@@ -199,7 +201,7 @@ def netlink_on_stdin_run(ctx, binary):
               "open(sys.argv[1], 'w').write(q.stdout)\n"
               "sys.exit(rc)\n")
     argv = ["unshare", "-n", sys.executable, "-c", script, qdisc, binary, "--report", report_path,
-            "--allow", "198.51.100.1:9", "--", os.path.join(AGENTS, "netlink-admin"), "EPERM", "0"]
+            "--allow", "198.51.100.1:9", "--writable", ctx.tmp, "--", os.path.join(AGENTS, "netlink-admin"), "EPERM", "0"]
     ctx.last_argv = argv
     proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -278,7 +280,8 @@ def tty_run(ctx, binary):
         os.setsid()
         fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
 
-    argv = [binary, "--report", report_path, "--", os.path.join(AGENTS, "tty-inject"),
+    argv = [binary, "--report", report_path, "--writable", ctx.tmp, "--",
+            os.path.join(AGENTS, "tty-inject"),
             "touch /tmp/egress-it-injected\n"]
     ctx.last_argv = argv
     proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path), stdin=slave,
@@ -313,8 +316,8 @@ def stdout_socket_run(ctx, binary, no_loopback):
     s = socket.create_connection(lis.sock.getsockname()[:2])
     ctx.closers.append(s.close)
     d, report_path, log_path = ctx.paths()
-    argv = [binary, "--report", report_path] + (["--no-loopback"] if no_loopback else []) + \
-        ["--", os.path.join(AGENTS, "no-network")]
+    argv = [binary, "--report", report_path, "--writable", ctx.tmp] + \
+        (["--no-loopback"] if no_loopback else []) + ["--", os.path.join(AGENTS, "no-network")]
     ctx.last_argv = argv
     proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
                             stdout=s.fileno(), stderr=subprocess.PIPE, text=True)
@@ -549,3 +552,84 @@ def refused_unshare_and_pidfd_getfd_name_the_hand_over(ctx):
     ctx.expect_eq((probe.get("listener"), probe.get("handover")), ("ESRCH", "pidfd_getfd"), "seam probe")
     run = ctx.sv("no-network", [], fault="probe.unshare_files:EPERM")
     expect_outcome(ctx, run, 0, "pass")
+
+
+@test()
+def root_agent_sees_no_host_device_and_no_node_it_or_its_caller_makes(ctx):
+    # Issue 11 class 5: a root agent keeps CAP_DAC_OVERRIDE, so every host
+    # mount it sees is read-only and nodev but the paths declared writable
+    # (still nodev), /dev is its own, and CAP_MKNOD is dropped. The caller
+    # left a node of /dev/null's numbers in the declared path (a chroot's
+    # /dev under a build directory would hold /dev/sda): it must not open.
+    # Mutants: root-files-writable (the stand-in for a program a root
+    # service runs is replaced), host-dev (the host's nodes in /dev),
+    # writable-dev (the caller's node opens), mknod-kept (the agent's own
+    # node is made).
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent")
+    decl = os.path.join(ctx.tmp, "declared")
+    # Not under the harness's log directory, which is declared too.
+    other = tempfile.mkdtemp(prefix="egress-it-undeclared-")
+    ctx.closers.append(lambda: shutil.rmtree(other, ignore_errors=True))
+    os.mkdir(decl)
+    caller_node = os.path.join(decl, "callers-node")
+    os.mknod(caller_node, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    program = os.path.join(other, "program")
+    with open(program, "w") as f:
+        f.write("#!/bin/sh\nexit 0\n")
+    kept = {"null", "zero", "full", "random", "urandom", "tty", "userfaultfd", "fd", "stdin",
+            "stdout", "stderr", "shm", "pts", "ptmx"}
+    ops = ["write:" + os.path.join(decl, "work"), "write:" + program,
+           "open-wr:" + caller_node, "mknod:" + os.path.join(decl, "agents-node"),
+           "open-wr:/dev/null", "list:/dev"]
+
+    def probe(binary):
+        # Only the harness's log directory and decl are declared.
+        run = ctx.sv("fs-probe", ops, binary=binary, sv_args=["--writable", decl])
+        expect_outcome(ctx, run, 0, "pass")
+        res = {}
+        for line in run.log:
+            if line.get("call") in ("write", "open_wr", "mknod"):
+                res[(line["call"], line.get("dest"))] = line.get("errno") if line.get("result") else "ok"
+        extra = sorted(os.path.basename(l.get("dest", "")) for l in run.agent_lines(call="entry")
+                       if os.path.basename(l.get("dest", "")) not in kept)
+        return run, res, extra
+
+    run, res, extra = probe(SV)
+    ctx.expect_eq(run.report.get("host_files"), "read-only", "host_files")
+    ctx.expect_eq(run.report.get("writable"), [ctx.tmp, decl], "writable")
+    ctx.expect_eq(res.get(("write", os.path.join(decl, "work"))), "ok", "write in the declared path")
+    ctx.expect_eq(res.get(("open_wr", "/dev/null")), "ok", "/dev/null opens")
+    ctx.expect_eq(res.get(("write", program)), "EROFS", "the undeclared program")
+    ctx.expect_eq(res.get(("open_wr", caller_node)), "EACCES", "the caller's node (nodev)")
+    ctx.expect_eq(res.get(("mknod", os.path.join(decl, "agents-node"))), "EPERM", "mknod (CAP_MKNOD)")
+    ctx.expect_eq(extra, [], "host entries in the agent's /dev")
+    with open(program) as f:
+        ctx.expect_eq(f.read(), "#!/bin/sh\nexit 0\n", "the program's bytes")
+    for mutant, key, want in (("root-files-writable", ("write", program), "ok"),
+                              ("writable-dev", ("open_wr", caller_node), "ok"),
+                              ("mknod-kept", ("mknod", os.path.join(decl, "agents-node")), "ok")):
+        for p in (os.path.join(decl, "agents-node"),):
+            if os.path.lexists(p):
+                os.unlink(p)
+        _, res, _ = probe(mutant_binary(mutant))
+        ctx.expect_eq(res.get(key), want, "%s mutant: %s" % (mutant, key[0]))
+    _, _, extra = probe(mutant_binary("host-dev"))
+    ctx.expect(extra, "host-dev mutant: the host's /dev entries should show")
+
+
+@test()
+def root_agent_refused_when_a_host_mount_stays_writable(ctx):
+    # The read-back after the set-up: the seam makes the pass that turns
+    # host mounts read-only and nodev do nothing, as a remount that said it
+    # worked and did not take would. The mounts are read back from inside
+    # the namespace, so the agent never runs (capability-error, not pass).
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent")
+    run = ctx.sv("no-network", [], fault="rootfs:EIO")
+    expect_outcome(ctx, run, 3, "capability-error")
+    ctx.expect("ENOTRECOVERABLE" in str(run.report.get("internal_error")),
+               "internal_error: %r" % run.report.get("internal_error"))
+    ctx.expect("is still writable or allows device nodes" in run.err,
+               "stderr names the mount: %r" % run.err[-300:])
+    ctx.expect_eq(run.log, [], "the agent ran")

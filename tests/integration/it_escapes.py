@@ -56,8 +56,8 @@ def io_uring_enter_neutralized_on_ring_on_stdin(ctx):
         d, report_path, log_path = ctx.paths()
         argv = [os.path.join(AGENTS, "ring-giver"), "--exec", params, sys.executable, "-c",
                 "import os, sys; os.dup2(100, 0); os.close(100); os.execv(sys.argv[1], sys.argv[1:])", binary, "--no-loopback", "--allow", DECLARED,
-                "--report", report_path, "--", os.path.join(AGENTS, "io-uring-inherited"),
-                "--fd", "0", params, lis.dest]
+                "--report", report_path, "--writable", ctx.tmp, "--",
+                os.path.join(AGENTS, "io-uring-inherited"), "--fd", "0", params, lis.dest]
         ctx.last_argv = argv
         env = dict(os.environ, EGRESS_AGENT_LOG=log_path)
         env.pop("EGRESS_SV_FAULT", None)
@@ -116,7 +116,7 @@ def unix_stdin_run(ctx, binary, kind, sink):
         elif kind != "empty":
             socket.send_fds(theirs, [b"x" if kind == "stream" else b""], [udp.fileno()])
     d, report_path, log_path = ctx.paths()
-    argv = [binary, "--report", report_path, "--no-loopback", "--",
+    argv = [binary, "--report", report_path, "--no-loopback", "--writable", ctx.tmp, "--",
             os.path.join(AGENTS, "inherit-fd"), "--stdio", "--rights"]
     ctx.last_argv = argv
     proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
@@ -239,7 +239,8 @@ def late_rights_run(ctx, binary, sink):
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     ctx.closers += [ours.close, theirs.close]
     d, report_path, log_path = ctx.paths()
-    argv = [binary, "--report", report_path, "--no-loopback", "--", "/bin/sh", "-c",
+    argv = [binary, "--report", report_path, "--no-loopback", "--writable", ctx.tmp, "--",
+            "/bin/sh", "-c",
             "sleep 1.5; exec %s --stdio --rights" % os.path.join(AGENTS, "inherit-fd")]
     ctx.last_argv = argv
     proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),

@@ -182,7 +182,8 @@ def io_uring_ring_above_2_never_reaches_the_agent(ctx):
     lis = ctx.tcp(addr=UNDECLARED)
     d, report_path, log_path = ctx.paths()
     params = os.path.join(ctx.tmp, "ring.params")
-    argv = [os.path.join(AGENTS, "ring-giver"), "--exec", params, SV, "--report", report_path, "--",
+    argv = [os.path.join(AGENTS, "ring-giver"), "--exec", params, SV, "--report", report_path,
+            "--writable", ctx.tmp, "--",
             os.path.join(AGENTS, "io-uring-inherited"), "--fd", "100", params, lis.dest]
     ctx.last_argv = argv
     proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path), stdout=subprocess.PIPE,

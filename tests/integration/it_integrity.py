@@ -464,7 +464,8 @@ def sv_over(ctx, kind, agent, args):
             os.close(rfd)
         drainer = threading.Thread(target=drain, daemon=True)
         drainer.start()
-    argv = [SV, "--report-fd", "9", "--", os.path.join(AGENTS, agent)] + list(args)
+    argv = [SV, "--report-fd", "9", "--writable", ctx.tmp, "--", os.path.join(AGENTS, agent)] + \
+        list(args)
     env = dict(os.environ, EGRESS_AGENT_LOG=log_path)
     env.pop("EGRESS_SV_FAULT", None)
     ctx.last_argv = argv

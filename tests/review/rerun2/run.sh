@@ -98,15 +98,19 @@ case_interrupt() {
 	sv interrupt-kill 1000 -- interrupt-kill 200
 }
 case_forge() {
-	sv forge-handle root -- forge-handle "$OUT" 400
-	sv forge2-pass root -- forge2 "$OUT" 400 0
-	sv forge2-fail root -- forge2 "$OUT" 400 1
-	APPEND=1 sv forge2-fail-append root -- forge2 "$OUT" 400 1
+	# $OUT, where the report file lives, is declared writable to the root
+	# agent (a caller's work directory): without it a root agent sees the
+	# host's files read-only and nodev, which stops the by-handle reopen
+	# for write on its own (EROFS) whatever the capability.
+	sv forge-handle root --writable "$OUT" -- forge-handle "$OUT" 400
+	sv forge2-pass root --writable "$OUT" -- forge2 "$OUT" 400 0
+	sv forge2-fail root --writable "$OUT" -- forge2 "$OUT" 400 1
+	APPEND=1 sv forge2-fail-append root --writable "$OUT" -- forge2 "$OUT" 400 1
 	sv forge2-fail 1000 -- forge2 "$OUT" 400 1
 	# the caller's report file never had a name: O_TMPFILE in $OUT
 	echo "=== forge2-otmpfile (user root) $(date -u +%H:%M:%S)"
 	python3 "$HERE/tmpfile-launch.py" "$OUT" "$OUT/forge2-otmpfile.stream" "$SV" --no-loopback --allow 127.0.0.2:7000 \
-		--report-fd 8 -- "$AG" forge2 "$OUT" 400 1 > "$OUT/forge2-otmpfile.out" 2> "$OUT/forge2-otmpfile.err"
+		--report-fd 8 --writable "$OUT" -- "$AG" forge2 "$OUT" 400 1 > "$OUT/forge2-otmpfile.out" 2> "$OUT/forge2-otmpfile.err"
 	local code=$?; sed 's/^/  | /' "$OUT/forge2-otmpfile.out"; echo "  exit $code"
 	python3 "$HERE/check.py" "$OUT/forge2-otmpfile.stream" /nonexistent "$code"
 	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import cell_result as c, json

@@ -1,0 +1,340 @@
+#include "rootfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fault.h"
+#include "mountinfo.h"
+
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+#ifndef AT_STATX_DONT_SYNC
+#define AT_STATX_DONT_SYNC 0x4000
+#endif
+
+/* The read-back (sv_rootfs_check) came with each of these steps, and after
+ * proc-by-path's: the mutants that put a step back have no read-back
+ * either. */
+#ifdef SV_MUTANT_ROOT_FILES_WRITABLE
+#define NO_READBACK
+#endif
+#ifdef SV_MUTANT_HOST_DEV
+#define NO_READBACK
+#endif
+#ifdef SV_MUTANT_WRITABLE_DEV
+#define NO_READBACK
+#endif
+#ifdef SV_MUTANT_PROC_BY_PATH
+#define NO_READBACK
+#endif
+
+/* What a program may need from /dev. Everything else (block devices,
+ * /dev/mem, /dev/port, the serial ports, the console, /dev/kmsg, loop
+ * control) stays out of the agent's namespace. The guest's harness keeps
+ * the same set for its own reasons (initramfs/guest/hide.c); it must not
+ * depend on the supervisor it tests, so the two lists are kept apart. */
+static const char *const kept_nodes[] = {"null",    "zero", "full",       "random",
+					 "urandom", "tty",  "userfaultfd"};
+#define NKEPT (sizeof(kept_nodes) / sizeof(kept_nodes[0]))
+
+static const char *const dev_links[][2] = {{"fd", "/proc/self/fd"},
+					   {"stdin", "/proc/self/fd/0"},
+					   {"stdout", "/proc/self/fd/1"},
+					   {"stderr", "/proc/self/fd/2"}};
+
+/* Where a writable mount would reach the kernel's knobs or devices. */
+static const char *const refused_roots[] = {"/proc", "/sys", "/dev"};
+
+static struct {
+	const char *const *paths;
+	int n;
+	char resolved[SV_ROOTFS_MAX_WRITABLE][PATH_MAX];
+	int nresolved;
+	int pts; /* this namespace has a devpts of its own at /dev/pts */
+} D;
+
+static int under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+int sv_rootfs_check_declared(const char *path, char *why, size_t len)
+{
+	if (path[0] != '/') {
+		snprintf(why, len, "--writable '%s': want an absolute path", path);
+		return -EINVAL;
+	}
+	if (strspn(path, "/") == strlen(path)) {
+		snprintf(why, len,
+			 "--writable '%s': not the whole tree; name the directories the agent "
+			 "writes",
+			 path);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(refused_roots) / sizeof(refused_roots[0]); i++)
+		if (under(path, refused_roots[i])) {
+			snprintf(why, len,
+				 "--writable '%s': %s holds the kernel's knobs and devices, never "
+				 "writable to a root agent",
+				 path, refused_roots[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+void sv_rootfs_declare(const char *const *paths, int n)
+{
+	D.paths = paths;
+	D.n = n;
+}
+
+int sv_rootfs_declared(const char *const **paths)
+{
+	*paths = D.paths;
+	return D.n;
+}
+
+static int say(int err, const char *what, const char *path)
+{
+	fprintf(stderr, "egress-supervisor: a root agent's files: %s %s: %s\n", what, path,
+		strerror(-err));
+	return err;
+}
+
+/* The id of the mount path resolves to (the one on top), or 0 where the
+ * kernel cannot say (before 5.8: every mount is then taken as reachable,
+ * so a covered one is checked too and the check fails closed). */
+static unsigned long long reachable_mount(const char *path)
+{
+	struct statx sx;
+
+	if (syscall(SYS_statx, AT_FDCWD, path,
+		    AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC, STATX_MNT_ID,
+		    &sx) != 0)
+		return 0;
+	return (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id : 0;
+}
+
+/* A mount that another covers (the old /dev under the new, anything under
+ * a covered mount) cannot be reached by path, so neither remounted nor
+ * judged by it: the agent cannot reach it either (every descriptor of the
+ * caller's is closed, and unmounting needs CAP_SYS_ADMIN). ENOENT: the
+ * path is gone (a mount over a deleted directory). */
+static int covered(const struct sv_mount *m)
+{
+	unsigned long long id = reachable_mount(m->mp);
+
+	if (id == 0)
+		return access(m->mp, F_OK) != 0 && errno == ENOENT;
+	return id != (unsigned long long)m->id;
+}
+
+/* Every reachable host mount that is no kernel file system (those are
+ * read-only by type already) and not under /dev (replaced below):
+ * read-only and nodev. A read-only mount alone would not do: a device node
+ * on it still opens for writing (only regular files, directories and links
+ * are refused on a read-only mount). */
+static int host_read_only(void)
+{
+	struct sv_mount *t;
+	int n = sv_mountinfo_read(&t), rc = 0;
+
+	if (n < 0)
+		return say(n, "reading", "/proc/self/mountinfo");
+	for (int i = 0; rc == 0 && i < n; i++) {
+		unsigned long flags;
+
+		/* An autofs mount point holds no file; what it would mount on
+		 * demand is mounted in the host's namespace, not this private
+		 * one, and a remount by its path would trigger it. */
+		if (sv_mountinfo_is_kernel_fs(t[i].type) || strcmp(t[i].type, "autofs") == 0 ||
+		    under(t[i].mp, "/dev") || covered(&t[i]))
+			continue;
+		flags = sv_mountinfo_flags(t[i].opts) | MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NODEV;
+		if (mount(NULL, t[i].mp, NULL, flags, NULL) != 0)
+			rc = say(-errno, "making read-only and nodev", t[i].mp);
+	}
+	sv_mountinfo_free(t, n);
+	return rc;
+}
+
+static int private_dev(void)
+{
+	struct stat st[NKEPT];
+	char path[64];
+	int had_pts = access("/dev/pts/ptmx", F_OK) == 0;
+
+	/* The host's numbers, read before the new /dev covers them. */
+	for (size_t i = 0; i < NKEPT; i++) {
+		snprintf(path, sizeof(path), "/dev/%s", kept_nodes[i]);
+		if (stat(path, &st[i]) != 0 || !S_ISCHR(st[i].st_mode))
+			st[i].st_mode = 0;
+	}
+	if (mount("egress-dev", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755") != 0)
+		return say(-errno, "mounting a tmpfs (CONFIG_TMPFS) on", "/dev");
+	for (size_t i = 0; i < NKEPT; i++) {
+		if (!st[i].st_mode)
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", kept_nodes[i]);
+		if (mknod(path, S_IFCHR | (st[i].st_mode & 0777), st[i].st_rdev) != 0)
+			return say(-errno, "making (CAP_MKNOD)", path);
+		/* mknod's mode is masked by our umask. */
+		if (chmod(path, st[i].st_mode & 0777) != 0)
+			return say(-errno, "setting the mode of", path);
+	}
+	for (size_t i = 0; i < sizeof(dev_links) / sizeof(dev_links[0]); i++) {
+		snprintf(path, sizeof(path), "/dev/%s", dev_links[i][0]);
+		if (symlink(dev_links[i][1], path) != 0)
+			return say(-errno, "linking", path);
+	}
+	if (mkdir("/dev/shm", 01777) != 0 || chmod("/dev/shm", 01777) != 0)
+		return say(-errno, "making", "/dev/shm");
+	if (mount("egress-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+		return say(-errno, "mounting a tmpfs on", "/dev/shm");
+	/* Ptys for a program that makes them (script, expect): a devpts of
+	 * the namespace's own, so no pty of the host's is reachable by path. */
+	if (had_pts) {
+		if (mkdir("/dev/pts", 0755) != 0)
+			return say(-errno, "making", "/dev/pts");
+		if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+			  "newinstance,ptmxmode=0666,mode=0620") != 0)
+			return say(-errno, "mounting a devpts (CONFIG_UNIX98_PTYS) on", "/dev/pts");
+		if (symlink("pts/ptmx", "/dev/ptmx") != 0)
+			return say(-errno, "linking", "/dev/ptmx");
+		D.pts = 1;
+	}
+	if (mount(NULL, "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
+		  NULL) != 0)
+		return say(-errno, "making read-only", "/dev");
+	return 0;
+}
+
+int sv_rootfs_confine(void)
+{
+	int rc = 0;
+
+#ifndef SV_MUTANT_ROOT_FILES_WRITABLE
+	/* MUTANT root-files-writable: the host's files stay writable to a root
+	 * agent, as before: it replaces a program the kernel runs as root.
+	 * Seam: a remount that said it worked and did not take (only the
+	 * read-back can tell). */
+	if (sv_fault("rootfs") == 0)
+		rc = host_read_only();
+#else
+	(void)host_read_only;
+#endif
+	if (rc < 0)
+		return rc;
+#ifdef SV_MUTANT_HOST_DEV
+	/* MUTANT host-dev: the host's /dev, writable and with every node: a
+	 * block device opens for writing. */
+	(void)private_dev;
+	return 0;
+#endif
+	return private_dev();
+}
+
+int sv_rootfs_open_declared(void)
+{
+	D.nresolved = 0;
+	for (int i = 0; i < D.n; i++) {
+		char *r = D.resolved[D.nresolved], why[PATH_MAX + 128];
+		unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID;
+		struct statvfs sv;
+
+		if (!realpath(D.paths[i], r))
+			return say(-errno, "resolving --writable", D.paths[i]);
+		if (sv_rootfs_check_declared(r, why, sizeof(why)) < 0) {
+			fprintf(stderr, "egress-supervisor: %s (resolved from '%s')\n", why,
+				D.paths[i]);
+			return -EINVAL;
+		}
+		/* Recursive: what is mounted under the path stays in view, each
+		 * copy as read-only as the pass above left it. */
+		if (mount(r, r, NULL, MS_BIND | MS_REC, NULL) != 0)
+			return say(-errno, "binding --writable", r);
+		/* A bind remount clears what it is not given again: keep noexec
+		 * and the atime flags the path had; only read-only goes. */
+		if (statvfs(r, &sv) != 0)
+			return say(-errno, "reading the flags of --writable", r);
+		flags |= sv_mountinfo_statvfs_flags(sv.f_flag) & ~(unsigned long)MS_RDONLY;
+		flags |= MS_NODEV;
+#ifdef SV_MUTANT_WRITABLE_DEV
+		/* MUTANT writable-dev: a declared path allows device nodes, as a
+		 * chroot's /dev under a build directory holds them. */
+		flags &= ~(unsigned long)MS_NODEV;
+#endif
+		if (mount(NULL, r, NULL, flags, NULL) != 0)
+			return say(-errno, "making writable --writable", r);
+		D.nresolved++;
+	}
+	return 0;
+}
+
+/* Whether mp is one of the resolved declared paths. */
+static int declared(const char *mp)
+{
+	for (int i = 0; i < D.nresolved; i++)
+		if (strcmp(D.resolved[i], mp) == 0)
+			return 1;
+	return 0;
+}
+
+static int judge(const struct sv_mount *m)
+{
+	unsigned long f = sv_mountinfo_flags(m->opts);
+	int kernel = sv_mountinfo_is_kernel_fs(m->type);
+	int dev = strcmp(m->mp, "/dev") == 0;
+	int pts = D.pts && strcmp(m->mp, "/dev/pts") == 0 && strcmp(m->type, "devpts") == 0;
+	int proc = strcmp(m->mp, "/proc") == 0 && strcmp(m->type, "proc") == 0;
+	int writable_ok = proc || pts || strcmp(m->mp, "/dev/shm") == 0 ||
+			  (declared(m->mp) && !kernel);
+
+	/* Holds no file (host_read_only). */
+	if (strcmp(m->type, "autofs") == 0)
+		return 1;
+	if (!(f & MS_RDONLY) && !writable_ok)
+		return 0;
+	/* Kernel file systems hold no device nodes; the namespace's /dev and
+	 * devpts are the ones that must. */
+	if (!(f & MS_NODEV) && !kernel && !dev && !pts)
+		return 0;
+	return 1;
+}
+
+int sv_rootfs_check(void)
+{
+	struct sv_mount *t;
+	int n, rc = 0;
+
+#ifdef NO_READBACK
+	return 0;
+#endif
+	n = sv_mountinfo_read(&t);
+	if (n < 0)
+		return say(n, "reading", "/proc/self/mountinfo");
+	for (int i = 0; rc == 0 && i < n; i++) {
+		if (covered(&t[i]) || judge(&t[i]))
+			continue;
+		fprintf(stderr,
+			"egress-supervisor: a root agent's files: %s (%s, %s) is still writable "
+			"or allows device nodes\n",
+			t[i].mp, t[i].type, t[i].opts ? t[i].opts : "?");
+		rc = -ENOTRECOVERABLE;
+	}
+	sv_mountinfo_free(t, n);
+	return rc;
+}
