@@ -509,8 +509,8 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 		return finish_run(1);
 	}
 	if (rc == 0 && ch->contain_err) {
-		fprintf(stderr, "egress-supervisor: cannot contain the agent: %s\n",
-			strerror(-ch->contain_err));
+		fprintf(stderr, "egress-supervisor: cannot contain the agent: %s (%s)\n",
+			strerror(-ch->contain_err), sv_probe_containment_hint(-ch->contain_err));
 		sv_report_internal_error("could not contain the agent (pid and mount namespace)",
 					 -ch->contain_err);
 		close(p[0]);

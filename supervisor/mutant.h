@@ -181,6 +181,9 @@
  *                         nodes: one the caller left there (a chroot's /dev)
  *                         opens for writing; no read-back
  *   MKNOD_KEPT            caps.c  a root agent keeps CAP_MKNOD
+ *   IPC_RETRY_BLIND       spawn.c  a refused CLONE_NEWIPC (no CONFIG_IPC_NS) is asked
+ *                         again without it even where SysV IPC exists: the
+ *                         agent shares the host's segments
  *   HANDOVER_SHARED_ONLY  spawn.c  a refused unshare(CLONE_FILES) refuses the
  *                         run (capability-error) where the listener could be
  *                         taken with pidfd_getfd: every run in Docker's

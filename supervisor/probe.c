@@ -196,6 +196,38 @@ static void line(const char *name, int err, const char *hint)
 		printf("%s: %s%s%s\n", name, n ? n : "error", hint ? " - " : "", hint ? hint : "");
 }
 
+const char *sv_probe_containment_hint(int err)
+{
+	return err == EPERM
+		   ? "a root agent needs its own pid and mount namespace (read-only /proc/sys and "
+		     "/sys, the host's files read-only, a /dev of its own): run the supervisor "
+		     "with CAP_SYS_ADMIN and CAP_MKNOD, or as a non-root user; in a "
+		     "container that masks /proc, a fresh proc mount is refused too"
+	       : err == EINVAL
+		   ? "this kernel has no pid namespaces (CONFIG_NAMESPACES, CONFIG_PID_NS), or "
+		     "SysV IPC without IPC namespaces (CONFIG_IPC_NS)"
+	       : err == ENOTRECOVERABLE
+		   ? "a root agent's mount namespace still had a writable or device-allowing host "
+		     "mount after it was made read-only and nodev (named above)"
+	       : err == ENOSYS || err == EOPNOTSUPP
+		   ? "a non-root agent needs a Landlock domain (Linux >= 5.13, "
+		     "CONFIG_SECURITY_LANDLOCK, "
+		     "landlock in the lsm= list) to be kept from other processes of its uid; or "
+		     "run "
+		     "the supervisor as root (its own pid namespace)"
+	       : err == EXDEV
+		   ? "the agent's Landlock domain was built but a cgroup file its uid may write "
+		     "still opened for writing inside it: this host's mounts hide part of the "
+		     "path Landlock walks (a supervisor in a chroot); run it outside the chroot, "
+		     "or in a cgroup its uid cannot write"
+	       : err == EPROTO
+		   ? "the agent's Landlock domain was asked to be scoped for signals (ABI 6, Linux "
+		     ">= 6.12) and was made, but a signal to the supervisor still went through "
+		     "inside it: the kernel does not keep what it reports"
+	       : err > 0 ? "the agent's pid and mount namespace could not be set up"
+			 : NULL;
+}
+
 void sv_probe_print(const struct sv_probe_result *r)
 {
 	line("listener", r->listener,
@@ -234,28 +266,6 @@ void sv_probe_print(const struct sv_probe_result *r)
 		 : NULL);
 	line("id_valid", r->id_valid, NULL);
 	line("send", r->send, NULL);
-	line("containment", r->containment,
-	     r->containment == EPERM
-		 ? "a root agent needs its own pid and mount namespace (read-only /proc/sys and "
-		   "/sys): run the supervisor with CAP_SYS_ADMIN, or as a non-root user; in a "
-		   "container that masks /proc, a fresh proc mount is refused too"
-	     : r->containment == EINVAL
-		 ? "this kernel has no pid namespaces (CONFIG_NAMESPACES, CONFIG_PID_NS)"
-	     : r->containment == ENOSYS || r->containment == EOPNOTSUPP
-		 ? "a non-root agent needs a Landlock domain (Linux >= 5.13, "
-		   "CONFIG_SECURITY_LANDLOCK, "
-		   "landlock in the lsm= list) to be kept from other processes of its uid; or run "
-		   "the supervisor as root (its own pid namespace)"
-	     : r->containment == EXDEV
-		 ? "the agent's Landlock domain was built but a cgroup file its uid may write "
-		   "still opened for writing inside it: this host's mounts hide part of the "
-		   "path Landlock walks (a supervisor in a chroot); run it outside the chroot, "
-		   "or in a cgroup its uid cannot write"
-	     : r->containment == EPROTO
-		 ? "the agent's Landlock domain was asked to be scoped for signals (ABI 6, Linux "
-		   ">= 6.12) and was made, but a signal to the supervisor still went through "
-		   "inside it: the kernel does not keep what it reports"
-	     : r->containment > 0 ? "the agent's pid and mount namespace could not be set up"
-				  : NULL);
+	line("containment", r->containment, sv_probe_containment_hint(r->containment));
 	printf("probe: %s\n", r->ok ? "ok" : "failed");
 }

@@ -15,5 +15,9 @@ int sv_probe_run(struct sv_probe_result *out);
 
 /* Prints one line per capability ("pidfd_getfd: EPERM") to stdout. */
 void sv_probe_print(const struct sv_probe_result *r);
+/* The hint for a containment errno (positive; the probe's containment
+ * answer, or the agent's own contain_err), naming the setting or kernel
+ * option; NULL for 0. */
+const char *sv_probe_containment_hint(int err);
 
 #endif

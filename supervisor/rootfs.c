@@ -300,8 +300,8 @@ static int judge(const struct sv_mount *m)
 	int dev = strcmp(m->mp, "/dev") == 0;
 	int pts = D.pts && strcmp(m->mp, "/dev/pts") == 0 && strcmp(m->type, "devpts") == 0;
 	int proc = strcmp(m->mp, "/proc") == 0 && strcmp(m->type, "proc") == 0;
-	int writable_ok = proc || pts || strcmp(m->mp, "/dev/shm") == 0 ||
-			  (declared(m->mp) && !kernel);
+	int writable_ok =
+	    proc || pts || strcmp(m->mp, "/dev/shm") == 0 || (declared(m->mp) && !kernel);
 
 	/* Holds no file (host_read_only). */
 	if (strcmp(m->type, "autofs") == 0)

@@ -157,7 +157,8 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	if (argc == 2 && strcmp(argv[1], "send") == 0) {
-		agent_helper_send(DEST_FILE, "helper-replace: the replaced core_pattern helper ran");
+		agent_helper_send(DEST_FILE,
+				  "helper-replace: the replaced core_pattern helper ran");
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "install") == 0)

@@ -88,6 +88,27 @@ def kernel_without_pid_namespaces_refuses_a_root_agent(ctx):
         ctx.expect_eq(lis.conns, 0, "%s: connections at the listener" % where)
 
 
+@test()
+def kernel_without_ipc_namespaces_refuses_where_sysv_ipc_exists(ctx):
+    # clone(CLONE_NEWIPC) answers EINVAL without CONFIG_IPC_NS. This host
+    # has SysV IPC, so an agent asked again without it would share the
+    # host's segments (hostile re-run h-rerun2, 11.4): the run is refused,
+    # in the probe and in the run. Mutant ipc-retry-blind asks again
+    # anyway and runs the agent.
+    require_root_containment(ctx)
+    for fault, where in (("probe.clone_newipc:EINVAL", "probe"), ("clone_newipc:EINVAL", "run")):
+        run = ctx.sv("no-network", [], fault=fault)
+        expect_outcome(ctx, run, 3, "capability-error")
+        if where == "probe":
+            ctx.expect_eq((run.report.get("probe") or {}).get("containment"), "EINVAL",
+                          "probe containment")
+        ctx.expect("CONFIG_IPC_NS" in run.out + run.err, "%s: the hint: %r" % (where, run.err[-300:]))
+        ctx.expect_eq(run.log, [], "%s: agent log (the agent ran)" % where)
+    run = ctx.sv("no-network", [], fault="probe.clone_newipc:EINVAL,clone_newipc:EINVAL",
+                 binary=mutant_faults_binary("ipc-retry-blind"))
+    expect_outcome(ctx, run, 0, "pass")
+
+
 def expect_containment_refused(ctx, site, errno_name, hint, also=None):
     """A uid-1000 connect-tcp run with the seam failing site (and the seam
     entry also, in both phases), in the probe's canary and then in the
