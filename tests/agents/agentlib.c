@@ -6,14 +6,18 @@
 #include <linux/userfaultfd.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -353,4 +357,24 @@ void agent_uffd_supply(int uffd, void *region, const void *src, long page)
 	    .dst = (unsigned long)region, .src = (unsigned long)src, .len = (unsigned long)page};
 
 	ioctl(uffd, UFFDIO_COPY, &copy);
+}
+
+void agent_crash_child(void)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	if (pid == 0) {
+		struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+
+		setrlimit(RLIMIT_CORE, &rl);
+		prctl(PR_SET_DUMPABLE, 1);
+		raise(SIGSEGV);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	agent_log("crash_child", NULL, pid > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : -1,
+		  pid < 0 ? errno : 0, NULL);
+	sleep(2);
 }

@@ -72,6 +72,11 @@ int agent_install_self(const char *path, const char *dest_file, const char *dest
 void agent_helper_send(const char *dest_file, const char *msg);
 void agent_hold_ready(void);
 
+/* Crashes a child (SIGSEGV, core dumps unlimited, dumpable), so the kernel
+ * runs whatever kernel.core_pattern pipes into; logs "crash_child" with
+ * the child's signal, then waits 2 s: the helper runs asynchronously. */
+void agent_crash_child(void);
+
 /* A private anonymous page of *page bytes, not yet present, registered
  * for missing-page faults with a new non-blocking userfaultfd (the syscall,
  * or /dev/userfaultfd where the syscall is EPERM: 6.1+, governed by its

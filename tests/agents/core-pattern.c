@@ -17,12 +17,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define CORE_PATTERN "/proc/sys/kernel/core_pattern"
@@ -80,23 +76,7 @@ int main(int argc, char **argv)
 	try_open("/proc/sys/kernel/modprobe");
 	try_open("/sys/kernel/uevent_helper");
 	try_open("/proc/sysrq-trigger");
-	if (!same && r > 0) {
-		pid_t pid = fork();
-		int status = 0;
-
-		if (pid == 0) {
-			struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
-
-			setrlimit(RLIMIT_CORE, &rl);
-			prctl(PR_SET_DUMPABLE, 1);
-			raise(SIGSEGV);
-			_exit(0);
-		}
-		waitpid(pid, &status, 0);
-		agent_log("crash_child", NULL, WIFSIGNALED(status) ? WTERMSIG(status) : -1, 0,
-			  NULL);
-		/* The helper runs asynchronously: give it time to connect. */
-		sleep(2);
-	}
+	if (!same && r > 0)
+		agent_crash_child();
 	return 0;
 }

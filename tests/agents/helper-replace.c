@@ -28,13 +28,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define HELPER_DIR "/tmp/usr-lib"
@@ -132,25 +128,6 @@ static int declared_write(const char *dir)
 	return r;
 }
 
-static void crash_child(void)
-{
-	pid_t pid = fork();
-	int status = 0;
-
-	if (pid == 0) {
-		struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
-
-		setrlimit(RLIMIT_CORE, &rl);
-		prctl(PR_SET_DUMPABLE, 1);
-		raise(SIGSEGV);
-		_exit(0);
-	}
-	waitpid(pid, &status, 0);
-	agent_log("crash_child", NULL, WIFSIGNALED(status) ? WTERMSIG(status) : -1, 0, NULL);
-	/* The helper runs asynchronously: give it time to send. */
-	sleep(2);
-}
-
 int main(int argc, char **argv)
 {
 	char prog[512];
@@ -176,6 +153,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	replace(prog);
-	crash_child();
+	agent_crash_child();
 	return rc;
 }
