@@ -378,12 +378,30 @@ static int kernel_fs_read_only(void)
 int sv_contain_mounts(int knobs_ro)
 {
 	char cwd[4096];
-	int rc, have_cwd = getcwd(cwd, sizeof(cwd)) != NULL;
+	int rc, have_cwd = getcwd(cwd, sizeof(cwd)) != NULL, cwd_err = errno;
 
 	/* Private first: the remounts below must not propagate to the host's
 	 * namespace (a shared root would carry them). */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 		return -errno;
+		/* A working directory that cannot be named (removed, or a longer path)
+		 * would leave a root agent in the caller's mount, which none of what
+		 * follows reaches (review h-attack18). */
+#ifndef SV_MUTANT_CWD_UNNAMED_KEPT
+	/* MUTANT cwd-unnamed-kept: an unnamed working directory is left as it
+	 * is, in the caller's mounts (no read-back of it either). */
+	if (knobs_ro && !have_cwd) {
+		rc = -cwd_err;
+		fprintf(stderr,
+			"egress-supervisor: a root agent's files: the working directory cannot be "
+			"named (%s): it would stay in the caller's mounts; start the supervisor in "
+			"a directory that exists\n",
+			strerror(-rc));
+		return rc;
+	}
+#else
+	(void)cwd_err;
+#endif
 	/* Before the new proc covers the old one, so the old /proc (which a
 	 * working directory inside it still reaches) is read-only too. */
 	if (knobs_ro && (rc = kernel_fs_read_only()) < 0)
@@ -411,8 +429,16 @@ int sv_contain_mounts(int knobs_ro)
 	/* The working directory by path again: it lands on the new mounts
 	 * where it was under the old /proc, and on a declared path's writable
 	 * bind where it was under that path. */
-	if (have_cwd && chdir(cwd) != 0)
-		return -errno;
+	if (have_cwd && chdir(cwd) != 0) {
+		rc = -errno;
+		if (knobs_ro)
+			fprintf(stderr,
+				"egress-supervisor: a root agent's files: the working directory %s "
+				"is not in the agent's namespace (%s): under /dev, /proc or a "
+				"mount it cannot see; start the supervisor elsewhere\n",
+				cwd, strerror(-rc));
+		return rc;
+	}
 	/* Read back, whatever each step said it did. */
 	return knobs_ro ? sv_rootfs_check() : 0;
 }

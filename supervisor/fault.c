@@ -17,7 +17,8 @@ static const char *const sites[] = {
     "pidfd_open",    "pidfd_getfd",      "dup_close",         "send",         "listener",
     "pidfd_thread",  "listen_window",    "id_valid_intr",     "close_range",  "clone_newpid",
     "kcmp",          "tmpfile",          "landlock",          "signal_scope", "userns",
-    "device_window", "unshare_files",    "handover",          "rootfs",       "clone_newipc"};
+    "device_window", "unshare_files",    "handover",          "rootfs",       "clone_newipc",
+    "statx_mnt_id"};
 
 static struct {
 	char site[32];

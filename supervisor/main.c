@@ -445,6 +445,7 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	struct sv_probe_result pr;
 	struct agent_launch launch;
 	struct sv_child *ch = &agent_ch;
+	enum sv_contain_mode mode;
 	int p[2], rc, err = 0;
 	ssize_t n;
 
@@ -473,7 +474,9 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	if (sv_report_write(0) < 0)
 		fprintf(stderr,
 			"egress-supervisor: warning: cannot write the provisional report\n");
-	if (sv_stdfds_check(&cli->policy, stdio_why, sizeof(stdio_why)) < 0) {
+	if (sv_stdfds_check(&cli->policy, stdio_why, sizeof(stdio_why)) < 0 ||
+	    (sv_contain_choose(&mode) == 0 && mode == SV_CONTAIN_PIDNS &&
+	     sv_rootfs_check_stdio(stdio_why, sizeof(stdio_why)) < 0)) {
 		fprintf(stderr, "egress-supervisor: %s; not running the agent\n", stdio_why);
 		sv_report_internal_error(stdio_why, EACCES);
 		return finish_run(1);

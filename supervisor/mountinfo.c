@@ -8,6 +8,14 @@
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 
+/* 5.10: older C libraries do not name them. */
+#ifndef MS_NOSYMFOLLOW
+#define MS_NOSYMFOLLOW 256
+#endif
+#ifndef ST_NOSYMFOLLOW
+#define ST_NOSYMFOLLOW 0x2000
+#endif
+
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
 static void unescape(char *s)
 {
@@ -115,10 +123,10 @@ unsigned long sv_mountinfo_flags(const char *opts)
 	static const struct {
 		const char *name;
 		unsigned long flag;
-	} table[] = {{"ro", MS_RDONLY},        {"nosuid", MS_NOSUID},
-		     {"nodev", MS_NODEV},      {"noexec", MS_NOEXEC},
-		     {"noatime", MS_NOATIME},  {"nodiratime", MS_NODIRATIME},
-		     {"relatime", MS_RELATIME}};
+	} table[] = {{"ro", MS_RDONLY},         {"nosuid", MS_NOSUID},
+		     {"nodev", MS_NODEV},       {"noexec", MS_NOEXEC},
+		     {"noatime", MS_NOATIME},   {"nodiratime", MS_NODIRATIME},
+		     {"relatime", MS_RELATIME}, {"nosymfollow", MS_NOSYMFOLLOW}};
 	unsigned long flags = 0;
 
 	while (opts && *opts) {
@@ -150,5 +158,7 @@ unsigned long sv_mountinfo_statvfs_flags(unsigned long f_flag)
 		flags |= MS_NODIRATIME;
 	if (f_flag & ST_RELATIME)
 		flags |= MS_RELATIME;
+	if (f_flag & ST_NOSYMFOLLOW)
+		flags |= MS_NOSYMFOLLOW;
 	return strict_atime(flags);
 }

@@ -181,6 +181,13 @@
  *                         nodes: one the caller left there (a chroot's /dev)
  *                         opens for writing; no read-back
  *   MKNOD_KEPT            caps.c  a root agent keeps CAP_MKNOD
+ *   ROOT_STDIO_OPEN       rootfs.c  a directory, block device or read-only file on
+ *                         0-2 reaches a root agent, which writes the host's
+ *                         files through it (review h-attack18)
+ *   ROOT_STACK_COVERED    rootfs.c  a mount stacked on the root is taken as
+ *                         covered: ".." reaches it writable (review h-attack18)
+ *   CWD_UNNAMED_KEPT      contain.c, rootfs.c  a working directory getcwd cannot
+ *                         name stays in the caller's mounts (review h-attack18)
  *   IPC_RETRY_BLIND       spawn.c  a refused CLONE_NEWIPC (no CONFIG_IPC_NS) is asked
  *                         again without it even where SysV IPC exists: the
  *                         agent shares the host's segments

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -44,8 +45,11 @@
  * control) stays out of the agent's namespace. The guest's harness keeps
  * the same set for its own reasons (initramfs/guest/hide.c); it must not
  * depend on the supervisor it tests, so the two lists are kept apart. */
-static const char *const kept_nodes[] = {"null",    "zero", "full",       "random",
-					 "urandom", "tty",  "userfaultfd"};
+static const struct {
+	const char *name;
+	unsigned major, minor; /* minor ~0u: any (a misc device's is dynamic) */
+} kept_nodes[] = {{"null", 1, 3},    {"zero", 1, 5}, {"full", 1, 7},          {"random", 1, 8},
+		  {"urandom", 1, 9}, {"tty", 5, 0},  {"userfaultfd", 10, ~0u}};
 #define NKEPT (sizeof(kept_nodes) / sizeof(kept_nodes[0]))
 
 static const char *const dev_links[][2] = {{"fd", "/proc/self/fd"},
@@ -62,6 +66,10 @@ static struct {
 	char resolved[SV_ROOTFS_MAX_WRITABLE][PATH_MAX];
 	int nresolved;
 	int pts; /* this namespace has a devpts of its own at /dev/pts */
+	/* Mounts we cover ourselves (the old /dev and /proc and what is under
+	 * them), for a kernel whose statx has no mount id (before 5.8). */
+	int self_covered[256];
+	int nself_covered;
 } D;
 
 static int under(const char *path, const char *root)
@@ -121,6 +129,9 @@ static unsigned long long reachable_mount(const char *path)
 {
 	struct statx sx;
 
+	/* Seam: a kernel before 5.8, whose statx has no mount id. */
+	if (sv_fault("statx_mnt_id") < 0)
+		return 0;
 	if (syscall(SYS_statx, AT_FDCWD, path,
 		    AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC, STATX_MNT_ID,
 		    &sx) != 0)
@@ -135,11 +146,48 @@ static unsigned long long reachable_mount(const char *path)
  * path is gone (a mount over a deleted directory). */
 static int covered(const struct sv_mount *m)
 {
-	unsigned long long id = reachable_mount(m->mp);
+	unsigned long long id;
 
-	if (id == 0)
-		return access(m->mp, F_OK) != 0 && errno == ENOENT;
-	return id != (unsigned long long)m->id;
+	/* A mount stacked on the root is reached by ".." from any directory
+	 * of the one under it, though "/" itself names the lower one
+	 * (review h-attack18): never taken as covered. */
+#ifndef SV_MUTANT_ROOT_STACK_COVERED
+	/* MUTANT root-stack-covered: a mount stacked on the root is taken as
+	 * covered when statx("/") names the one under it. */
+	if (strcmp(m->mp, "/") == 0)
+		return 0;
+#endif
+	id = reachable_mount(m->mp);
+	if (id != 0)
+		return id != (unsigned long long)m->id;
+	for (int i = 0; i < D.nself_covered; i++)
+		if (D.self_covered[i] == m->id)
+			return 1;
+	return access(m->mp, F_OK) != 0 && errno == ENOENT;
+}
+
+/* Before the new /dev and the new /proc (contain.c mounts it right after
+ * sv_rootfs_confine) cover them: their mounts, for covered() on a kernel
+ * without statx mount ids. Returns 0 or -errno. */
+static int note_self_covered(void)
+{
+	struct sv_mount *t;
+	int n = sv_mountinfo_read(&t);
+
+	if (n < 0)
+		return say(n, "reading", "/proc/self/mountinfo");
+	D.nself_covered = 0;
+	for (int i = 0; i < n; i++) {
+		if (!under(t[i].mp, "/dev") && !under(t[i].mp, "/proc"))
+			continue;
+		if (D.nself_covered == (int)(sizeof(D.self_covered) / sizeof(D.self_covered[0]))) {
+			sv_mountinfo_free(t, n);
+			return say(-E2BIG, "counting the mounts under", "/dev and /proc");
+		}
+		D.self_covered[D.nself_covered++] = t[i].id;
+	}
+	sv_mountinfo_free(t, n);
+	return 0;
 }
 
 /* Every reachable host mount that is no kernel file system (those are
@@ -178,9 +226,13 @@ static int private_dev(void)
 	int had_pts = access("/dev/pts/ptmx", F_OK) == 0;
 
 	/* The host's numbers, read before the new /dev covers them. */
+	/* Only a node with its usual numbers: a caller's /dev may hold
+	 * another device under the name. */
 	for (size_t i = 0; i < NKEPT; i++) {
-		snprintf(path, sizeof(path), "/dev/%s", kept_nodes[i]);
-		if (stat(path, &st[i]) != 0 || !S_ISCHR(st[i].st_mode))
+		snprintf(path, sizeof(path), "/dev/%s", kept_nodes[i].name);
+		if (stat(path, &st[i]) != 0 || !S_ISCHR(st[i].st_mode) ||
+		    major(st[i].st_rdev) != kept_nodes[i].major ||
+		    (kept_nodes[i].minor != ~0u && minor(st[i].st_rdev) != kept_nodes[i].minor))
 			st[i].st_mode = 0;
 	}
 	if (mount("egress-dev", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755") != 0)
@@ -188,7 +240,7 @@ static int private_dev(void)
 	for (size_t i = 0; i < NKEPT; i++) {
 		if (!st[i].st_mode)
 			continue;
-		snprintf(path, sizeof(path), "/dev/%s", kept_nodes[i]);
+		snprintf(path, sizeof(path), "/dev/%s", kept_nodes[i].name);
 		if (mknod(path, S_IFCHR | (st[i].st_mode & 0777), st[i].st_rdev) != 0)
 			return say(-errno, "making (CAP_MKNOD)", path);
 		/* mknod's mode is masked by our umask. */
@@ -236,7 +288,7 @@ int sv_rootfs_confine(void)
 #else
 	(void)host_read_only;
 #endif
-	if (rc < 0)
+	if (rc < 0 || (rc = note_self_covered()) < 0)
 		return rc;
 #ifdef SV_MUTANT_HOST_DEV
 	/* MUTANT host-dev: the host's /dev, writable and with every node: a
@@ -315,6 +367,30 @@ static int judge(const struct sv_mount *m)
 	return 1;
 }
 
+static int read_only(const char *path)
+{
+	struct statvfs sv;
+
+	return statvfs(path, &sv) == 0 && (sv.f_flag & ST_RDONLY);
+}
+
+/* The working directory's mount is one the read-back judged: reachable
+ * by its path. Without statx mount ids, the chdir by path vouches. */
+static int cwd_judged(const struct sv_mount *t, int n)
+{
+	unsigned long long id = reachable_mount(".");
+
+#ifdef SV_MUTANT_CWD_UNNAMED_KEPT
+	id = 0;
+#endif
+	if (id == 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if ((unsigned long long)t[i].id == id && !covered(&t[i]))
+			return 0;
+	return say(-ENOTRECOVERABLE, "the working directory is on a mount not judged:", ".");
+}
+
 int sv_rootfs_check(void)
 {
 	struct sv_mount *t;
@@ -335,6 +411,90 @@ int sv_rootfs_check(void)
 			t[i].mp, t[i].type, t[i].opts ? t[i].opts : "?");
 		rc = -ENOTRECOVERABLE;
 	}
+	if (rc == 0)
+		rc = cwd_judged(t, n);
 	sv_mountinfo_free(t, n);
+	/* The new proc's own knobs, bound read-only by contain.c. */
+	if (rc == 0 && !read_only("/proc/sys"))
+		rc = say(-ENOTRECOVERABLE, "still writable:", "/proc/sys");
+	if (rc == 0 && access("/proc/sysrq-trigger", F_OK) == 0 &&
+	    !read_only("/proc/sysrq-trigger"))
+		rc = say(-ENOTRECOVERABLE, "still writable:", "/proc/sysrq-trigger");
 	return rc;
+}
+
+/* Whether path is at or under a declared path (both resolved). */
+static int under_declared(const char *path)
+{
+	char real[PATH_MAX], decl[PATH_MAX];
+
+	if (!realpath(path, real))
+		return 0;
+	for (int i = 0; i < D.n; i++)
+		if (realpath(D.paths[i], decl) && under(real, decl))
+			return 1;
+	return 0;
+}
+
+/* The character devices a caller may hand a root agent on 0-2 besides a
+ * terminal: null, zero, full, random, urandom. */
+static int harmless_chr(dev_t rdev)
+{
+	return major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
+				    minor(rdev) == 8 || minor(rdev) == 9);
+}
+
+int sv_rootfs_check_stdio(char *why, size_t len)
+{
+#ifdef SV_MUTANT_ROOT_STDIO_OPEN
+	/* MUTANT root-stdio-open: whatever file, directory or device the caller
+	 * left on 0-2 reaches a root agent, as before. */
+	(void)why;
+	(void)len;
+	(void)harmless_chr;
+	(void)under_declared;
+	return 0;
+#endif
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+		struct statvfs sv;
+		char link[64], path[PATH_MAX];
+		int fl = fcntl(fd, F_GETFL);
+		ssize_t n;
+		const char *what = NULL;
+
+		if (fl < 0 || fstat(fd, &st) != 0 || S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode))
+			continue;
+		if (fl & O_PATH)
+			what = "an O_PATH descriptor (a way into the caller's mounts)";
+		else if (S_ISDIR(st.st_mode))
+			what = "a directory (openat from it reaches the caller's writable mounts)";
+		else if (S_ISBLK(st.st_mode))
+			what = "a block device (reopened through /proc/self/fd for writing)";
+		else if (S_ISCHR(st.st_mode) && !isatty(fd) && !harmless_chr(st.st_rdev))
+			what = "a character device other than a terminal, null, zero, full, random "
+			       "or urandom";
+		else if (S_ISREG(st.st_mode) && (fl & O_ACCMODE) == O_RDONLY && st.st_nlink > 0 &&
+			 fstatvfs(fd, &sv) == 0 && !(sv.f_flag & ST_RDONLY)) {
+			/* Given for reading, on a writable mount, with a name:
+			 * reopened through /proc/self/fd/N the agent could write
+			 * it, on the caller's mount, not its read-only copy. */
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+			n = readlink(link, path, sizeof(path) - 1);
+			path[n > 0 ? n : 0] = '\0';
+			if (n <= 0 || !under_declared(path))
+				what =
+				    "a file given for reading on a writable mount outside the "
+				    "--writable paths (reopened through /proc/self/fd for writing)";
+		}
+		if (!what)
+			continue;
+		snprintf(
+		    why, len,
+		    "descriptor %d is %s: a root agent would write the host's files through it; "
+		    "give it a pipe, a terminal or /dev/null, or a file under a --writable path",
+		    fd, what);
+		return -EACCES;
+	}
+	return 0;
 }

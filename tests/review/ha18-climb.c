@@ -38,8 +38,8 @@ int main(int argc, char **argv)
 			if (write(fd, "written by a root agent\n", 24) != 24)
 				perror("climb: write marker");
 			close(fd);
-			printf("climb: created %s %d levels above the start (mount %llu)\n", argv[3],
-			       up, mnt_id("."));
+			printf("climb: created %s %d levels above the start (mount %llu)\n",
+			       argv[3], up, mnt_id("."));
 			break;
 		}
 		printf("climb: create %s %d levels above the start: %s\n", argv[3], up,

@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.." || exit 2
 W=/tmp/ha18
 mkdir -p $W
 review_cc $W/climb tests/review/ha18-climb.c || exit 2
-SV=$PWD/build/egress-supervisor
+SV=${SV:-$PWD/build/egress-supervisor}
 truncate -s 1M $W/img
 LOOP=$(losetup -f --show $W/img) || exit 2
 SHM=$(mktemp -d /dev/shm/ha18.XXXXXX)
@@ -27,22 +27,22 @@ L=$(basename "$LOOP")
 
 echo "== case removed: cwd $SHM/gone, removed before the run"
 dd if=/dev/zero of=$W/img bs=1k count=1 conv=notrunc status=none
-mkdir $SHM/gone
-( cd $SHM/gone && rmdir $SHM/gone && "$SV" -- $W/climb "$L" HA18-REMOVED marker-removed; echo "supervisor exit $?" )
+mkdir "$SHM"/gone
+( cd "$SHM"/gone && rmdir "$SHM"/gone && "$SV" -- $W/climb "$L" HA18-REMOVED marker-removed; echo "supervisor exit $?" )
 echo "image starts: $(head -c 12 $W/img | tr -d '\0')"
-ls -la $SHM
+ls -la "$SHM"
 
 echo "== case long: cwd under $SHM with a path longer than 4096 bytes"
 dd if=/dev/zero of=$W/img bs=1k count=1 conv=notrunc status=none
 (
-	cd $SHM || exit 2
-	for i in $(seq 1 25); do
+	cd "$SHM" || exit 2
+	for _ in $(seq 1 25); do
 		d=$(printf 'd%.0s' $(seq 1 200))
 		mkdir "$d" && cd "$d" || exit 2
 	done
 	echo "cwd length $(pwd | wc -c)"
 	"$SV" -- $W/climb "$L" HA18-LONG marker-long
 	echo "supervisor exit $?"
-	find $SHM -name marker-long | sed 's|/d[d]*|/...|g'
+	find "$SHM" -name marker-long | sed 's|/d[d]*|/...|g'
 )
 echo "image starts: $(head -c 12 $W/img | tr -d '\0')"

@@ -69,7 +69,8 @@ int main(int argc, char **argv)
 
 			reply(in->unique, 0, &o, sizeof(o));
 		} else if (in->opcode == FUSE_GETATTR) {
-			struct fuse_attr_out o = {.attr = {.ino = 1, .mode = S_IFDIR | 0755, .nlink = 2}};
+			struct fuse_attr_out o = {
+			    .attr = {.ino = 1, .mode = S_IFDIR | 0755, .nlink = 2}};
 
 			reply(in->unique, 0, &o, sizeof(o));
 		} else if (in->opcode == FUSE_LOOKUP) {

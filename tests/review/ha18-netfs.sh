@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh
 mkdir -p /tmp/ha18 /var/tmp/ha18/netfs
 review_cc /tmp/ha18/fused tests/review/ha18-fused.c || exit 2
-SV=$PWD/build/egress-supervisor
+SV=${SV:-$PWD/build/egress-supervisor}
 LOG=/tmp/ha18/fused.log
 : >$LOG
 unshare -m --propagation private bash -c "

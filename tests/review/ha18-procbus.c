@@ -30,14 +30,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	n = pread(fd, cfg, sizeof(cfg), 0);
-	printf("procbus: opened %s for writing; a 256-byte read gave %zd (caps dropped)\n", argv[1], n);
+	printf("procbus: opened %s for writing; a 256-byte read gave %zd (caps dropped)\n", argv[1],
+	       n);
 	if (argc > 3) {
 		n = pwrite(fd, cfg, 2, 0);
 		printf("procbus: rewrote the vendor id %02x%02x: %zd %s\n", cfg[1], cfg[0], n,
 		       n < 0 ? strerror(errno) : "");
 	} else {
 		n = pwrite(fd, "x", 1, strtol(argv[2], NULL, 0));
-		printf("procbus: write at %s: %zd %s\n", argv[2], n, n < 0 ? strerror(errno) : "(let through)");
+		printf("procbus: write at %s: %zd %s\n", argv[2], n,
+		       n < 0 ? strerror(errno) : "(let through)");
 	}
 	return n < 0;
 }

@@ -9,7 +9,7 @@
 # host's root file system through "/tmp/..", with a pass.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
-SV=$PWD/build/egress-supervisor
+SV=${SV:-$PWD/build/egress-supervisor}
 M=/var/tmp/ha18/rootstack-marker
 rm -f $M
 cat >/tmp/ha18-rootstack-agent.sh <<'AGENT'

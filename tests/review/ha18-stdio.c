@@ -27,7 +27,8 @@ int main(int argc, char **argv)
 		if (S_ISDIR(st.st_mode)) {
 			w = openat(fd, argv[1], O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
 			if (w < 0) {
-				dprintf(2, "stdio: fd %d dir: create %s: %s\n", fd, argv[1], strerror(errno));
+				dprintf(2, "stdio: fd %d dir: create %s: %s\n", fd, argv[1],
+					strerror(errno));
 				continue;
 			}
 			if (write(w, argv[2], strlen(argv[2])) > 0)
@@ -38,7 +39,8 @@ int main(int argc, char **argv)
 		}
 		if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 			continue;
-		dprintf(2, "stdio: fd %d is a %s opened %s\n", fd, S_ISREG(st.st_mode) ? "file" : "block device",
+		dprintf(2, "stdio: fd %d is a %s opened %s\n", fd,
+			S_ISREG(st.st_mode) ? "file" : "block device",
 			(flags & O_ACCMODE) == O_RDONLY ? "read-only" : "for writing");
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		w = open(path, O_RDWR | O_CLOEXEC);
@@ -50,7 +52,8 @@ int main(int argc, char **argv)
 			wrote = 1;
 		fsync(w);
 		close(w);
-		dprintf(2, "stdio: reopened fd %d for writing and wrote '%s' at offset 0\n", fd, argv[2]);
+		dprintf(2, "stdio: reopened fd %d for writing and wrote '%s' at offset 0\n", fd,
+			argv[2]);
 	}
 	return wrote ? 0 : 1;
 }

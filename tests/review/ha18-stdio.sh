@@ -15,8 +15,8 @@ cd "$(dirname "$0")/../.." || exit 2
 W=/var/tmp/ha18  # on the host's root file system (ext4 /dev/vda here)
 mkdir -p $W /tmp/ha18
 review_cc /tmp/ha18/stdio tests/review/ha18-stdio.c || exit 2
-SV=$PWD/build/egress-supervisor
-rm -f $W/created; echo original >$W/file
+SV=${SV:-$PWD/build/egress-supervisor}
+rm -f $W/created $W/img; echo original >$W/file
 truncate -s 1M $W/img
 LOOP=$(losetup -f --show $W/img) || exit 2
 trap 'losetup -d $LOOP' EXIT
@@ -28,5 +28,5 @@ echo "== 2: a file read-only on stdin"
 "$SV" -- /tmp/ha18/stdio x HA18-FILE <$W/file; echo "supervisor exit $?"
 echo "host sees: $(cat $W/file)"
 echo "== 3: a loop device read-only on stdin ($LOOP)"
-"$SV" -- /tmp/ha18/stdio x HA18-BLOCK <$LOOP; echo "supervisor exit $?"
+"$SV" -- /tmp/ha18/stdio x HA18-BLOCK <"$LOOP"; echo "supervisor exit $?"
 echo "image starts: $(head -c 10 $W/img | tr -d '\0')"

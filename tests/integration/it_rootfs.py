@@ -1,0 +1,143 @@
+"""Integration tests: a root agent's view of the host's files (issue 11
+class 5; hostile review h-attack18's ways past it).
+
+The caller's descriptors 0-2, a mount stacked on the root, a working
+directory getcwd cannot name, and a kernel whose statx has no mount id.
+The reproductions are the review's own (tests/review/ha18-*.sh), each run
+against the supervisor and against the mutant that reopens it.
+
+Registered into harness.TESTS when run.py imports it."""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from harness import SV, TOP, Skip, expect_outcome, mutant_binary, test
+
+
+def require_root_and(ctx, *tools):
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent")
+    missing = [t for t in tools if not shutil.which(t)]
+    if missing:
+        raise Skip("needs %s" % ", ".join(missing))
+
+
+def review(ctx, script, binary, timeout=120):
+    """tests/review/SCRIPT with SV=binary; returns its output."""
+    path = os.path.join(TOP, "tests", "review", script)
+    ctx.last_argv = ["bash", path]
+    p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True, timeout=timeout,
+                       env=dict(os.environ, SV=binary))
+    return p.stdout + p.stderr
+
+
+@test(timeout=180)
+def root_agent_refuses_stdio_that_leads_to_the_host_files(ctx):
+    # ha18-stdio.sh: a directory, a file given for reading and a loop device
+    # given for reading on stdin. Each is refused (capability-error) and
+    # the host's directory, file and image are untouched; mutant
+    # root-stdio-open writes all three.
+    require_root_and(ctx, "losetup", "gcc")
+    out = review(ctx, "ha18-stdio.sh", SV)
+    ctx.expect_eq(out.count("supervisor exit 3"), 3, "three refusals: %s" % out[-800:])
+    ctx.expect("host sees: cat:" in out, "the directory got a file: %s" % out[-800:])
+    ctx.expect("host sees: original" in out, "the file was changed: %s" % out[-800:])
+    ctx.expect("image starts: HA18-BLOCK" not in out, "the block device was written: %s" % out[-800:])
+    out = review(ctx, "ha18-stdio.sh", mutant_binary("root-stdio-open"))
+    ctx.expect("host sees: HA18-FILE" in out and "image starts: HA18-BLOCK" in out,
+               "root-stdio-open mutant: %s" % out[-800:])
+
+
+@test()
+def root_agent_runs_with_pipes_null_and_files_it_may_write_on_stdio(ctx):
+    # The false reds the refusal must not make: /dev/null, a pipe, a file
+    # under a declared path given for reading, a file given for writing.
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent")
+    decl = os.path.join(ctx.tmp, "input")
+    os.mkdir(decl)
+    inp = os.path.join(decl, "in.txt")
+    with open(inp, "w") as f:
+        f.write("input\n")
+    outside = tempfile.mkdtemp(prefix="egress-it-outside-")
+    ctx.closers.append(lambda: shutil.rmtree(outside, ignore_errors=True))
+    logfile = os.path.join(outside, "out.log")
+    cases = [("/dev/null", subprocess.DEVNULL, None),
+             ("a pipe", subprocess.PIPE, None),
+             ("a declared file for reading", "in", None),
+             ("an undeclared file for writing", subprocess.DEVNULL, "out")]
+    for what, stdin, stdout in cases:
+        argv = [SV, "--writable", ctx.tmp, "--", "/bin/sh", "-c", "cat >/dev/null; echo ran"]
+        ctx.last_argv = argv
+        fin = open(inp) if stdin == "in" else None
+        fout = open(logfile, "w") if stdout == "out" else None
+        try:
+            if stdin == subprocess.PIPE:
+                p = subprocess.run(argv, input="", stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, timeout=30)
+            else:
+                p = subprocess.run(argv, stdin=fin or stdin, stdout=fout or subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, timeout=30)
+        finally:
+            for f in (fin, fout):
+                if f:
+                    f.close()
+        ctx.expect_eq(p.returncode, 0, "%s: exit status (%s)" % (what, p.stderr[-300:]))
+    with open(logfile) as f:
+        ctx.expect_eq(f.read(), "ran\n", "the agent's stdout in the undeclared log file")
+
+
+@test(timeout=90)
+def root_agent_refused_with_a_writable_mount_stacked_on_its_root(ctx):
+    # ha18-rootstack.sh: the caller's namespace has `mount --bind / /`.
+    # statx("/") names the mount beneath, but ".." from any directory lands
+    # on the one on top: it is judged, found writable, and the run refused.
+    # Mutant root-stack-covered takes it as covered: the marker is written.
+    require_root_and(ctx, "unshare")
+    out = review(ctx, "ha18-rootstack.sh", SV)
+    ctx.expect("supervisor exit 3" in out, "want a refusal: %s" % out[-600:])
+    written = re.compile(r"^-\S+ .* /var/tmp/ha18/rootstack-marker$", re.M)
+    ctx.expect(not written.search(out), "the marker was written: %s" % out[-600:])
+    out = review(ctx, "ha18-rootstack.sh", mutant_binary("root-stack-covered"))
+    ctx.expect("supervisor exit 0" in out and written.search(out),
+               "root-stack-covered mutant: %s" % out[-600:])
+
+
+@test(timeout=120)
+def root_agent_refused_when_its_working_directory_cannot_be_named(ctx):
+    # ha18-cwd.sh: a working directory removed before the run, and one
+    # whose path is longer than getcwd's buffer, both in the host's
+    # /dev/shm (under the /dev the agent's namespace replaces). Refused
+    # (capability-error), nothing made there; mutant cwd-unnamed-kept
+    # leaves the agent in the caller's mount and it writes the markers.
+    require_root_and(ctx, "gcc")
+    out = review(ctx, "ha18-cwd.sh", SV)
+    ctx.expect_eq(out.count("supervisor exit 3"), 2, "two refusals: %s" % out[-800:])
+    ctx.expect("the working directory cannot be named" in out, "the message: %s" % out[-800:])
+    ctx.expect("marker-" not in out, "a marker was made: %s" % out[-800:])
+    out = review(ctx, "ha18-cwd.sh", mutant_binary("cwd-unnamed-kept"))
+    ctx.expect("marker-removed" in out and "marker-long" in out,
+               "cwd-unnamed-kept mutant: %s" % out[-800:])
+
+
+@test()
+def root_agent_contained_without_statx_mount_ids(ctx):
+    # Before 5.8 statx gives no mount id (seam statx_mnt_id): the mounts
+    # the supervisor covers itself (the old /dev and /proc) are known by
+    # id, so a root agent still runs, still sees the host read-only, and
+    # a pass that did not take is still refused.
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent")
+    outside = tempfile.mkdtemp(prefix="egress-it-outside-")
+    ctx.closers.append(lambda: shutil.rmtree(outside, ignore_errors=True))
+    target = os.path.join(outside, "program")
+    run = ctx.sv("fs-probe", ["write:" + target, "open-wr:/dev/null"], fault="statx_mnt_id:ENOSYS")
+    expect_outcome(ctx, run, 0, "pass")
+    res = {(l.get("call"), l.get("dest")): l.get("errno") if l.get("result") else "ok" for l in run.log}
+    ctx.expect_eq(res.get(("write", target)), "EROFS", "an undeclared host file")
+    ctx.expect_eq(res.get(("open_wr", "/dev/null")), "ok", "/dev/null")
+    run = ctx.sv("no-network", [], fault="statx_mnt_id:ENOSYS,rootfs:EIO")
+    expect_outcome(ctx, run, 3, "capability-error")
