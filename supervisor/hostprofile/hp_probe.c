@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/shm.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -469,6 +470,17 @@ static int write_self(const char *name, const char *text)
 	return e;
 }
 
+/* Whether SysV IPC exists to be shared (a private segment can be made):
+ * only ENOSYS says no. */
+static int ipc_to_share(void)
+{
+	int id = shmget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+
+	if (id >= 0)
+		shmctl(id, IPC_RMID, NULL);
+	return id >= 0 || errno != ENOSYS;
+}
+
 int hp_probe_userns(void)
 {
 	int p[2], err = EIO, status;
@@ -503,8 +515,14 @@ int hp_probe_userns(void)
 			e = write_self("setgroups", "deny");
 		if (!e)
 			e = write_self("gid_map", gid_map);
-		if (!e && unshare(CLONE_NEWPID | CLONE_NEWNS) != 0)
+		/* With its own SysV IPC, as the supervisor asks; without
+		 * CONFIG_IPC_NS it asks again only where there is no SysV IPC
+		 * to share (supervisor/spawn.c). */
+		if (!e && unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC) != 0) {
 			e = errno;
+			if (e == EINVAL && !ipc_to_share())
+				e = unshare(CLONE_NEWPID | CLONE_NEWNS) != 0 ? errno : 0;
+		}
 		_exit(write(p[1], &e, sizeof(e)) == (ssize_t)sizeof(e) ? 0 : 1);
 	}
 	close(p[1]);
