@@ -472,7 +472,17 @@ int sv_call_device_fits(struct sv_call *c, const struct sv_dest *d, const char *
 	}
 	if (strcmp(c->ev.syscall, "connect") == 0)
 		sv_device_disconnect_before_scoped(c->dup, d);
+		/* A stream connect's port too: its handshake completes before the
+		 * check after the act, and a writer thread of the agent's sends from
+		 * then on (h-attack15's tcpwin, seen leaking under load). */
+#ifdef SV_MUTANT_STREAM_CONNECT_PORTLESS
+	/* MUTANT stream-connect-portless: only a fast-open send's stream gets
+	 * its port first, as before. */
 	rc = sv_device_give_port(c->dup, (send_flags(c) & MSG_FASTOPEN) != 0);
+#else
+	rc = sv_device_give_port(c->dup, (send_flags(c) & MSG_FASTOPEN) != 0 ||
+					     strcmp(c->ev.syscall, "connect") == 0);
+#endif
 	if (rc < 0)
 		return rc;
 	/* No name: the kernel sends to the socket's peer, or nowhere. */
@@ -504,9 +514,10 @@ int sv_call_device_fits(struct sv_call *c, const struct sv_dest *d, const char *
  * h-attack16, h-attack17). IPv4 has no such race (nothing untrapped or
  * mediated writes its device); a stream's send goes to its peer or
  * nowhere (a fast-open one connects first and is checked after), and a
- * stream connect sends nothing before the check after it, so streams take
- * it only to disconnect, which is quick: a blocking connect never holds
- * it (h-attack17's false hang). */
+ * stream connect has its port before its device is read, so a racing
+ * failed bind is EINVAL before it writes a scope id: streams take it only
+ * to disconnect, which is quick, and a blocking connect never holds it
+ * (h-attack17's false hang). */
 static void lock_device(struct sv_call *c, const struct sv_dest *d)
 {
 	int is_connect = strcmp(c->ev.syscall, "connect") == 0;

@@ -42,9 +42,10 @@ int sv_device_needs_scope(const struct sv_dest *d)
  * wildcard if none), as a datagram socket's first send or connect would
  * (inet_autobind), so that a bind() racing the judgement fails with EINVAL
  * before it can write a scope id into the device (review h-attack14: a
- * failed bind timed to a sendmmsg's payload copy). Stream sockets only for
- * a fast-open send, which connects and sends in one call (h-attack15); a
- * plain connect sends nothing before the check after it. An
+ * failed bind timed to a sendmmsg's payload copy). Stream sockets with
+ * stream_too: a fast-open send, which connects and sends in one call
+ * (h-attack15), and a connect, whose handshake completes before the check
+ * after it, so that a writer thread of the agent's sends from then on. An
  * IP_BIND_ADDRESS_NO_PORT the socket holds is lifted for the bind
  * (h-attack15: it kept the socket portless) and put back. Returns 0, or
  * -errno when the socket needed a port and the bind gave none (review

@@ -19,7 +19,7 @@ int sv_device_bound_ifindex(int fd);
 int sv_device_needs_scope(const struct sv_dest *d);
 
 /* Gives a portless datagram socket (a stream too with stream_too: a
- * fast-open send) its port at the address it is bound to, lifting an
+ * fast-open send, a connect) its port at the address it is bound to, lifting an
  * IP_BIND_ADDRESS_NO_PORT it holds for that bind. 0, or -errno when it
  * needed a port and the bind gave none. */
 int sv_device_give_port(int fd, int stream_too);

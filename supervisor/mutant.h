@@ -181,6 +181,11 @@
  *                         nodes: one the caller left there (a chroot's /dev)
  *                         opens for writing; no read-back
  *   MKNOD_KEPT            caps.c  a root agent keeps CAP_MKNOD
+ *   STREAM_CONNECT_PORTLESS call.c  an IPv6 stream connect gets no port before its
+ *                         device is read: a failed bind racing the judgement
+ *                         binds it to another link, and a writer thread's
+ *                         bytes leave by it between the handshake and the
+ *                         check after the act (h-attack15's tcpwin)
  *   ROOT_STDIO_OPEN       rootfs.c  a directory, block device or read-only file on
  *                         0-2 reaches a root agent, which writes the host's
  *                         files through it (review h-attack18)
