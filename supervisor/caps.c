@@ -18,7 +18,14 @@
  * agent reopened an unlinked --report-fd file on ext4 by its inode and
  * rewrote the supervisor's records; hostile re-run h-rerun2), and MKNOD
  * (a device node the agent makes itself on a writable path: nodev there
- * already refuses to open it; this keeps the node from existing). Kept on
+ * already refuses to open it; this keeps the node from existing),
+ * SYS_CHROOT (under a supervisor started in a chroot whose root is a mount,
+ * chroot into a subdirectory and ".." climbed out of it to the mounts
+ * outside, which the supervisor never saw: review h-attack19; a chrooted
+ * process cannot make a user namespace to get it back), LINUX_IMMUTABLE
+ * (an append-only log the caller gave on stdout was made writable and
+ * rewritten; h-attack19) and SETFCAP (file capabilities on a file a
+ * process outside then runs; h-attack19). Kept on
  * purpose: SETUID/SETGID (a root agent may change ids; cross-process
  * access is then stopped by the pid namespace and the filter, not by its
  * uid), KILL (in the pid namespace it reaches only the agent's own tree),
@@ -41,6 +48,15 @@ static const int risky_caps[] = {
     /* MUTANT mknod-kept: kept, as before the root agent's files were
      * confined. */
     27 /* MKNOD */,
+#endif
+#ifndef SV_MUTANT_ROOT_CHROOT_KEPT
+    /* MUTANT root-chroot-kept: kept, as before review h-attack19. */
+    18 /* SYS_CHROOT */,
+#endif
+#ifndef SV_MUTANT_ROOT_FILE_CAPS_KEPT
+    /* MUTANT root-file-caps-kept: both kept, as before review h-attack19. */
+    9 /* LINUX_IMMUTABLE */,
+    31 /* SETFCAP */,
 #endif
     38 /* PERFMON */,
     39 /* BPF */,

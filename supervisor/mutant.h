@@ -181,6 +181,12 @@
  *                         nodes: one the caller left there (a chroot's /dev)
  *                         opens for writing; no read-back
  *   MKNOD_KEPT            caps.c  a root agent keeps CAP_MKNOD
+ *   ROOT_FILE_CAPS_KEPT   caps.c  a root agent keeps CAP_LINUX_IMMUTABLE and
+ *                         CAP_SETFCAP: it clears an append-only log's flag and
+ *                         gives a file it planted file capabilities (h-attack19)
+ *   ROOT_CHROOT_KEPT      caps.c  a root agent keeps CAP_SYS_CHROOT: under a
+ *                         supervisor in a chroot it climbs out to the mounts
+ *                         the supervisor never saw (review h-attack19)
  *   STREAM_CONNECT_PORTLESS call.c  an IPv6 stream connect gets no port before its
  *                         device is read: a failed bind racing the judgement
  *                         binds it to another link, and a writer thread's

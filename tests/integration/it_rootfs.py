@@ -141,3 +141,43 @@ def root_agent_contained_without_statx_mount_ids(ctx):
     ctx.expect_eq(res.get(("open_wr", "/dev/null")), "ok", "/dev/null")
     run = ctx.sv("no-network", [], fault="statx_mnt_id:ENOSYS,rootfs:EIO")
     expect_outcome(ctx, run, 3, "capability-error")
+
+
+@test(timeout=120)
+def root_agent_cannot_climb_out_of_its_supervisors_chroot(ctx):
+    # ha19-chroot.sh: the supervisor runs in a chroot whose root is a mount
+    # of its own, and its mountinfo shows only what is under it. The agent
+    # would chroot into a subdirectory and climb ".." to the mounts outside,
+    # which were never made read-only: CAP_SYS_CHROOT is dropped (and a
+    # chrooted process cannot make a user namespace to get it back).
+    # Mutant root-chroot-kept writes the host's marker.
+    require_root_and(ctx, "unshare", "gcc")
+    out = review(ctx, "ha19-chroot.sh", SV)
+    ctx.expect("chroot /bin: Operation not permitted" in out, "chroot refused: %s" % out[-600:])
+    ctx.expect("host sees: cat:" in out, "the marker outside the chroot: %s" % out[-600:])
+    out = review(ctx, "ha19-chroot.sh", mutant_binary("root-chroot-kept"))
+    ctx.expect("host sees: HA19-CHROOT" in out, "root-chroot-kept mutant: %s" % out[-600:])
+
+
+@test(timeout=180)
+def root_agent_neither_reaches_a_mount_under_a_declared_path_nor_rewrites_attributes(ctx):
+    # ha19-stdio.sh. A: a file given for reading under a declared path but
+    # on a mount of its own there (a bind of the host's etc) is refused:
+    # the agent would reopen it on the caller's writable mount. B: file
+    # capabilities on a file given for writing (CAP_SETFCAP dropped). D: an
+    # append-only log given with >> keeps its flag and its history
+    # (CAP_LINUX_IMMUTABLE dropped). Mutant root-file-caps-kept: B and D
+    # go through. (B's and C's setuid bit is a known limit:
+    # docs/design.md, "The host's files".)
+    require_root_and(ctx, "unshare", "gcc", "chattr")
+    out = review(ctx, "ha19-stdio.sh", SV)
+    a = out.split("== B:")[0]
+    ctx.expect("supervisor exit 3" in a and "root:x:0:0" in a, "A: %s" % a[-600:])
+    ctx.expect("fsetxattr security.capability: Operation not permitted" in out, "B: %s" % out[-800:])
+    ctx.expect("FS_IOC_SETFLAGS without append-only: Operation not permitted" in out,
+               "D: %s" % out[-800:])
+    ctx.expect("HA19-D" not in out.split("== D:")[-1].split("host's log:")[-1], "D's log: %s" % out[-400:])
+    out = review(ctx, "ha19-stdio.sh", mutant_binary("root-file-caps-kept"))
+    ctx.expect("fsetxattr security.capability: ok" in out and
+               "FS_IOC_SETFLAGS without append-only: ok" in out,
+               "root-file-caps-kept mutant: %s" % out[-800:])

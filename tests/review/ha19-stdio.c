@@ -104,7 +104,8 @@ int main(int argc, char **argv)
 		int fd = atoi(argv[2]), fl = 0, rc;
 
 		rc = ioctl(fd, FS_IOC_GETFLAGS, &fl);
-		fprintf(stderr, "agent: flags %#x (append-only %s)\n", fl, fl & FS_APPEND_FL ? "set" : "not set");
+		fprintf(stderr, "agent: flags %#x (append-only %s)\n", fl,
+			fl & FS_APPEND_FL ? "set" : "not set");
 		fl &= ~FS_APPEND_FL;
 		say("FS_IOC_SETFLAGS without append-only", rc = ioctl(fd, FS_IOC_SETFLAGS, &fl));
 		if (rc == 0) {
