@@ -1,12 +1,15 @@
 #include "filter.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fault.h"
 
@@ -24,6 +27,21 @@ static const char *const io_uring[] = {"io_uring_setup", "io_uring_enter", "io_u
  * too, to be denied: a raw socket or a source route set up through i386
  * would steer the native calls that follow. */
 static const char *const foreign_only[] = {"socketcall", "socket", "setsockopt", "listen"};
+
+/* A root agent's setuid bits (review h-attack19): its copies of the host's
+ * mounts are nosuid, the host's are not, so a file it makes setuid on a
+ * declared path or on a file its caller gave it is setuid-root outside.
+ * Each call that sets a mode, with the register holding it: notified when
+ * S_ISUID is in the low 32 bits (mode_t), and refused there. open and
+ * openat only when they create (O_CREAT, or O_TMPFILE's bits): without
+ * them the kernel ignores the mode. openat2 keeps its mode in memory:
+ * trapped whole, answered ENOSYS, and libc falls back to openat. */
+static const struct {
+	const char *name;
+	unsigned mode_arg, flags_arg; /* flags_arg 0: the call always creates */
+} setuid_modes[] = {{"chmod", 1, 0},     {"fchmod", 1, 0}, {"fchmodat", 2, 0},
+		    {"fchmodat2", 2, 0}, {"creat", 1, 0},  {"mknod", 1, 0},
+		    {"mknodat", 2, 0},   {"open", 2, 1},   {"openat", 3, 2}};
 
 /* Socket options that choose the path or the first hop of what is sent
  * after the destination was judged (source routes, the output interface),
@@ -125,6 +143,43 @@ static int notify_if_nonzero(scmp_filter_ctx ctx, const char *name, unsigned arg
 {
 	return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name(name), 1,
 				SCMP_CMP(arg, SCMP_CMP_NE, 0));
+}
+
+/* The setuid rules (setuid_modes) and openat2, for a root agent. */
+static int add_setuid(scmp_filter_ctx ctx)
+{
+	/* O_TMPFILE is __O_TMPFILE | O_DIRECTORY: its own bit is enough. */
+	static const uint32_t creating[] = {O_CREAT, 020000000 /* __O_TMPFILE */};
+	int rc = 0;
+
+#ifdef SV_MUTANT_ROOT_SETUID_OPEN
+	/* MUTANT root-setuid-open: a root agent sets S_ISUID on the host's
+	 * files, as before review h-attack19. */
+	(void)creating;
+	(void)setuid_modes;
+	return 0;
+#endif
+	for (size_t i = 0; rc == 0 && i < N(setuid_modes); i++) {
+		int nr = seccomp_syscall_resolve_name(setuid_modes[i].name);
+		struct scmp_arg_cmp mode =
+		    SCMP_CMP(setuid_modes[i].mode_arg, SCMP_CMP_MASKED_EQ, S_ISUID, S_ISUID);
+
+		/* fchmodat2 (6.6) may be newer than libseccomp's table. */
+		if (nr == __NR_SCMP_ERROR)
+			continue;
+		if (!setuid_modes[i].flags_arg) {
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, mode);
+			continue;
+		}
+		for (size_t f = 0; rc == 0 && f < N(creating); f++)
+			rc =
+			    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 2, mode,
+					     SCMP_CMP(setuid_modes[i].flags_arg, SCMP_CMP_MASKED_EQ,
+						      creating[f], creating[f]));
+	}
+	if (rc == 0)
+		rc = notify(ctx, "openat2");
+	return rc;
 }
 
 static int add_common(scmp_filter_ctx ctx)
@@ -366,7 +421,7 @@ static scmp_filter_ctx new_ctx(void)
 	return ctx;
 }
 
-int sv_filter_build(void **out)
+int sv_filter_build(void **out, int root_agent)
 {
 	scmp_filter_ctx ctx, foreign;
 	int rc;
@@ -385,6 +440,8 @@ int sv_filter_build(void **out)
 		return -ENOMEM;
 	}
 	rc = add_native(ctx);
+	if (rc == 0 && root_agent)
+		rc = add_setuid(ctx);
 	/* The foreign ABIs are trapped to be denied and recorded by the
 	 * supervisor: answering them inside BPF would leave no record. */
 	if (rc == 0)
@@ -395,6 +452,8 @@ int sv_filter_build(void **out)
 		rc = seccomp_arch_remove(foreign, SCMP_ARCH_NATIVE);
 	if (rc == 0)
 		rc = add_foreign(foreign);
+	if (rc == 0 && root_agent)
+		rc = add_setuid(foreign);
 	if (rc == 0) {
 		rc = seccomp_merge(ctx, foreign);
 		if (rc == 0)
@@ -419,7 +478,8 @@ int sv_filter_install(void)
 	rc = sv_fault("listener");
 	if (rc)
 		return rc;
-	rc = sv_filter_build(&built);
+	/* The child that becomes the agent: root is what it runs as. */
+	rc = sv_filter_build(&built, geteuid() == 0);
 	if (rc < 0)
 		return rc;
 	ctx = built;

@@ -15,8 +15,11 @@
  * binding and SO_PASSRIGHTS. On i386 and x32 also socketcall, socket,
  * setsockopt and listen, whole. Every int argument is compared in its low 32
  * bits only (prlimit64's pid in all 64: a stray high bit only notifies).
+ * With root_agent, on every ABI also: chmod, fchmod, fchmodat, fchmodat2,
+ * creat, mknod and mknodat whose mode holds S_ISUID, open and openat that
+ * create with it, and openat2 whole.
  * Used by sv_filter_install and by the filter table tests (filter-export). */
-int sv_filter_build(void **ctx);
+int sv_filter_build(void **ctx, int root_agent);
 
 /* The reason a trapped setsockopt (level, name: the low 32 bits of its
  * registers) is denied: "source-route", "source-address" or
@@ -29,9 +32,10 @@ const char *sv_filter_option_reason(uint32_t level, uint32_t name);
  * back on (filter.c). */
 #define SV_SO_PASSRIGHTS 83
 
-/* Installs the filter in the calling process (with no_new_privs) and returns
- * the new listener fd (close-on-exec), or -errno. Must be called in the
- * child that becomes the agent, before execve, with a single thread. */
+/* Installs the filter in the calling process (with no_new_privs), with the
+ * root agent's rules where its effective uid is 0, and returns the new
+ * listener fd (close-on-exec), or -errno. Must be called in the child that
+ * becomes the agent, before execve, with a single thread. */
 int sv_filter_install(void);
 
 #endif

@@ -234,10 +234,27 @@ struct entry {
 	void (*native)(struct sv_call *c, const __u64 *a);
 };
 
+/* A root agent's mode call with S_ISUID (the filter traps only those:
+ * filter.c, setuid_modes): refused. Not an egress attempt, so neutralized,
+ * not denied: the verdict is the agent's sockets'. */
+static void on_setuid(struct sv_call *c, const __u64 *a)
+{
+	(void)a;
+	sv_call_finish(c, SV_NEUTRALIZED, "setuid", SV_ACT_ERRNO, EPERM, 0);
+}
+
+/* A root agent's openat2: its mode is in memory, unjudgeable without a
+ * race; ENOSYS, and libc falls back to openat. */
+static void on_openat2(struct sv_call *c, const __u64 *a)
+{
+	(void)a;
+	sv_call_finish(c, SV_NEUTRALIZED, "openat2", SV_ACT_ERRNO, ENOSYS, 0);
+}
+
 /* Syscall numbers per ABI (arch/x86/entry/syscalls/syscall_{64,32}.tbl).
  * A NULL handler on a foreign ABI is denied as foreign-abi; cross-process,
- * prlimit64, request_key, io_uring and clone3 calls are handled alike on
- * every ABI. */
+ * prlimit64, request_key, io_uring, clone3 and a root agent's mode calls
+ * are handled alike on every ABI. */
 static const struct entry native_table[] = {
     {42, "connect", on_connect},
     {44, "sendto", on_sendto},
@@ -258,6 +275,16 @@ static const struct entry native_table[] = {
     {302, "prlimit64", sv_mediate_prlimit},
     {249, "request_key", on_key_upcall},
     {250, "keyctl", on_module_name},
+    {90, "chmod", on_setuid},
+    {91, "fchmod", on_setuid},
+    {268, "fchmodat", on_setuid},
+    {452, "fchmodat2", on_setuid},
+    {85, "creat", on_setuid},
+    {2, "open", on_setuid},
+    {257, "openat", on_setuid},
+    {133, "mknod", on_setuid},
+    {259, "mknodat", on_setuid},
+    {437, "openat2", on_openat2},
 };
 static const struct entry i386_table[] = {
     {102, "socketcall", NULL},
@@ -280,6 +307,16 @@ static const struct entry i386_table[] = {
     {340, "prlimit64", sv_mediate_prlimit},
     {287, "request_key", on_key_upcall},
     {288, "keyctl", on_module_name},
+    {15, "chmod", on_setuid},
+    {94, "fchmod", on_setuid},
+    {306, "fchmodat", on_setuid},
+    {452, "fchmodat2", on_setuid},
+    {8, "creat", on_setuid},
+    {5, "open", on_setuid},
+    {295, "openat", on_setuid},
+    {14, "mknod", on_setuid},
+    {297, "mknodat", on_setuid},
+    {437, "openat2", on_openat2},
 };
 static const struct entry x32_table[] = {
     {42, "connect", NULL},
@@ -301,6 +338,16 @@ static const struct entry x32_table[] = {
     {302, "prlimit64", sv_mediate_prlimit},
     {249, "request_key", on_key_upcall},
     {250, "keyctl", on_module_name},
+    {90, "chmod", on_setuid},
+    {91, "fchmod", on_setuid},
+    {268, "fchmodat", on_setuid},
+    {452, "fchmodat2", on_setuid},
+    {85, "creat", on_setuid},
+    {2, "open", on_setuid},
+    {257, "openat", on_setuid},
+    {133, "mknod", on_setuid},
+    {259, "mknodat", on_setuid},
+    {437, "openat2", on_openat2},
 };
 
 static const struct entry *lookup(const struct entry *t, size_t n, int nr)
@@ -361,7 +408,8 @@ void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_p
 		 * ENOSYS, and the caller falls back to clone. */
 		sv_call_finish(&c, SV_NEUTRALIZED, "clone3", SV_ACT_ERRNO, ENOSYS, 0);
 	} else if (e->native == sv_mediate_cross_process || e->native == sv_mediate_prlimit ||
-		   e->native == on_key_upcall || e->native == on_module_name) {
+		   e->native == on_key_upcall || e->native == on_module_name ||
+		   e->native == on_setuid || e->native == on_openat2) {
 		e->native(&c, req->data.args);
 	} else if (strcmp(c.ev.abi, "x86_64") != 0) {
 		int sc = strcmp(e->name, "socketcall") == 0;

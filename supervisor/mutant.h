@@ -184,6 +184,9 @@
  *   ROOT_FILE_CAPS_KEPT   caps.c  a root agent keeps CAP_LINUX_IMMUTABLE and
  *                         CAP_SETFCAP: it clears an append-only log's flag and
  *                         gives a file it planted file capabilities (h-attack19)
+ *   ROOT_SETUID_OPEN      filter.c  a root agent's chmod, open and mknod with
+ *                         S_ISUID pass: its setuid file on the host's mounts is
+ *                         setuid-root outside the run (review h-attack19)
  *   ROOT_CHROOT_KEPT      caps.c  a root agent keeps CAP_SYS_CHROOT: under a
  *                         supervisor in a chroot it climbs out to the mounts
  *                         the supervisor never saw (review h-attack19)

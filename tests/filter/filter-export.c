@@ -3,7 +3,8 @@
  * table tests (tests/filter/run-filter-tests.py). Linked with the same
  * supervisor/filter.c the supervisor uses; nothing is loaded.
  *
- *   filter-export BPF_FILE             the whole filter (every ABI), raw BPF
+ *   filter-export [--root] BPF_FILE    the whole filter (every ABI), raw BPF;
+ *                                      --root: a root agent's
  *   filter-export --resolve ARCH NAME  a syscall's number on x86_64|x86|x32
  *
  * libseccomp 2.5.4's scmp_bpf_sim has no name for SECCOMP_RET_USER_NOTIF
@@ -46,10 +47,10 @@ static int resolve(const char *arch, const char *name)
 	return 0;
 }
 
-static int export(const char *path)
+static int export(const char *path, int root_agent)
 {
 	void *built;
-	int rc = sv_filter_build(&built);
+	int rc = sv_filter_build(&built, root_agent);
 
 	if (rc < 0) {
 		fprintf(stderr, "filter-export: building the filter: %s\n", strerror(-rc));
@@ -107,7 +108,9 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "--resolve") == 0)
 		return resolve(argv[2], argv[3]);
 	if (argc == 2 && argv[1][0] != '-')
-		return export(argv[1]);
-	fprintf(stderr, "usage: filter-export BPF_FILE | --resolve ARCH NAME\n");
+		return export(argv[1], 0);
+	if (argc == 3 && strcmp(argv[1], "--root") == 0)
+		return export(argv[2], 1);
+	fprintf(stderr, "usage: filter-export [--root] BPF_FILE | --resolve ARCH NAME\n");
 	return 2;
 }

@@ -167,8 +167,7 @@ def root_agent_neither_reaches_a_mount_under_a_declared_path_nor_rewrites_attrib
     # capabilities on a file given for writing (CAP_SETFCAP dropped). D: an
     # append-only log given with >> keeps its flag and its history
     # (CAP_LINUX_IMMUTABLE dropped). Mutant root-file-caps-kept: B and D
-    # go through. (B's and C's setuid bit is a known limit:
-    # docs/design.md, "The host's files".)
+    # go through.
     require_root_and(ctx, "unshare", "gcc", "chattr")
     out = review(ctx, "ha19-stdio.sh", SV)
     a = out.split("== B:")[0]
@@ -177,7 +176,13 @@ def root_agent_neither_reaches_a_mount_under_a_declared_path_nor_rewrites_attrib
     ctx.expect("FS_IOC_SETFLAGS without append-only: Operation not permitted" in out,
                "D: %s" % out[-800:])
     ctx.expect("HA19-D" not in out.split("== D:")[-1].split("host's log:")[-1], "D's log: %s" % out[-400:])
+    # B and C: the setuid bit is refused (EPERM), nothing on the host is
+    # setuid; mutant root-setuid-open lets uid 1000 outside become root.
+    ctx.expect_eq(out.count("fchmod 04755: Operation not permitted"), 2, "B and C: %s" % out[-800:])
+    ctx.expect("euid 0" not in out, "a setuid file ran as root: %s" % out[-800:])
     out = review(ctx, "ha19-stdio.sh", mutant_binary("root-file-caps-kept"))
     ctx.expect("fsetxattr security.capability: ok" in out and
                "FS_IOC_SETFLAGS without append-only: ok" in out,
                "root-file-caps-kept mutant: %s" % out[-800:])
+    out = review(ctx, "ha19-stdio.sh", mutant_binary("root-setuid-open"))
+    ctx.expect("planted: uid 1000 euid 0" in out, "root-setuid-open mutant: %s" % out[-800:])
