@@ -24,8 +24,10 @@
  * outside, which the supervisor never saw: review h-attack19; a chrooted
  * process cannot make a user namespace to get it back), LINUX_IMMUTABLE
  * (an append-only log the caller gave on stdout was made writable and
- * rewritten; h-attack19) and SETFCAP (file capabilities on a file a
- * process outside then runs; h-attack19). Kept on
+ * rewritten; h-attack19), SETFCAP (file capabilities on a file a process
+ * outside then runs; h-attack19) and FSETID (a setuid program already in a
+ * declared path kept its bit when the agent rewrote it; h-attack20).
+ * Kept on
  * purpose: SETUID/SETGID (a root agent may change ids; cross-process
  * access is then stopped by the pid namespace and the filter, not by its
  * uid), KILL (in the pid namespace it reaches only the agent's own tree),
@@ -54,7 +56,9 @@ static const int risky_caps[] = {
     18 /* SYS_CHROOT */,
 #endif
 #ifndef SV_MUTANT_ROOT_FILE_CAPS_KEPT
-    /* MUTANT root-file-caps-kept: both kept, as before review h-attack19. */
+    /* MUTANT root-file-caps-kept: all three kept, as before reviews
+     * h-attack19 and h-attack20. */
+    4 /* FSETID */,
     9 /* LINUX_IMMUTABLE */,
     31 /* SETFCAP */,
 #endif

@@ -28,11 +28,14 @@ static const char *const io_uring[] = {"io_uring_setup", "io_uring_enter", "io_u
  * would steer the native calls that follow. */
 static const char *const foreign_only[] = {"socketcall", "socket", "setsockopt", "listen"};
 
-/* A root agent's setuid bits (review h-attack19): its copies of the host's
- * mounts are nosuid, the host's are not, so a file it makes setuid on a
- * declared path or on a file its caller gave it is setuid-root outside.
- * Each call that sets a mode, with the register holding it: notified when
- * S_ISUID is in the low 32 bits (mode_t), and refused there. open and
+/* A root agent's setuid and setgid bits (reviews h-attack19, h-attack20):
+ * its copies of the host's mounts are nosuid, the host's are not, so a
+ * file it makes setuid on a declared path or on a file its caller gave it
+ * is setuid-root outside, and one setgid to a group it joined (disk,
+ * shadow, docker) grants that group. Each call that sets a mode, with the
+ * register holding it: notified when S_ISUID or S_ISGID is in the low 32
+ * bits (mode_t), and refused there (a directory's g+s too: the filter
+ * cannot tell, and inheritance needs no chmod). open and
  * openat only when they create (O_CREAT, or O_TMPFILE's bits): without
  * them the kernel ignores the mode. openat2 keeps its mode in memory:
  * trapped whole, answered ENOSYS, and libc falls back to openat. */
@@ -150,32 +153,35 @@ static int add_setuid(scmp_filter_ctx ctx)
 {
 	/* O_TMPFILE is __O_TMPFILE | O_DIRECTORY: its own bit is enough. */
 	static const uint32_t creating[] = {O_CREAT, 020000000 /* __O_TMPFILE */};
+	static const uint32_t bits[] = {S_ISUID, S_ISGID};
 	int rc = 0;
 
 #ifdef SV_MUTANT_ROOT_SETUID_OPEN
-	/* MUTANT root-setuid-open: a root agent sets S_ISUID on the host's
-	 * files, as before review h-attack19. */
+	/* MUTANT root-setuid-open: a root agent sets S_ISUID and S_ISGID on the
+	 * host's files, as before review h-attack19. */
 	(void)creating;
+	(void)bits;
 	(void)setuid_modes;
 	return 0;
 #endif
-	for (size_t i = 0; rc == 0 && i < N(setuid_modes); i++) {
-		int nr = seccomp_syscall_resolve_name(setuid_modes[i].name);
-		struct scmp_arg_cmp mode =
-		    SCMP_CMP(setuid_modes[i].mode_arg, SCMP_CMP_MASKED_EQ, S_ISUID, S_ISUID);
+	for (size_t i = 0; rc == 0 && i < N(setuid_modes) * N(bits); i++) {
+		unsigned m = setuid_modes[i / N(bits)].mode_arg;
+		unsigned fl = setuid_modes[i / N(bits)].flags_arg;
+		int nr = seccomp_syscall_resolve_name(setuid_modes[i / N(bits)].name);
+		uint32_t bit = bits[i % N(bits)];
+		struct scmp_arg_cmp mode = SCMP_CMP(m, SCMP_CMP_MASKED_EQ, bit, bit);
 
 		/* fchmodat2 (6.6) may be newer than libseccomp's table. */
 		if (nr == __NR_SCMP_ERROR)
 			continue;
-		if (!setuid_modes[i].flags_arg) {
+		if (!fl) {
 			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, mode);
 			continue;
 		}
 		for (size_t f = 0; rc == 0 && f < N(creating); f++)
-			rc =
-			    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 2, mode,
-					     SCMP_CMP(setuid_modes[i].flags_arg, SCMP_CMP_MASKED_EQ,
-						      creating[f], creating[f]));
+			rc = seccomp_rule_add(
+			    ctx, SCMP_ACT_NOTIFY, nr, 2, mode,
+			    SCMP_CMP(fl, SCMP_CMP_MASKED_EQ, creating[f], creating[f]));
 	}
 	if (rc == 0)
 		rc = notify(ctx, "openat2");

@@ -16,8 +16,8 @@
  * setsockopt and listen, whole. Every int argument is compared in its low 32
  * bits only (prlimit64's pid in all 64: a stray high bit only notifies).
  * With root_agent, on every ABI also: chmod, fchmod, fchmodat, fchmodat2,
- * creat, mknod and mknodat whose mode holds S_ISUID, open and openat that
- * create with it, and openat2 whole.
+ * creat, mknod and mknodat whose mode holds S_ISUID or S_ISGID, open and
+ * openat that create with either, and openat2 whole.
  * Used by sv_filter_install and by the filter table tests (filter-export). */
 int sv_filter_build(void **ctx, int root_agent);
 

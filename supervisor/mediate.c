@@ -234,7 +234,7 @@ struct entry {
 	void (*native)(struct sv_call *c, const __u64 *a);
 };
 
-/* A root agent's mode call with S_ISUID (the filter traps only those:
+/* A root agent's mode call with S_ISUID or S_ISGID (the filter traps only those:
  * filter.c, setuid_modes): refused. Not an egress attempt, so neutralized,
  * not denied: the verdict is the agent's sockets'. */
 static void on_setuid(struct sv_call *c, const __u64 *a)

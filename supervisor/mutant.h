@@ -181,12 +181,15 @@
  *                         nodes: one the caller left there (a chroot's /dev)
  *                         opens for writing; no read-back
  *   MKNOD_KEPT            caps.c  a root agent keeps CAP_MKNOD
- *   ROOT_FILE_CAPS_KEPT   caps.c  a root agent keeps CAP_LINUX_IMMUTABLE and
- *                         CAP_SETFCAP: it clears an append-only log's flag and
- *                         gives a file it planted file capabilities (h-attack19)
+ *   ROOT_FILE_CAPS_KEPT   caps.c  a root agent keeps CAP_FSETID, CAP_LINUX_IMMUTABLE
+ *                         and CAP_SETFCAP: a setuid program it rewrites keeps
+ *                         its bit, it clears an append-only log's flag, and
+ *                         gives a file it planted file capabilities
+ *                         (h-attack19, h-attack20)
  *   ROOT_SETUID_OPEN      filter.c  a root agent's chmod, open and mknod with
- *                         S_ISUID pass: its setuid file on the host's mounts is
- *                         setuid-root outside the run (review h-attack19)
+ *                         S_ISUID or S_ISGID pass: its setuid file on the host's
+ *                         mounts is setuid-root outside the run, a setgid one
+ *                         grants a group it joined (reviews h-attack19, 20)
  *   ROOT_CHROOT_KEPT      caps.c  a root agent keeps CAP_SYS_CHROOT: under a
  *                         supervisor in a chroot it climbs out to the mounts
  *                         the supervisor never saw (review h-attack19)

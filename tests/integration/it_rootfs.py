@@ -186,3 +186,23 @@ def root_agent_neither_reaches_a_mount_under_a_declared_path_nor_rewrites_attrib
                "root-file-caps-kept mutant: %s" % out[-800:])
     out = review(ctx, "ha19-stdio.sh", mutant_binary("root-setuid-open"))
     ctx.expect("planted: uid 1000 euid 0" in out, "root-setuid-open mutant: %s" % out[-800:])
+
+
+@test(timeout=240)
+def root_agent_leaves_no_setid_program_on_the_host(ctx):
+    # ha20-setid.sh (review h-attack20): a file setgid to disk or shadow on
+    # the declared path (A) and on a file given for writing (B), and a
+    # setuid-root program already in the declared path rewritten (C). Each
+    # planted file is then run by uid 1000 outside the run: none may give
+    # it another id. Mutants root-setuid-open (A) and root-file-caps-kept
+    # (C, CAP_FSETID kept) reopen them.
+    require_root_and(ctx, "unshare", "gcc", "setpriv")
+    out = review(ctx, "ha20-setid.sh", SV, timeout=200)
+    ctx.expect("fchmod 02755: Operation not permitted" in out, "A: %s" % out[-800:])
+    ctx.expect(not re.search(r"planted: uid 1000 euid 0|egid (?!1000)\d+", out),
+               "a planted file gave uid 1000 another id: %s" % out[-800:])
+    out = review(ctx, "ha20-setid.sh", mutant_binary("root-setuid-open"), timeout=200)
+    ctx.expect("planted: uid 1000 euid 0" in out.split("== C:")[0],
+               "root-setuid-open mutant: %s" % out[-800:])
+    out = review(ctx, "ha20-setid.sh", mutant_binary("root-file-caps-kept"), timeout=200)
+    ctx.expect("planted: uid 1000 euid 0" in out, "root-file-caps-kept mutant: %s" % out[-800:])

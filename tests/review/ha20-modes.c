@@ -159,8 +159,7 @@ static int abi(const char *dir)
 		long (*call)(long, long, long, long, long) = t[i].i386 ? int80 : sys;
 		long b = t[i].base;
 
-#define FRESH()                                                                            \
-	(snprintf(p, 4096, "%s/f%d", dir, k++), close(open(p, O_CREAT | O_WRONLY, 0755)))
+#define FRESH() (snprintf(p, 4096, "%s/f%d", dir, k++), close(open(p, O_CREAT | O_WRONLY, 0755)))
 		FRESH();
 		report(t[i].abi, "chmod", call(b + t[i].chmod, (long)p, 04755, 0, 0), p);
 		FRESH();
@@ -168,7 +167,8 @@ static int abi(const char *dir)
 		report(t[i].abi, "fchmod", call(b + t[i].fchmod, fd, 04755, 0, 0), p);
 		close((int)fd);
 		FRESH();
-		report(t[i].abi, "fchmodat", call(b + t[i].fchmodat, AT_FDCWD, (long)p, 04755, 0), p);
+		report(t[i].abi, "fchmodat", call(b + t[i].fchmodat, AT_FDCWD, (long)p, 04755, 0),
+		       p);
 		FRESH();
 		report(t[i].abi, "fchmodat2", call(b + t[i].fchmodat2, AT_FDCWD, (long)p, 04755, 0),
 		       p);
