@@ -251,41 +251,38 @@ static void on_openat2(struct sv_call *c, const __u64 *a)
 	sv_call_finish(c, SV_NEUTRALIZED, "openat2", SV_ACT_ERRNO, ENOSYS, 0);
 }
 
+/* A root agent's mode calls (filter.c, setuid_modes) have the same
+ * numbers on x86_64 and x32 (syscall_64.tbl, "common"). */
+#define MODE_CALLS_64                                                                              \
+	{90, "chmod", on_setuid}, {91, "fchmod", on_setuid}, {268, "fchmodat", on_setuid},         \
+	    {452, "fchmodat2", on_setuid}, {85, "creat", on_setuid}, {2, "open", on_setuid},       \
+	    {257, "openat", on_setuid}, {133, "mknod", on_setuid}, {259, "mknodat", on_setuid},    \
+	    {437, "openat2", on_openat2},
+
 /* Syscall numbers per ABI (arch/x86/entry/syscalls/syscall_{64,32}.tbl).
  * A NULL handler on a foreign ABI is denied as foreign-abi; cross-process,
  * prlimit64, request_key, io_uring, clone3 and a root agent's mode calls
  * are handled alike on every ABI. */
-static const struct entry native_table[] = {
-    {42, "connect", on_connect},
-    {44, "sendto", on_sendto},
-    {46, "sendmsg", sv_mediate_sendmsg},
-    {307, "sendmmsg", sv_mediate_sendmmsg},
-    {41, "socket", sv_mediate_socket},
-    {54, "setsockopt", on_setsockopt},
-    {50, "listen", sv_mediate_listen},
-    {425, "io_uring_setup", NULL},
-    {426, "io_uring_enter", NULL},
-    {427, "io_uring_register", NULL},
-    {435, "clone3", NULL},
-    {101, "ptrace", sv_mediate_cross_process},
-    {310, "process_vm_readv", sv_mediate_cross_process},
-    {311, "process_vm_writev", sv_mediate_cross_process},
-    {312, "kcmp", sv_mediate_cross_process},
-    {438, "pidfd_getfd", sv_mediate_cross_process},
-    {302, "prlimit64", sv_mediate_prlimit},
-    {249, "request_key", on_key_upcall},
-    {250, "keyctl", on_module_name},
-    {90, "chmod", on_setuid},
-    {91, "fchmod", on_setuid},
-    {268, "fchmodat", on_setuid},
-    {452, "fchmodat2", on_setuid},
-    {85, "creat", on_setuid},
-    {2, "open", on_setuid},
-    {257, "openat", on_setuid},
-    {133, "mknod", on_setuid},
-    {259, "mknodat", on_setuid},
-    {437, "openat2", on_openat2},
-};
+static const struct entry native_table[] = {{42, "connect", on_connect},
+					    {44, "sendto", on_sendto},
+					    {46, "sendmsg", sv_mediate_sendmsg},
+					    {307, "sendmmsg", sv_mediate_sendmmsg},
+					    {41, "socket", sv_mediate_socket},
+					    {54, "setsockopt", on_setsockopt},
+					    {50, "listen", sv_mediate_listen},
+					    {425, "io_uring_setup", NULL},
+					    {426, "io_uring_enter", NULL},
+					    {427, "io_uring_register", NULL},
+					    {435, "clone3", NULL},
+					    {101, "ptrace", sv_mediate_cross_process},
+					    {310, "process_vm_readv", sv_mediate_cross_process},
+					    {311, "process_vm_writev", sv_mediate_cross_process},
+					    {312, "kcmp", sv_mediate_cross_process},
+					    {438, "pidfd_getfd", sv_mediate_cross_process},
+					    {302, "prlimit64", sv_mediate_prlimit},
+					    {249, "request_key", on_key_upcall},
+					    {250, "keyctl", on_module_name},
+					    MODE_CALLS_64};
 static const struct entry i386_table[] = {
     {102, "socketcall", NULL},
     {362, "connect", NULL},
@@ -318,37 +315,26 @@ static const struct entry i386_table[] = {
     {297, "mknodat", on_setuid},
     {437, "openat2", on_openat2},
 };
-static const struct entry x32_table[] = {
-    {42, "connect", NULL},
-    {44, "sendto", NULL},
-    {518, "sendmsg", NULL},
-    {538, "sendmmsg", NULL},
-    {41, "socket", NULL},
-    {541, "setsockopt", NULL},
-    {50, "listen", NULL},
-    {425, "io_uring_setup", NULL},
-    {426, "io_uring_enter", NULL},
-    {427, "io_uring_register", NULL},
-    {435, "clone3", NULL},
-    {521, "ptrace", sv_mediate_cross_process},
-    {539, "process_vm_readv", sv_mediate_cross_process},
-    {540, "process_vm_writev", sv_mediate_cross_process},
-    {312, "kcmp", sv_mediate_cross_process},
-    {438, "pidfd_getfd", sv_mediate_cross_process},
-    {302, "prlimit64", sv_mediate_prlimit},
-    {249, "request_key", on_key_upcall},
-    {250, "keyctl", on_module_name},
-    {90, "chmod", on_setuid},
-    {91, "fchmod", on_setuid},
-    {268, "fchmodat", on_setuid},
-    {452, "fchmodat2", on_setuid},
-    {85, "creat", on_setuid},
-    {2, "open", on_setuid},
-    {257, "openat", on_setuid},
-    {133, "mknod", on_setuid},
-    {259, "mknodat", on_setuid},
-    {437, "openat2", on_openat2},
-};
+static const struct entry x32_table[] = {{42, "connect", NULL},
+					 {44, "sendto", NULL},
+					 {518, "sendmsg", NULL},
+					 {538, "sendmmsg", NULL},
+					 {41, "socket", NULL},
+					 {541, "setsockopt", NULL},
+					 {50, "listen", NULL},
+					 {425, "io_uring_setup", NULL},
+					 {426, "io_uring_enter", NULL},
+					 {427, "io_uring_register", NULL},
+					 {435, "clone3", NULL},
+					 {521, "ptrace", sv_mediate_cross_process},
+					 {539, "process_vm_readv", sv_mediate_cross_process},
+					 {540, "process_vm_writev", sv_mediate_cross_process},
+					 {312, "kcmp", sv_mediate_cross_process},
+					 {438, "pidfd_getfd", sv_mediate_cross_process},
+					 {302, "prlimit64", sv_mediate_prlimit},
+					 {249, "request_key", on_key_upcall},
+					 {250, "keyctl", on_module_name},
+					 MODE_CALLS_64};
 
 static const struct entry *lookup(const struct entry *t, size_t n, int nr)
 {
