@@ -492,10 +492,11 @@ int sv_rootfs_check_stdio(char *why, size_t len)
 			what = "a character device other than a terminal, null, zero, full, random "
 			       "or urandom";
 		else if (S_ISREG(st.st_mode) && (fl & O_ACCMODE) == O_RDONLY && st.st_nlink > 0 &&
-			 fstatvfs(fd, &sv) == 0 && !(sv.f_flag & ST_RDONLY)) {
-			/* Given for reading, on a writable mount, with a name:
-			 * reopened through /proc/self/fd/N the agent could write
-			 * it, on the caller's mount, not its read-only copy. */
+			 (fstatvfs(fd, &sv) != 0 || !(sv.f_flag & ST_RDONLY))) {
+			/* Given for reading, on a writable mount (or one whose
+			 * flags cannot be read), with a name: reopened through
+			 * /proc/self/fd/N the agent could write it, on the
+			 * caller's mount, not its read-only copy. */
 			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 			n = readlink(link, path, sizeof(path) - 1);
 			path[n > 0 ? n : 0] = '\0';
