@@ -300,8 +300,10 @@ void sv_call_release(struct sv_call *c)
 		pthread_rwlock_unlock(&device_lock);
 	c->device_lock = 0;
 	sv_act_close_quiet(c->dup);
+	sv_act_close_quiet(c->peer_fd);
 	sv_act_pidfd_put(c->pidfd, c->pidfd_handle);
 	c->dup = -1;
+	c->peer_fd = -1;
 	c->pidfd = -1;
 }
 

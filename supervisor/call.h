@@ -10,6 +10,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/un.h>
 
 #include "policy.h"
 #include "report.h"
@@ -58,6 +59,10 @@ struct sv_call {
 	 * whatever then ends the call as invalid or abandoned, sv_call_finish
 	 * records a denial. */
 	const char *decided_denial;
+	/* The object an AF_UNIX path of a judged run led to (O_PATH, -1
+	 * when none), and the name the act uses for it (unixpeer.h). */
+	int peer_fd;
+	struct sockaddr_un peer_name;
 };
 
 /* The errno a denied call of c answers: the policy's --deny-errno, else

@@ -10,7 +10,7 @@
 const char sv_cli_usage[] =
     "usage: egress-supervisor [--allow SPEC]... [--no-loopback] [--report FILE]\n"
     "                         [--report-fd N] [--deny-errno NAME] [--writable PATH]...\n"
-    "                         [--probe] -- PROGRAM [ARG]...\n"
+    "                         [--unix-peer PATH|@NAME]... [--probe] -- PROGRAM [ARG]...\n"
     "  SPEC: 192.0.2.10:443  198.51.100.0/24  [2001:db8::1]:53  [2001:db8::]/32:1000-2000\n"
     "exit: 0 pass, 1 fail, 2 bad invocation, 3 capability-error\n";
 
@@ -125,6 +125,20 @@ int sv_cli_parse(int argc, char **argv, struct sv_cli *out, char *err, size_t er
 				return -EINVAL;
 			}
 			out->writable[out->nwritable++] = v;
+		} else if (is_option(a, "--unix-peer")) {
+			v = option_value("--unix-peer", argc, argv, &i);
+			if (!v || !*v) {
+				snprintf(err, errlen, "--unix-peer needs a PATH or @NAME");
+				return -EINVAL;
+			}
+			if (sv_unixpeer_check_declared(v, err, errlen) < 0)
+				return -EINVAL;
+			if (out->nunix_peer == SV_UNIXPEER_MAX_DECLARED) {
+				snprintf(err, errlen, "--unix-peer '%s': at most %d peers", v,
+					 SV_UNIXPEER_MAX_DECLARED);
+				return -EINVAL;
+			}
+			out->unix_peer[out->nunix_peer++] = v;
 		} else if (strcmp(a, "--no-loopback") == 0) {
 			out->policy.loopback = 0;
 		} else if (strcmp(a, "--probe") == 0) {

@@ -6,6 +6,7 @@
 
 #include "policy.h"
 #include "rootfs.h"
+#include "unixpeer.h"
 
 struct sv_cli {
 	struct sv_policy policy; /* owned; sv_policy_free when done */
@@ -15,6 +16,9 @@ struct sv_cli {
 	/* --writable PATH: what a root agent may write (rootfs.h) */
 	const char *writable[SV_ROOTFS_MAX_WRITABLE];
 	int nwritable;
+	/* --unix-peer PATH|@NAME: a root agent's declared AF_UNIX peers (unixpeer.h) */
+	const char *unix_peer[SV_UNIXPEER_MAX_DECLARED];
+	int nunix_peer;
 	int help;    /* --help */
 	char **argv; /* the agent's argv (points into the input), NULL with --probe */
 };

@@ -24,7 +24,7 @@ static const struct {
     E(EADDRNOTAVAIL), E(ENETDOWN),        E(ENETUNREACH),  E(ECONNABORTED), E(ECONNRESET),
     E(ENOBUFS),       E(EISCONN),         E(ENOTCONN),     E(ETIMEDOUT),    E(ECONNREFUSED),
     E(EHOSTUNREACH),  E(EALREADY),        E(EINPROGRESS),  E(ECANCELED),    E(ENOTRECOVERABLE),
-    E(EOVERFLOW),     E(ENOTSUP),         E(EXDEV),        E(EPROTO),
+    E(EOVERFLOW),     E(ENOTSUP),         E(EXDEV),        E(EPROTO),       E(ELOOP),
 };
 #undef E
 

@@ -26,6 +26,7 @@
 #include "probe.h"
 #include "report.h"
 #include "rootfs.h"
+#include "unixpeer.h"
 #include "spawn.h"
 #include "stdfds.h"
 #include "target.h"
@@ -481,6 +482,8 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 		sv_report_internal_error(stdio_why, EACCES);
 		return finish_run(1);
 	}
+	/* Before the spawn: the agent's first call may be a connect. */
+	sv_unixpeer_set_judged(sv_contain_choose(&mode) == 0 && mode == SV_CONTAIN_PIDNS);
 	if (pipe2(p, O_CLOEXEC) != 0) {
 		sv_report_internal_error("pipe", errno);
 		return finish_run(1);
@@ -575,6 +578,10 @@ int main(int argc, char **argv)
 	if (sv_fault_init() < 0)
 		return EXIT_USAGE;
 	sv_rootfs_declare(cli.writable, cli.nwritable);
+	if (sv_unixpeer_declare(cli.unix_peer, cli.nunix_peer, err, sizeof(err)) < 0) {
+		fprintf(stderr, "egress-supervisor: %s\n%s", err, sv_cli_usage);
+		return EXIT_USAGE;
+	}
 	if ((rc = sv_target_init()) < 0)
 		fprintf(stderr,
 			"egress-supervisor: warning: /proc/sys/vm/mmap_min_addr: %s: a name the "

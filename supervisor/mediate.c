@@ -13,6 +13,7 @@
 #include "mediate_sock.h"
 #include "msghdr.h"
 #include "target.h"
+#include "unixpeer.h"
 
 #define X32_SYSCALL_BIT 0x40000000u
 
@@ -38,7 +39,9 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 	struct sv_dest d;
 	const char *deny, *why = NULL;
 	int64_t len = (int32_t)a[2];
-	int rc;
+	const void *target = name;
+	uint32_t tlen;
+	int rc, lookup_err = 0;
 
 	/* Every family's connect answers EINVAL below sizeof(sa_family_t). */
 	if (len >= 0 && len < 2) {
@@ -48,7 +51,10 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 	if (read_name(c, a[1], len, name, &d) ||
 	    sv_call_decide(c, (int)a[0], &d, 1, NULL, &deny, &why))
 		return;
+	tlen = (uint32_t)len;
 	if (!deny && sv_call_device_last(c, &d, &deny))
+		return;
+	if (!deny && sv_unixpeer_judge(c, &d, &target, &tlen, &why, &deny, &lookup_err))
 		return;
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
@@ -60,9 +66,10 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 	return;
 #endif
 	/* The verified copy, never the agent's memory: this is why CONTINUE is
-	 * not an answer here. */
-	rc = connect(c->dup, (struct sockaddr *)name, (socklen_t)len);
-	sv_call_answer_performed(c, why, rc, rc < 0 ? errno : 0);
+	 * not an answer here. A name that led to no socket is answered with
+	 * the lookup's own error, as the kernel's lookup would have been. */
+	rc = lookup_err ? -1 : connect(c->dup, target, (socklen_t)tlen);
+	sv_call_answer_performed(c, why, rc, lookup_err ? lookup_err : rc < 0 ? errno : 0);
 }
 
 static void on_sendto(struct sv_call *c, const __u64 *a)
@@ -72,7 +79,9 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	struct sv_iov iov = {.base = a[1], .len = a[2]};
 	const char *deny, *why = NULL;
 	int64_t len = (int32_t)a[5];
-	int flags = (int)a[3], err, fo;
+	const void *target = name;
+	uint32_t tlen = len > 0 ? (uint32_t)len : 0;
+	int flags = (int)a[3], err, fo, lookup_err = 0;
 	long long n, foc;
 	ssize_t rc;
 
@@ -114,6 +123,20 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		return;
 	}
+	if (len && sv_unixpeer_judge(c, &d, &target, &tlen, &why, &deny, &lookup_err)) {
+		free(payload);
+		return;
+	}
+	if (deny) {
+		free(payload);
+		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
+		return;
+	}
+	if (lookup_err) {
+		free(payload);
+		sv_call_answer_performed(c, why, -1, lookup_err);
+		return;
+	}
 	if (!sv_call_sends_name(&d))
 		len = 0;
 	fo = sv_call_fastopen_connect(c, name, (uint32_t)len, &flags, &foc, &err);
@@ -127,7 +150,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 		len = 0; /* connected by sv_call_fastopen_connect: to its peer */
 	/* MSG_ZEROCOPY would let the kernel read our buffer after we free it. */
 	rc = sendto(c->dup, payload, (size_t)n, (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL,
-		    len ? (struct sockaddr *)name : NULL, (socklen_t)len);
+		    len ? target : NULL, len ? (socklen_t)tlen : 0);
 	err = rc < 0 ? errno : 0;
 	free(payload);
 	sv_call_forward_sigpipe(c, flags, err);
@@ -354,6 +377,7 @@ void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_p
 			    .pidfd = -1,
 			    .pidfd_handle = -1,
 			    .dup = -1,
+			    .peer_fd = -1,
 			    .bound_if = SV_BOUND_UNJUDGED};
 	const struct entry *e = NULL;
 	int nr = req->data.nr;

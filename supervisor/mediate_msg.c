@@ -10,6 +10,7 @@
 #include "act.h"
 #include "msghdr.h"
 #include "target.h"
+#include "unixpeer.h"
 
 /* One message copied out of the agent, ready to send from our memory. */
 struct copied_msg {
@@ -19,9 +20,10 @@ struct copied_msg {
 	struct sv_iov *iov;
 	uint64_t total;
 	unsigned char *control;
-	int refused_control; /* holds a control message we do not forward */
-	int bad_control;     /* not CMSG_OK: the kernel's EINVAL, after the name */
-	int too_many_fds;    /* over SCM_MAX_FD: AF_UNIX's EINVAL, ignored elsewhere */
+	int refused_control;  /* holds a control message we do not forward */
+	int bad_control;      /* not CMSG_OK: the kernel's EINVAL, after the name */
+	int too_many_fds;     /* over SCM_MAX_FD: AF_UNIX's EINVAL, ignored elsewhere */
+	const char *peer_why; /* an AF_UNIX name's reason, once judged (unixpeer.h) */
 };
 
 static void copied_free(struct copied_msg *cm)
@@ -173,8 +175,10 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 {
 	struct msghdr mh = {0};
 	struct iovec one;
+	const void *name = cm->name;
+	uint32_t namelen = cm->m.namelen;
 	unsigned char *payload = NULL;
-	int *dups = NULL, getfd_err = 0, rc;
+	int *dups = NULL, getfd_err = 0, lookup_err = 0, rc;
 	size_t ndups = 0;
 	long long n, fo;
 	ssize_t sent;
@@ -237,6 +241,19 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 		sv_act_free_dups(dups, ndups);
 		return -4;
 	}
+	/* An AF_UNIX name last of all, as the act's own lookup. */
+	if (cm->m.namelen &&
+	    sv_unixpeer_judge(c, &cm->d, &name, &namelen, &cm->peer_why, invalid, &lookup_err)) {
+		free(payload);
+		sv_act_free_dups(dups, ndups);
+		return -2;
+	}
+	if (*invalid || lookup_err) {
+		free(payload);
+		sv_act_free_dups(dups, ndups);
+		*err = lookup_err;
+		return *invalid ? -4 : -1;
+	}
 	rc = sv_call_fastopen_connect(c, cm->name, cm->m.namelen, &flags, &fo, err);
 	if (rc == -1 || rc == 1) {
 		free(payload);
@@ -247,8 +264,8 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	one.iov_len = (size_t)n;
 	/* A fast-open send connected above goes to its peer, unnamed. */
 	if (cm->m.namelen && sv_call_sends_name(&cm->d) && rc != 2) {
-		mh.msg_name = cm->name;
-		mh.msg_namelen = cm->m.namelen;
+		mh.msg_name = (void *)name;
+		mh.msg_namelen = namelen;
 	}
 	mh.msg_iov = &one;
 	mh.msg_iovlen = 1;
@@ -314,7 +331,7 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 	else if (rc == -3)
 		sv_call_finish(c, SV_INVALID, invalid, SV_ACT_ERRNO, err, 0);
 	else if (rc != -2)
-		sv_call_answer_performed(c, why, rc, err);
+		sv_call_answer_performed(c, cm.peer_why ? cm.peer_why : why, rc, err);
 out:
 	copied_free(&cm);
 }
@@ -428,6 +445,8 @@ static long send_batch(struct sv_call *c, struct copied_msg *cms, size_t upto, i
 
 		if (rc == -2)
 			return -2;
+		if (cms[sent].peer_why)
+			c->ev.msgs[sent].reason = cms[sent].peer_why;
 		if (rc == -4) {
 			c->ev.msgs[sent].denied = 1;
 			c->ev.msgs[sent].reason = *invalid;

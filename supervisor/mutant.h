@@ -190,6 +190,17 @@
  *                         S_ISUID or S_ISGID pass: its setuid file on the host's
  *                         mounts is setuid-root outside the run, a setgid one
  *                         grants a group it joined (reviews h-attack19, 20)
+ *   UNIX_PEER_OPEN        unixpeer.c  a root agent's AF_UNIX path on a mount it
+ *                         cannot write is allowed: it talks to root services
+ *                         outside the run (systemd, D-Bus, docker.sock; review
+ *                         h-attack19's unixsvc), which relay its data anywhere
+ *   UNIX_ABSTRACT_OPEN    unixpeer.c  a root agent's abstract AF_UNIX name is
+ *                         allowed whoever bound it (iscsid, an old
+ *                         containerd-shim)
+ *   UNIX_PATH_RERESOLVED  unixpeer.c  the judged path is acted on by the agent's
+ *                         own name, looked up again in the supervisor's mount
+ *                         namespace: a socket of the agent's private /dev/shm
+ *                         is judged, the host's one of the same name reached
  *   ROOT_CHROOT_KEPT      caps.c  a root agent keeps CAP_SYS_CHROOT: under a
  *                         supervisor in a chroot it climbs out to the mounts
  *                         the supervisor never saw (review h-attack19)

@@ -17,6 +17,7 @@
 #include "errnames.h"
 #include "fault.h"
 #include "rootfs.h"
+#include "unixpeer.h"
 #include "target.h"
 
 /* Beyond this many stored events the rest are only counted: a runaway agent
@@ -414,6 +415,16 @@ static void write_body(FILE *f, int complete)
 		for (int i = 0; i < nw; i++) {
 			fputs(i ? ", " : "", f);
 			json_str(f, w[i]);
+		}
+	}
+	fputs("], \"unix_peers\": [", f);
+	{
+		const char *const *peers;
+		int np = sv_unixpeer_declared(&peers);
+
+		for (int i = 0; i < np; i++) {
+			fputs(i ? ", " : "", f);
+			json_str(f, peers[i]);
 		}
 	}
 	fputc(']', f);

@@ -1,0 +1,63 @@
+/* A root agent's AF_UNIX peers (docs/design.md, "A root agent's AF_UNIX
+ * peers"; issue 11, class 5). A root agent reaches every AF_UNIX socket of
+ * the host by its uid alone: systemd's private socket, the system D-Bus,
+ * docker.sock run commands as root outside the run, and iscsid or an old
+ * containerd-shim answer on abstract names. So in a pid-namespace run (the
+ * agent is root, its host mounts read-only: rootfs.h) a unix name is a
+ * peer of the run only when the run could have made it: a socket file on a
+ * mount the agent may write (a declared path, its own /dev/shm), or an
+ * abstract name bound by a socket a process of the run holds; anything else
+ * must be declared with --unix-peer, or it is denied as "unix-peer". Other
+ * runs keep the uid's own reach (the user's declared environment). */
+#ifndef SV_UNIXPEER_H
+#define SV_UNIXPEER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "call.h"
+
+/* At most this many --unix-peer specs. */
+#define SV_UNIXPEER_MAX_DECLARED 32
+
+/* Whether spec may be given to --unix-peer: 0, or -EINVAL with the reason in
+ * why. Pure: an absolute path, or @NAME for the abstract name NAME (1 to
+ * 107 bytes). */
+int sv_unixpeer_check_declared(const char *spec, char *why, size_t len);
+
+/* Set-up, once, before any child exists: the declared peers (which must
+ * outlive the run), each path looked up now in our own namespace (it must
+ * be a socket; its device and inode are what a name must lead to). Returns
+ * 0, or -errno with the spec and the reason in why. */
+int sv_unixpeer_declare(const char *const *specs, int n, char *why, size_t len);
+
+/* Whether names are judged at all: in a pid-namespace run (its agent root,
+ * its host mounts read-only). Set before the agent is spawned. */
+void sv_unixpeer_set_judged(int judged);
+
+/* The declared specs, for the report. Returns their number and sets *specs. */
+int sv_unixpeer_declared(const char *const **specs);
+
+/* The AF_UNIX name of an allowed connect or send, judged as the last step
+ * before the act (after sv_call_device_last). A name that is not AF_UNIX,
+ * on a run whose names are not judged, is left alone (returns 0, *why
+ * untouched). Otherwise the name is looked up where the agent's calling
+ * thread would look it up (a path in its root and working directory, an
+ * abstract name in the network namespace we share), and:
+ * - a path's object is kept open in c->peer_fd and *name / *len are
+ *   rewritten to /proc/self/fd/N, so the call reaches exactly the socket
+ *   judged, whatever the agent renames meanwhile; an abstract name is kept;
+ *   *why is "local" (the run's own) or "declared-peer";
+ * - a socket of the host the run did not make and the caller did not
+ *   declare sets *deny to "unix-peer";
+ * - a name that leads to no socket of the call's type sets *lookup_err to
+ *   the kernel's answer (ENOENT, ECONNREFUSED, EPROTOTYPE, ...): the call
+ *   is answered with it and nothing is performed.
+ * Returns 0 (ID_VALID checked after the lookup, which read /proc of the
+ * thread), or -1 with the call finished (a mechanism failure: the lookup
+ * could not be made, as on a kernel without openat2). */
+int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **name,
+		      uint32_t *len, const char **why, const char **deny, int *lookup_err);
+
+#endif
