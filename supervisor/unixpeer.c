@@ -375,8 +375,8 @@ static int judge_abstract(struct sv_call *c, int type, const unsigned char *name
 	return 0;
 }
 
-int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **name,
-		      uint32_t *len, const char **why, const char **deny, int *lookup_err)
+int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **name, uint32_t *len,
+		      const char **why, const char **deny, int *lookup_err)
 {
 	const unsigned char *b = *name;
 	const char *mech = "so_type";

@@ -57,7 +57,7 @@ int sv_unixpeer_declared(const char *const **specs);
  * Returns 0 (ID_VALID checked after the lookup, which read /proc of the
  * thread), or -1 with the call finished (a mechanism failure: the lookup
  * could not be made, as on a kernel without openat2). */
-int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **name,
-		      uint32_t *len, const char **why, const char **deny, int *lookup_err);
+int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **name, uint32_t *len,
+		      const char **why, const char **deny, int *lookup_err);
 
 #endif
