@@ -43,6 +43,7 @@ import it_containment  # noqa: E402,F401  (registers its tests)
 import it_integrity  # noqa: E402,F401  (registers its tests)
 import it_escapes  # noqa: E402,F401  (registers its tests)
 import it_rootfs  # noqa: E402,F401  (registers its tests)
+import it_unixpeer  # noqa: E402,F401  (registers its tests)
 
 
 # ------------------------------------------------------------------ runner

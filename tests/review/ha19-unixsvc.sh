@@ -60,6 +60,8 @@ python3 /tmp/ha19/svc.py $D/svc.sock & P=$!
 while [ ! -S $D/svc.sock ]; do sleep 0.1; done
 "$SV" -- /usr/bin/python3 /tmp/ha19/svc-agent.py $D/svc.sock $D/etc/crontab $D/etc/marker
 echo "supervisor exit $?"
+# A denied agent never makes the service's second request: stop it.
+kill $P 2>/dev/null
 wait $P
 echo "host's crontab: $(cat $D/etc/crontab)"
 echo "host's marker: $(cat $D/etc/marker 2>&1)"

@@ -1,0 +1,289 @@
+"""Integration tests: a root agent's AF_UNIX peers (issue 11 class 5;
+hostile review h-attack19's ha19-unixsvc.sh).
+
+A root agent reaches every AF_UNIX socket of the host by its uid: root
+services there act for it outside the run. Its peers are judged
+(supervisor/unixpeer.h): a socket file on a mount it may write, an abstract
+name a process of the run holds, or a --unix-peer; anything else is denied
+as unix-peer. Each test runs against the supervisor and, where a mutant
+reopens what it checks, against that mutant.
+
+Registered into harness.TESTS when run.py imports it."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+
+from harness import SV, SETPRIV_UID1000, TOP, Skip, load_report, mutant_binary, test, wait_for
+
+# The agent: tries each (key, name, type, how[, cwd]) it is given, in cwd
+# when one is given, and prints what each got, "ok" or the errno's name.
+# "self" binds and listens on the name first (its own listener); "send" is
+# a datagram sendto.
+AGENT = r'''
+import errno, json, os, socket, sys
+out, keep = {}, []
+for key, name, kind, how, *cwd in json.loads(sys.argv[1]):
+    name = name.replace("@", "\0", 1) if name.startswith("@") else name
+    t = socket.SOCK_DGRAM if kind == "dgram" else socket.SOCK_STREAM
+    try:
+        if cwd:
+            os.chdir(cwd[0])
+        if how == "self":
+            l = socket.socket(socket.AF_UNIX, t)
+            l.bind(name)
+            if t == socket.SOCK_STREAM:
+                l.listen(4)
+            keep.append(l)
+        s = socket.socket(socket.AF_UNIX, t)
+        keep.append(s)
+        if how == "send":
+            s.sendto(b"EGRESS-IT-UNIX", name)
+        else:
+            s.connect(name)
+            if t == socket.SOCK_STREAM:
+                s.send(b"EGRESS-IT-UNIX")
+        out[key] = "ok"
+    except OSError as e:
+        out[key] = errno.errorcode.get(e.errno, str(e))
+print(json.dumps(out))
+'''
+
+
+# One uid 1000 may execute too (not a pyenv under /root).
+PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+
+
+def require_root(ctx):
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent")
+
+
+class HostListener:
+    """A root service outside the run: a stream listener on a path or an
+    abstract name ("@name") that keeps every byte it is sent."""
+
+    def __init__(self, name):
+        self.got = b""
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(name.replace("@", "\0", 1) if name.startswith("@") else name)
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.stop = False
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                continue
+            c.settimeout(1)
+            try:
+                self.got += c.recv(4096)
+            except OSError:
+                pass
+            c.close()
+
+    def close(self):
+        self.stop = True
+        self.thread.join(2)
+        self.sock.close()
+
+
+def host_dir(ctx):
+    """A directory outside the declared ones: read-only in a root agent's
+    view, as the host's /run is."""
+    d = tempfile.mkdtemp(prefix="egress-it-host-")
+    os.chmod(d, 0o755)
+    ctx.closers.append(lambda: shutil.rmtree(d, ignore_errors=True))
+    return d
+
+
+def listen(ctx, name):
+    listener = HostListener(name)
+    ctx.closers.append(listener.close)
+    return listener
+
+
+def run_cases(ctx, cases, binary=SV, sv_args=(), uid1000=False):
+    """Runs AGENT under binary with the cases; returns (exit status, report,
+    {key: result})."""
+    script = os.path.join(ctx.tmp, "unix-agent.py")
+    with open(script, "w") as f:
+        f.write(AGENT)
+    ctx.runs += 1
+    report = os.path.join(ctx.tmp, "report%d.json" % ctx.runs)
+    argv = (list(SETPRIV_UID1000) if uid1000 else []) + [
+        binary, "--report", report, "--writable", ctx.tmp] + list(sv_args) + [
+        "--", PYTHON, script, json.dumps(cases)]
+    if uid1000:
+        os.chmod(ctx.tmp, 0o777)
+        os.chmod(script, 0o644)
+    ctx.last_argv = argv
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    try:
+        got = json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        got = {}
+        ctx.expect(False, "agent printed no results: %r %r" % (p.stdout[-300:], p.stderr[-600:]))
+    return p.returncode, load_report(ctx, report), got
+
+
+def reasons(report, bucket):
+    return sorted((e.get("dest"), e.get("reason")) for e in (report or {}).get("events", [])
+                  if e.get("bucket") == bucket and e.get("family") == "unix")
+
+
+@test(timeout=120)
+def root_agent_is_denied_a_root_service_on_a_host_unix_socket(ctx):
+    # ha19-unixsvc.sh: a root service on a 0600 socket of a host mount hands
+    # the agent a descriptor opened for writing and runs a command. Denied
+    # (exit 1, fail): the host's crontab stays, no marker; mutant
+    # unix-peer-open lets both requests through.
+    require_root(ctx)
+    if not shutil.which("unshare") or not shutil.which("python3"):
+        raise Skip("needs unshare and python3")
+    path = os.path.join(TOP, "tests", "review", "ha19-unixsvc.sh")
+    for binary, denied in ((SV, True), (mutant_binary("unix-peer-open"), False)):
+        ctx.last_argv = ["bash", path]
+        p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True, timeout=90,
+                           env=dict(os.environ, SV=binary))
+        out = p.stdout + p.stderr
+        if denied:
+            ctx.expect("supervisor exit 1" in out, "not a fail: %s" % out[-800:])
+            ctx.expect("host's crontab: original" in out, "crontab written: %s" % out[-800:])
+            ctx.expect("HA19-UNIX: run by the service" not in out,
+                       "the service ran the agent's command: %s" % out[-800:])
+        else:
+            ctx.expect("host's crontab: HA19-UNIX" in out,
+                       "unix-peer-open mutant did not reach the service: %s" % out[-800:])
+
+
+@test()
+def root_agent_reaches_its_own_unix_sockets_by_path_relative_path_and_abstract_name(ctx):
+    # Sockets the run made: on the declared path (absolute, relative to the
+    # working directory, through ".."), an abstract name it holds, a
+    # datagram. All allowed as local; no false red.
+    require_root(ctx)
+    # sun_path holds 107 bytes: a short declared directory of its own.
+    own = tempfile.mkdtemp(prefix="egress-it-")
+    ctx.closers.append(lambda: shutil.rmtree(own, ignore_errors=True))
+    tag = "egress-it-own-%d" % os.getpid()
+    cases = [["abs", own + "/s1", "stream", "self"],
+             ["rel", "s2", "stream", "self", own],
+             ["dotdot", "../%s/s2" % os.path.basename(own), "stream", "connect", own],
+             ["abstract", "@" + tag, "stream", "self"],
+             ["dgram", own + "/d1", "dgram", "self"]]
+    rc, report, got = run_cases(ctx, cases, sv_args=["--writable", own])
+    ctx.expect_eq(got, {k[0]: "ok" for k in cases}, "the agent's results")
+    ctx.expect_eq(rc, 0, "exit status")
+    ctx.expect_eq((report or {}).get("verdict"), "pass", "verdict")
+    ctx.expect_eq(reasons(report, "denied"), [], "denials")
+
+
+@test()
+def root_agent_is_denied_host_unix_sockets_unless_declared(ctx):
+    # A host listener by path (a directory read-only in the agent's view) and
+    # by abstract name: both denied as unix-peer, nothing reaches them.
+    # Declared with --unix-peer they are allowed (declared-peer) and the
+    # bytes arrive. Mutant unix-abstract-open lets the abstract one through.
+    require_root(ctx)
+    hd = host_dir(ctx)
+    tag = "@egress-it-host-%d" % os.getpid()
+    by_path, by_name = listen(ctx, hd + "/svc.sock"), listen(ctx, tag)
+    cases = [["path", hd + "/svc.sock", "stream", "connect"],
+             ["abstract", tag, "stream", "connect"]]
+    rc, report, got = run_cases(ctx, cases)
+    ctx.expect_eq(got, {"path": "EACCES", "abstract": "EACCES"}, "the agent's results")
+    ctx.expect_eq((rc, (report or {}).get("verdict")), (1, "fail"), "exit status and verdict")
+    ctx.expect_eq([r for _, r in reasons(report, "denied")], ["unix-peer", "unix-peer"],
+                  "denial reasons")
+    ctx.expect_eq(by_path.got + by_name.got, b"", "bytes at the host's listeners")
+
+    rc, report, got = run_cases(ctx, cases, sv_args=["--unix-peer", hd + "/svc.sock",
+                                                     "--unix-peer", tag])
+    ctx.expect_eq(got, {"path": "ok", "abstract": "ok"}, "declared: the agent's results")
+    ctx.expect_eq((rc, (report or {}).get("verdict")), (0, "pass"), "declared: verdict")
+    ctx.expect_eq(sorted(r for _, r in reasons(report, "allowed")),
+                  ["declared-peer", "declared-peer"], "declared: reasons")
+    ctx.expect_eq((report or {}).get("unix_peers"), [hd + "/svc.sock", tag], "report's unix_peers")
+    wait_for(lambda: by_path.got and by_name.got)
+    ctx.expect_eq((by_path.got, by_name.got), (b"EGRESS-IT-UNIX", b"EGRESS-IT-UNIX"),
+                  "declared: bytes at the host's listeners")
+
+    rc, report, got = run_cases(ctx, cases[1:], binary=mutant_binary("unix-abstract-open"))
+    ctx.expect_eq(got, {"abstract": "ok"}, "unix-abstract-open mutant reaches the host's name")
+
+
+@test()
+def root_agent_names_that_lead_to_no_socket_are_answered_as_the_kernel_would(ctx):
+    # A path that does not exist, a file that is no socket, an abstract name
+    # nobody bound: the kernel's ENOENT and ECONNREFUSED, not a denial (glibc
+    # tries nscd's socket on every lookup).
+    require_root(ctx)
+    cases = [["missing", "/nonexistent/egress-it.sock", "stream", "connect"],
+             ["file", "/etc/passwd", "stream", "connect"],
+             ["unbound", "@egress-it-nobody-%d" % os.getpid(), "stream", "connect"]]
+    rc, report, got = run_cases(ctx, cases)
+    ctx.expect_eq(got, {"missing": "ENOENT", "file": "ECONNREFUSED", "unbound": "ECONNREFUSED"},
+                  "the agent's results")
+    ctx.expect_eq((rc, (report or {}).get("verdict")), (0, "pass"), "exit status and verdict")
+
+
+@test()
+def root_agent_connects_to_its_own_dev_shm_socket_not_the_hosts_of_that_name(ctx):
+    # The agent's /dev/shm is its own tmpfs; the host's has a listener under
+    # the same name. The path is judged in the agent's namespace and the
+    # act must reach that object: mutant unix-path-reresolved looks the
+    # name up again in the supervisor's namespace and reaches the host's.
+    require_root(ctx)
+    if not os.path.isdir("/dev/shm"):
+        raise Skip("no /dev/shm on this host")
+    name = "/dev/shm/egress-it-shadow-%d.sock" % os.getpid()
+    host = listen(ctx, name)
+    ctx.closers.append(lambda: os.path.exists(name) and os.unlink(name))
+    cases = [["shadow", name, "stream", "self"]]
+    rc, report, got = run_cases(ctx, cases)
+    ctx.expect_eq((got, rc), ({"shadow": "ok"}, 0), "the agent's result and exit status")
+    ctx.expect_eq(host.got, b"", "bytes at the host's listener")
+    rc, report, got = run_cases(ctx, cases, binary=mutant_binary("unix-path-reresolved"))
+    wait_for(lambda: host.got)
+    host.close()
+    ctx.expect_eq(host.got, b"EGRESS-IT-UNIX", "the mutant's bytes at the host's listener")
+
+
+@test()
+def non_root_agent_keeps_its_uids_reach_to_unix_sockets(ctx):
+    # A uid-1000 supervisor's agent: AF_UNIX is the user's declared
+    # environment (docs/design.md), judged by the socket's permissions only.
+    require_root(ctx)
+    if not shutil.which("setpriv"):
+        raise Skip("needs setpriv")
+    hd = host_dir(ctx)
+    os.chmod(hd, 0o777)
+    host = listen(ctx, hd + "/svc.sock")
+    os.chmod(hd + "/svc.sock", 0o777)
+    rc, report, got = run_cases(ctx, [["path", hd + "/svc.sock", "stream", "connect"]],
+                                uid1000=True)
+    ctx.expect_eq((got, rc), ({"path": "ok"}, 0), "the agent's result and exit status")
+    ctx.expect_eq(reasons(report, "allowed"), [("unix:" + hd + "/svc.sock", "local")], "reasons")
+
+
+@test()
+def unix_peer_option_refuses_a_relative_path_and_a_missing_socket(ctx):
+    for spec, says in (("relative.sock", "want an absolute PATH or @NAME"),
+                       ("/nonexistent/egress-it.sock", "No such file"),
+                       ("/etc/passwd", "not a socket"), ("@", "want an absolute PATH")):
+        argv = [SV, "--unix-peer", spec, "--", "/bin/true"]
+        ctx.last_argv = argv
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        ctx.expect_eq(p.returncode, 2, "exit status for --unix-peer %s" % spec)
+        ctx.expect(spec in p.stderr and says in p.stderr, "message for %s: %r" % (spec, p.stderr))
