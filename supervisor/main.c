@@ -341,9 +341,9 @@ static int report_fd_named(int fd)
  * can when it may write the directory (rename over the file). A root agent
  * sees the host's files read-only but for the declared paths (rootfs.h), so
  * for it only a directory at or under one of those counts. */
-static int path_agent_writable(const char *path, const struct sv_cli *cli)
+static int path_agent_writable(const char *path)
 {
-	char dir[4096], real[PATH_MAX], decl[PATH_MAX];
+	char dir[4096];
 	const char *slash = strrchr(path, '/');
 
 	if (!slash)
@@ -352,20 +352,8 @@ static int path_agent_writable(const char *path, const struct sv_cli *cli)
 		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	if (access(dir, W_OK) != 0)
 		return 0;
-	if (geteuid() != 0)
-		return 1;
-	if (!realpath(dir, real))
-		return 1;
-	for (int i = 0; i < cli->nwritable; i++) {
-		size_t n;
-
-		if (!realpath(cli->writable[i], decl))
-			continue;
-		n = strlen(decl);
-		if (strncmp(real, decl, n) == 0 && (real[n] == '\0' || real[n] == '/'))
-			return 1;
-	}
-	return 0;
+	/* A directory that cannot be resolved counts as the agent's. */
+	return geteuid() != 0 || sv_rootfs_under_declared(dir) != 0;
 }
 
 static void on_fatal(void)
@@ -607,7 +595,7 @@ int main(int argc, char **argv)
 	info.policy = &cli.policy;
 	info.report_path = cli.report;
 	info.report_fd = cli.report_fd;
-	info.path_agent_writable = cli.report && path_agent_writable(cli.report, &cli);
+	info.path_agent_writable = cli.report && path_agent_writable(cli.report);
 	/* Not refused: a report at such a path is still the supervisor's as long
 	 * as its exit status agrees (docs/design.md "Report"); the caller is told
 	 * what it does not guarantee. */

@@ -434,6 +434,18 @@ static unsigned long long mount_of(int fd, const char *path)
 	return (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id : 0;
 }
 
+int sv_rootfs_under_declared(const char *path)
+{
+	char real[PATH_MAX], decl[PATH_MAX];
+
+	if (!realpath(path, real))
+		return -errno;
+	for (int i = 0; i < D.n; i++)
+		if (realpath(D.paths[i], decl) && under(real, decl))
+			return 1;
+	return 0;
+}
+
 /* Whether the file open on fd, named path, is at or under a declared path
  * and on that path's own mount: a mount under a declared path is a
  * read-only copy in the agent's view, but fd is on the caller's writable

@@ -28,6 +28,11 @@ void sv_rootfs_declare(const char *const *paths, int n);
  * number and sets *paths. */
 int sv_rootfs_declared(const char *const **paths);
 
+/* Whether path is at or under a declared path, both resolved in our own
+ * namespace (realpath). Returns 1, 0, or -errno when path cannot be
+ * resolved. */
+int sv_rootfs_under_declared(const char *path);
+
 /* In a root agent's child, init of its new mount namespace, with
  * CAP_SYS_ADMIN and CAP_MKNOD, after every mount was made private and the
  * kernel's own file systems read-only (contain.c), before the new /proc is
