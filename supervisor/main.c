@@ -493,6 +493,8 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	say_userns_refused();
 	sv_report_set_containment(sv_contain_name(ch->mode));
 	sv_report_set_host_files(ch->mode == SV_CONTAIN_PIDNS ? "read-only" : "uid");
+	if (rc == 0 && !ch->contain_err && ch->mode == SV_CONTAIN_PIDNS)
+		sv_unixpeer_set_reaper(ch->pid);
 	/* The children's namespaces are made: the capability kept for them in
 	 * our user namespace goes, so the run holds none at all. */
 	if (rc == 0 && !ch->contain_err && (err = sv_contain_settle()) < 0) {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <linux/netlink.h>
 #include <linux/openat2.h>
 #include <linux/rtnetlink.h>
@@ -31,6 +32,8 @@
 
 static struct {
 	int judged;
+	/* The run's reaper, init of its pid namespace, once spawned. */
+	_Atomic pid_t reaper;
 	const char *spec[SV_UNIXPEER_MAX_DECLARED];
 	dev_t dev[SV_UNIXPEER_MAX_DECLARED];
 	ino_t ino[SV_UNIXPEER_MAX_DECLARED];
@@ -54,6 +57,11 @@ int sv_unixpeer_check_declared(const char *spec, char *why, size_t len)
 void sv_unixpeer_set_judged(int judged)
 {
 	P.judged = judged;
+}
+
+void sv_unixpeer_set_reaper(pid_t reaper)
+{
+	atomic_store(&P.reaper, reaper);
 }
 
 int sv_unixpeer_declare(const char *const *specs, int n, char *why, size_t len)
@@ -289,52 +297,74 @@ out:
 	return rc < 0 ? rc : found;
 }
 
-/* Whether a process in tid's pid namespace holds the socket with inode ino
- * in its descriptor table. A socket only in flight (SCM_RIGHTS), in an
- * io_uring's fixed files or in the table of a thread that unshared its own
- * is not found: a denial, never a guess. Returns 1, 0, or -errno. */
+/* Whether any descriptor in the table under dir (a /proc/PID/fd) is the
+ * socket want names. */
+static int table_holds(const char *dir, const char *want)
+{
+	char link[160], got[64];
+	struct dirent *f;
+	DIR *fds = opendir(dir);
+	int held = 0;
+
+	if (!fds)
+		return 0;
+	while (!held && (f = readdir(fds))) {
+		ssize_t n;
+
+		if (f->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%.120s/%.16s", dir, f->d_name);
+		n = readlink(link, got, sizeof(got) - 1);
+		held = n > 0 && (got[n] = '\0', strcmp(got, want) == 0);
+	}
+	closedir(fds);
+	return held;
+}
+
+/* Whether a process of the run holds the socket with inode ino in its
+ * descriptor table. The run's processes are read from the /proc its
+ * reaper's namespace mounted for the run's pid namespace (nested ones
+ * included): the agent cannot mount over it there, as it could in a mount
+ * namespace of its own, where symbolic links named socket:[N] would pass
+ * for descriptors. Before the reaper is known, from ours: the processes
+ * in the calling thread's pid namespace. A socket only in flight
+ * (SCM_RIGHTS), in an io_uring's fixed files or in the table of a thread
+ * that unshared its own is not found: a denial, never a guess. Returns 1,
+ * 0, or -errno. */
 static int run_holds(pid_t tid, unsigned ino)
 {
-	char link[64], ns[64], want[40], got[64];
+	char base[64], link[128], ns[64], want[40], got[64];
+	pid_t reaper = atomic_load(&P.reaper);
 	struct dirent *e;
-	ssize_t n;
+	ssize_t n = 0;
 	DIR *proc;
 	int held = 0;
 
-	snprintf(link, sizeof(link), "/proc/%d/ns/pid", (int)tid);
-	n = readlink(link, ns, sizeof(ns) - 1);
-	if (n < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	ns[n] = '\0';
 	snprintf(want, sizeof(want), "socket:[%u]", ino);
-	proc = opendir("/proc");
+	if (reaper > 0) {
+		snprintf(base, sizeof(base), "/proc/%d/root/proc", (int)reaper);
+	} else {
+		snprintf(base, sizeof(base), "/proc");
+		snprintf(link, sizeof(link), "/proc/%d/ns/pid", (int)tid);
+		n = readlink(link, ns, sizeof(ns) - 1);
+		if (n < 0)
+			return errno == ENOENT ? -ESRCH : -errno;
+		ns[n] = '\0';
+	}
+	proc = opendir(base);
 	if (!proc)
-		return -errno;
+		return errno == ENOENT ? -ESRCH : -errno;
 	while (!held && (e = readdir(proc))) {
-		struct dirent *f;
-		DIR *fds;
-
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
-		snprintf(link, sizeof(link), "/proc/%.16s/ns/pid", e->d_name);
-		n = readlink(link, got, sizeof(got) - 1);
-		if (n < 0 || (got[n] = '\0', strcmp(got, ns) != 0))
-			continue;
-		snprintf(link, sizeof(link), "/proc/%.16s/fd", e->d_name);
-		fds = opendir(link);
-		if (!fds)
-			continue;
-		while (!held && (f = readdir(fds))) {
-			char fdlink[96];
-
-			if (f->d_name[0] == '.')
+		if (reaper <= 0) {
+			snprintf(link, sizeof(link), "/proc/%.16s/ns/pid", e->d_name);
+			n = readlink(link, got, sizeof(got) - 1);
+			if (n < 0 || (got[n] = '\0', strcmp(got, ns) != 0))
 				continue;
-			snprintf(fdlink, sizeof(fdlink), "/proc/%.16s/fd/%.16s", e->d_name,
-				 f->d_name);
-			n = readlink(fdlink, got, sizeof(got) - 1);
-			held = n > 0 && (got[n] = '\0', strcmp(got, want) == 0);
 		}
-		closedir(fds);
+		snprintf(link, sizeof(link), "%s/%.16s/fd", base, e->d_name);
+		held = table_holds(link, want);
 	}
 	closedir(proc);
 	return held;

@@ -23,8 +23,8 @@ from harness import SV, SETPRIV_UID1000, TOP, Skip, load_report, mutant_binary, 
 
 # The agent: tries each (key, name, type, how[, cwd]) it is given, in cwd
 # when one is given, and prints what each got, "ok" or the errno's name.
-# "self" binds and listens on the name first (its own listener); "send" is
-# a datagram sendto.
+# "self" binds and listens on the name first (its own listener), "child"
+# has a child process do that and hold it; "send" is a datagram sendto.
 AGENT = r'''
 import errno, json, os, socket, sys
 out, keep = {}, []
@@ -34,6 +34,18 @@ for key, name, kind, how, *cwd in json.loads(sys.argv[1]):
     try:
         if cwd:
             os.chdir(cwd[0])
+        if how == "child":
+            r, w = os.pipe()
+            if os.fork() == 0:
+                l = socket.socket(socket.AF_UNIX, t)
+                l.bind(name)
+                l.listen(4)
+                os.write(w, b"1")
+                os.close(w)
+                os.read(r, 1)
+                os._exit(0)
+            os.read(r, 1)
+            keep.append(w)
         if how == "self":
             l = socket.socket(socket.AF_UNIX, t)
             l.bind(name)
@@ -170,8 +182,8 @@ def root_agent_is_denied_a_root_service_on_a_host_unix_socket(ctx):
 @test()
 def root_agent_reaches_its_own_unix_sockets_by_path_relative_path_and_abstract_name(ctx):
     # Sockets the run made: on the declared path (absolute, relative to the
-    # working directory, through ".."), an abstract name it holds, a
-    # datagram. All allowed as local; no false red.
+    # working directory, through ".."), an abstract name it holds or its
+    # child process holds, a datagram. All allowed as local; no false red.
     require_root(ctx)
     # sun_path holds 107 bytes: a short declared directory of its own.
     own = tempfile.mkdtemp(prefix="egress-it-")
@@ -181,6 +193,7 @@ def root_agent_reaches_its_own_unix_sockets_by_path_relative_path_and_abstract_n
              ["rel", "s2", "stream", "self", own],
              ["dotdot", "../%s/s2" % os.path.basename(own), "stream", "connect", own],
              ["abstract", "@" + tag, "stream", "self"],
+             ["abstract-child", "@%s-child" % tag, "stream", "child"],
              ["dgram", own + "/d1", "dgram", "self"]]
     rc, report, got = run_cases(ctx, cases, sv_args=["--writable", own])
     ctx.expect_eq(got, {k[0]: "ok" for k in cases}, "the agent's results")
