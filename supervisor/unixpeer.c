@@ -169,7 +169,7 @@ static int open_in_agent_root(pid_t tid, const char *path, int *fd, const char *
 	return e;
 }
 
-static int judge_path(struct sv_call *c, int type, const char *path, size_t plen, const char **why,
+static int judge_path(struct sv_call *c, const char *path, size_t plen, const char **why,
 		      const char **deny, const char **mech)
 {
 	char full[PATH_MAX + sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -188,10 +188,10 @@ static int judge_path(struct sv_call *c, int type, const char *path, size_t plen
 	*mech = "fstat";
 	if (fstat(fd, &st) != 0)
 		return -errno;
-	/* unix_find_bsd's answers for an inode that is no socket. */
+	/* unix_find_bsd's answer for an inode that is no socket; for one of
+	 * another type (EPROTOTYPE) the act's own. */
 	if (!S_ISSOCK(st.st_mode))
 		return ECONNREFUSED;
-	(void)type; /* the kernel tells EPROTOTYPE itself, on our act */
 	if (declared_object(&st)) {
 		*why = "declared-peer";
 		return 0;
@@ -427,7 +427,7 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
 	if (b[sun_off] == '\0')
 		rc = judge_abstract(c, type, b + sun_off + 1, *len - sun_off - 1, why, deny, &mech);
 	else
-		rc = judge_path(c, type, (const char *)b + sun_off,
+		rc = judge_path(c, (const char *)b + sun_off,
 				strnlen((const char *)b + sun_off, *len - sun_off), why, deny,
 				&mech);
 	if (rc < 0) {
