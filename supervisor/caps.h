@@ -22,4 +22,11 @@ void sv_caps_drop_for_agent(void);
  * no socket call checks it. Returns 0 or -errno (capset). */
 int sv_caps_lower_thread(void);
 
+/* Raises CAP_NET_ADMIN and CAP_SYS_ADMIN into the calling thread's
+ * effective set, where its permitted set has them: only for a short-lived
+ * thread of ours that performs nothing for the agent and ends after one
+ * look (unixdiag.c: the network namespace of the agent's socket, entered
+ * to list its AF_UNIX sockets). Returns 0 or -errno (capset). */
+int sv_caps_raise_for_lookup(void);
+
 #endif

@@ -1,15 +1,11 @@
 #include "unixpeer.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdatomic.h>
-#include <linux/netlink.h>
 #include <linux/openat2.h>
-#include <linux/rtnetlink.h>
-#include <linux/sock_diag.h>
-#include <linux/unix_diag.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +17,22 @@
 #include <unistd.h>
 
 #include "act.h"
+#include "unixdiag.h"
 
-/* The kernel's sk_state of a listening socket (TCP_LISTEN), which AF_UNIX
- * stream and seqpacket sockets share. */
-#define UNIX_STATE_LISTEN 10
-/* Sockets with one abstract name and type: one is bound (bind refuses a
- * second), but sock_diag lists a listener's accepted sockets with its
- * name too; the listener alone is asked for. More is refused, not guessed. */
+/* Sockets bound as one name or file and type: one (bind refuses a second),
+ * but sock_diag lists a listener's accepted sockets with its name too; the
+ * listener alone is asked for. More is refused, not guessed. */
 #define MAX_NAMESAKES 8
+/* Listeners proven the run's, by cookie: a socket of the run stays the
+ * run's, and repeated connects to one (a database the job started) pay
+ * the walk of /proc once. */
+#define HELD_CACHE 64
+
+static struct {
+	pthread_mutex_t lock;
+	uint64_t cookie[HELD_CACHE];
+	unsigned next;
+} held_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct {
 	int judged;
@@ -169,7 +173,99 @@ static int open_in_agent_root(pid_t tid, const char *path, int *fd, const char *
 	return e;
 }
 
-static int judge_path(struct sv_call *c, const char *path, size_t plen, const char **why,
+static int cached(uint64_t cookie)
+{
+	int hit = 0;
+
+	pthread_mutex_lock(&held_cache.lock);
+	for (unsigned i = 0; i < HELD_CACHE && !hit; i++)
+		hit = cookie && held_cache.cookie[i] == cookie;
+	pthread_mutex_unlock(&held_cache.lock);
+	return hit;
+}
+
+static void cache(uint64_t cookie)
+{
+	pthread_mutex_lock(&held_cache.lock);
+	held_cache.cookie[held_cache.next++ % HELD_CACHE] = cookie;
+	pthread_mutex_unlock(&held_cache.lock);
+}
+
+/* A socket file no listener in the socket's network namespace is bound to:
+ * connected from a socket of ours, whose answer is the kernel's
+ * (ECONNREFUSED, EPROTOTYPE) unless it connects: then it is bound in a
+ * namespace we did not look in, and denied. */
+static int probe_path(int type, int fd, const char **deny)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int s = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), rc, e;
+
+	if (s < 0)
+		return -errno;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", fd);
+	rc = connect(s, (struct sockaddr *)&sa, sizeof(sa));
+	e = errno;
+	close(s);
+	if (rc == 0 || e == EAGAIN || e == EINPROGRESS) {
+		*deny = "unix-peer";
+		return 0;
+	}
+	return e;
+}
+
+/* The socket bound as want says must be held by a process of the run.
+ * path_fd: the socket file's O_PATH descriptor, -1 for an abstract name. */
+static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *want, int path_fd,
+		       const char **why, const char **deny, const char **mech)
+{
+	struct sv_unix_sock socks[MAX_NAMESAKES];
+	int n, rc;
+
+	*mech = "sock_diag";
+	n = sv_unixdiag_bound(c->dup, type, want, socks, MAX_NAMESAKES);
+	if (n < 0)
+		return n;
+	/* No abstract name is bound in the namespace the agent's socket
+	 * connects in: the kernel's own answer. */
+	if (n == 0)
+		return path_fd >= 0 ? probe_path(type, path_fd, deny) : ECONNREFUSED;
+	*mech = "proc_fd";
+	for (int i = 0; i < n; i++) {
+		if (cached(socks[i].cookie))
+			continue;
+		rc =
+		    sv_unixdiag_run_holds(atomic_load(&P.reaper), (pid_t)c->req->pid, socks[i].ino);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+#ifdef SV_MUTANT_UNIX_ABSTRACT_OPEN
+			/* MUTANT unix-abstract-open: an abstract name is the
+			 * run's own whoever bound it, as before. */
+			if (path_fd < 0)
+				break;
+#endif
+			*deny = "unix-peer";
+			return 0;
+		}
+		cache(socks[i].cookie);
+	}
+	*why = "local";
+	return 0;
+}
+
+static int judge_abstract(struct sv_call *c, int type, const unsigned char *name, size_t len,
+			  const char **why, const char **deny, const char **mech)
+{
+	const struct sv_unix_bound want = {.name = name, .len = len};
+
+	if (declared_abstract(name, len)) {
+		*why = "declared-peer";
+		return 0;
+	}
+	return judge_bound(c, type, &want, -1, why, deny, mech);
+}
+
+static int judge_path(struct sv_call *c, int type, const char *path, size_t plen, const char **why,
 		      const char **deny, const char **mech)
 {
 	char full[PATH_MAX + sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -199,210 +295,34 @@ static int judge_path(struct sv_call *c, const char *path, size_t plen, const ch
 	*mech = "fstatvfs";
 	if (fstatvfs(fd, &vfs) != 0)
 		return -errno;
+#ifdef SV_MUTANT_UNIX_PEER_OPEN
+	/* MUTANT unix-peer-open: the host's sockets are local IPC, as before. */
+	*why = "local";
+	return 0;
+#endif
 	/* Only the agent's own mounts are writable in its namespace (the
 	 * declared paths, its /dev/shm, its devpts; rootfs.c read that back
-	 * before it ran), and a socket file can be neither linked nor bound
-	 * across mounts, so a socket on a writable one was bound there by the
-	 * run, or by whoever else the caller let write a declared path. */
+	 * before it ran), and a socket file can be neither linked nor renamed
+	 * across mounts: one on a read-only mount is none of the run's. */
 	if (vfs.f_flag & ST_RDONLY) {
-#ifdef SV_MUTANT_UNIX_PEER_OPEN
-		/* MUTANT unix-peer-open: the host's sockets are local IPC, as
-		 * before. */
-		*why = "local";
-		return 0;
-#endif
 		*deny = "unix-peer";
 		return 0;
 	}
+#ifdef SV_MUTANT_UNIX_DECLARED_BOUND
+	/* MUTANT unix-declared-bound: a socket on a writable mount is the
+	 * run's, whoever bound it (a root tmux server under a declared /tmp,
+	 * review h-attack21). */
+	(void)type;
 	*why = "local";
 	return 0;
-}
-
-/* The inodes of the sockets of this type bound to the abstract name (the
- * bytes after the leading NUL), listeners only for a connection-oriented
- * type. Returns their number (0: none, the kernel's ECONNREFUSED), or
- * -errno. */
-static int abstract_sockets(int type, const unsigned char *name, size_t len, unsigned *inos)
-{
-	struct {
-		struct nlmsghdr nlh;
-		struct unix_diag_req r;
-	} req = {.nlh = {.nlmsg_len = sizeof(req),
-			 .nlmsg_type = SOCK_DIAG_BY_FAMILY,
-			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
-		 .r = {.sdiag_family = AF_UNIX,
-		       .udiag_states = type == SOCK_DGRAM ? ~0u : 1u << UNIX_STATE_LISTEN,
-		       .udiag_show = UDIAG_SHOW_NAME}};
-	static const size_t bufsz = 32768;
-	char *buf = malloc(bufsz);
-	int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG), found = 0, rc = 0;
-
-	if (s < 0 || !buf) {
-		rc = s < 0 ? -errno : -ENOMEM;
-		goto out;
-	}
-	if (send(s, &req, sizeof(req), 0) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = recv(s, buf, bufsz, 0);
-		struct nlmsghdr *h = (struct nlmsghdr *)buf;
-
-		if (n < 0) {
-			rc = errno == EINTR ? 0 : -errno;
-			if (rc)
-				goto out;
-			continue;
-		}
-		if (n == 0) {
-			rc = -EPROTO;
-			goto out;
-		}
-		for (; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
-			const struct unix_diag_msg *m = NLMSG_DATA(h);
-			struct rtattr *a = (struct rtattr *)(m + 1);
-			int alen = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*m));
-
-			if (h->nlmsg_type == NLMSG_DONE)
-				goto out;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(h);
-
-				rc = e->error ? e->error : -EPROTO;
-				goto out;
-			}
-			if (m->udiag_type != type)
-				continue;
-			for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
-				const unsigned char *v = RTA_DATA(a);
-
-				/* The name as bound: sun_path's bytes, the
-				 * leading NUL of an abstract name included. */
-				if (a->rta_type != UNIX_DIAG_NAME || RTA_PAYLOAD(a) != len + 1 ||
-				    v[0] != '\0' || memcmp(v + 1, name, len) != 0)
-					continue;
-				if (found == MAX_NAMESAKES) {
-					rc = -E2BIG;
-					goto out;
-				}
-				inos[found++] = m->udiag_ino;
-			}
-		}
-	}
-out:
-	if (s >= 0)
-		close(s);
-	free(buf);
-	return rc < 0 ? rc : found;
-}
-
-/* Whether any descriptor in the table under dir (a /proc/PID/fd) is the
- * socket want names. */
-static int table_holds(const char *dir, const char *want)
-{
-	char link[160], got[64];
-	struct dirent *f;
-	DIR *fds = opendir(dir);
-	int held = 0;
-
-	if (!fds)
-		return 0;
-	while (!held && (f = readdir(fds))) {
-		ssize_t n;
-
-		if (f->d_name[0] == '.')
-			continue;
-		snprintf(link, sizeof(link), "%.120s/%.16s", dir, f->d_name);
-		n = readlink(link, got, sizeof(got) - 1);
-		held = n > 0 && (got[n] = '\0', strcmp(got, want) == 0);
-	}
-	closedir(fds);
-	return held;
-}
-
-/* Whether a process of the run holds the socket with inode ino in its
- * descriptor table. The run's processes are read from the /proc its
- * reaper's namespace mounted for the run's pid namespace (nested ones
- * included): the agent cannot mount over it there, as it could in a mount
- * namespace of its own, where symbolic links named socket:[N] would pass
- * for descriptors. Before the reaper is known, from ours: the processes
- * in the calling thread's pid namespace. A socket only in flight
- * (SCM_RIGHTS), in an io_uring's fixed files or in the table of a thread
- * that unshared its own is not found: a denial, never a guess. Returns 1,
- * 0, or -errno. */
-static int run_holds(pid_t tid, unsigned ino)
-{
-	char base[64], link[128], ns[64], want[40], got[64];
-	pid_t reaper = atomic_load(&P.reaper);
-	struct dirent *e;
-	ssize_t n = 0;
-	DIR *proc;
-	int held = 0;
-
-	snprintf(want, sizeof(want), "socket:[%u]", ino);
-	if (reaper > 0) {
-		snprintf(base, sizeof(base), "/proc/%d/root/proc", (int)reaper);
-	} else {
-		snprintf(base, sizeof(base), "/proc");
-		snprintf(link, sizeof(link), "/proc/%d/ns/pid", (int)tid);
-		n = readlink(link, ns, sizeof(ns) - 1);
-		if (n < 0)
-			return errno == ENOENT ? -ESRCH : -errno;
-		ns[n] = '\0';
-	}
-	proc = opendir(base);
-	if (!proc)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (!held && (e = readdir(proc))) {
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		if (reaper <= 0) {
-			snprintf(link, sizeof(link), "/proc/%.16s/ns/pid", e->d_name);
-			n = readlink(link, got, sizeof(got) - 1);
-			if (n < 0 || (got[n] = '\0', strcmp(got, ns) != 0))
-				continue;
-		}
-		snprintf(link, sizeof(link), "%s/%.16s/fd", base, e->d_name);
-		held = table_holds(link, want);
-	}
-	closedir(proc);
-	return held;
-}
-
-static int judge_abstract(struct sv_call *c, int type, const unsigned char *name, size_t len,
-			  const char **why, const char **deny, const char **mech)
-{
-	unsigned inos[MAX_NAMESAKES];
-	int n, rc;
-
-	if (declared_abstract(name, len)) {
-		*why = "declared-peer";
-		return 0;
-	}
-	*mech = "sock_diag";
-	n = abstract_sockets(type, name, len, inos);
-	if (n < 0)
-		return n;
-	if (n == 0)
-		return ECONNREFUSED;
-	*mech = "proc_fd";
-	for (int i = 0; i < n; i++) {
-		rc = run_holds((pid_t)c->req->pid, inos[i]);
-		if (rc < 0)
-			return rc;
-		if (rc == 0) {
-#ifdef SV_MUTANT_UNIX_ABSTRACT_OPEN
-			/* MUTANT unix-abstract-open: an abstract name is the
-			 * run's own whoever bound it, as before. */
-			break;
 #endif
-			*deny = "unix-peer";
-			return 0;
-		}
+	/* A declared path holds the host's servers too (a root tmux or
+	 * ssh-agent under /tmp): the listener must be the run's. */
+	{
+		const struct sv_unix_bound want = {.dev = st.st_dev, .ino = st.st_ino};
+
+		return judge_bound(c, type, &want, fd, why, deny, mech);
 	}
-	*why = "local";
-	return 0;
 }
 
 int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **name, uint32_t *len,
@@ -427,7 +347,7 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
 	if (b[sun_off] == '\0')
 		rc = judge_abstract(c, type, b + sun_off + 1, *len - sun_off - 1, why, deny, &mech);
 	else
-		rc = judge_path(c, (const char *)b + sun_off,
+		rc = judge_path(c, type, (const char *)b + sun_off,
 				strnlen((const char *)b + sun_off, *len - sun_off), why, deny,
 				&mech);
 	if (rc < 0) {

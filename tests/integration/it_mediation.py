@@ -192,7 +192,11 @@ def sendmsg_af_unix_allowed_and_recorded(ctx):
     path = os.path.join(ctx.tmp, "unix.sock")
     lis = UnixDgramListener(path)
     ctx.closers.append(lis.close)
-    run = ctx.sv("sendmsg-name", ["unix", path], no_loopback=True)
+    # The listener is this test's, outside the run: a root agent may send
+    # to it only as a declared peer (docs/design.md, "A root agent's
+    # AF_UNIX peers"); for a uid-1000 one the option is only reported.
+    run = ctx.sv("sendmsg-name", ["unix", path], no_loopback=True,
+                 sv_args=["--unix-peer", path])
     expect_outcome(ctx, run, 0, "pass")
     expect_agent(ctx, run, "sendmsg", 4)
     ctx.expect(wait_for(lambda: lis.got() == [b"ping"]), "unix listener got %r" % lis.got())

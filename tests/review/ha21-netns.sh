@@ -44,6 +44,8 @@ touch $D/netns-c && mount --bind /proc/$P/ns/net $D/netns-c
 echo "host: a service on @ha21svc in network namespace $(readlink /proc/$P/ns/net), user namespace owned by uid $OWNER"
 "$SV" -- /tmp/ha21/ha21-unix netns $D/netns-c ha21svc $D/etc/marker
 echo "supervisor exit $?"
+# A denied agent never connects: stop the service.
+kill $P 2>/dev/null
 wait $P
 echo "host's marker: $(cat $D/etc/marker 2>&1)"
 umount $D/netns-c; umount $D

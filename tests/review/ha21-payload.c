@@ -6,7 +6,10 @@
 static long sc3(long n, long a, long b, long c)
 {
 	long r;
-	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(n), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
 	return r;
 }
 __attribute__((force_align_arg_pointer)) void _start_c(long *sp)

@@ -106,7 +106,8 @@ static int do_netns(const char *nsfile, const char *name, const char *marker)
 		perror("agent: connect @name");
 		return 1;
 	}
-	snprintf(buf, sizeof(buf), "run echo HA21: written by the service for the agent >%s", marker);
+	snprintf(buf, sizeof(buf), "run echo HA21: written by the service for the agent >%s",
+		 marker);
 	write(s, buf, strlen(buf));
 	memset(buf, 0, sizeof(buf));
 	read(s, buf, sizeof(buf) - 1);
@@ -171,8 +172,10 @@ static int do_mmsg(const char *good, const char *bad)
 		return 1;
 	}
 	memset(m, 0, sizeof(m));
-	m[0].msg_hdr = (struct msghdr){.msg_name = &ga, .msg_namelen = sizeof(ga), .msg_iov = &iov[0], .msg_iovlen = 1};
-	m[1].msg_hdr = (struct msghdr){.msg_name = &ba, .msg_namelen = sizeof(ba), .msg_iov = &iov[1], .msg_iovlen = 1};
+	m[0].msg_hdr = (struct msghdr){
+	    .msg_name = &ga, .msg_namelen = sizeof(ga), .msg_iov = &iov[0], .msg_iovlen = 1};
+	m[1].msg_hdr = (struct msghdr){
+	    .msg_name = &ba, .msg_namelen = sizeof(ba), .msg_iov = &iov[1], .msg_iovlen = 1};
 	n = sendmmsg(s, m, 2, 0);
 	printf("agent: sendmmsg -> %d (%s)\n", n, n < 0 ? strerror(errno) : "ok");
 	n = sendmmsg(s, m + 1, 1, 0);
