@@ -38,9 +38,7 @@ static int in_our_netns(int s, int sock)
 	} req = {.nlh = {.nlmsg_len = sizeof(req),
 			 .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 			 .nlmsg_flags = NLM_F_REQUEST},
-		 .r = {.sdiag_family = AF_UNIX,
-		       .udiag_states = ~0u,
-		       .udiag_cookie = {~0u, ~0u}}};
+		 .r = {.sdiag_family = AF_UNIX, .udiag_states = ~0u, .udiag_cookie = {~0u, ~0u}}};
 	char buf[512];
 	struct nlmsghdr *h = (struct nlmsghdr *)buf;
 	struct stat st;
@@ -277,4 +275,3 @@ int sv_unixdiag_run_holds(pid_t reaper, pid_t tid, unsigned ino)
 	closedir(proc);
 	return held;
 }
-
