@@ -26,7 +26,7 @@
  * descriptors 0-2 (stdio=, caller.h: made with these credentials) and execs
  *
  *     egress-supervisor --report-fd N [--allow SPEC]... [--no-loopback]
- *                       [--writable DIR]... -- AGENT...
+ *                       [--writable DIR]... [--unix-peer PEER]... -- AGENT...
  *
  * only when every check passed. N is the report channel (docs/guest.md): a
  * descriptor of a file the guest init opened and unlinked as root; it passes
@@ -93,6 +93,8 @@ struct cell {
 	int nmount;
 	const char *writable[4]; /* writable=: directories the agent may write */
 	int nwritable;
+	const char *unix_peer[4]; /* unix_peer=: declared AF_UNIX peers */
+	int nunix_peer;
 };
 
 struct opts {
@@ -272,6 +274,13 @@ static void parse_cell(const char *path, struct cell *c)
 				die_infra("cell", "line %d: writable=%s: want /tmp/PATH", lineno,
 					  val);
 			c->writable[c->nwritable++] = val;
+		} else if (strcmp(key, "unix_peer") == 0) {
+			if (c->nunix_peer == 4)
+				die_infra("cell", "line %d: more than 4 unix_peer lines", lineno);
+			if ((strncmp(val, "/tmp/", 5) != 0 && val[0] != '@') || strstr(val, "/.."))
+				die_infra("cell", "line %d: unix_peer=%s: want /tmp/PATH or @NAME",
+					  lineno, val);
+			c->unix_peer[c->nunix_peer++] = val;
 		} else if (strcmp(key, "mount") == 0) {
 			if (c->nmount == 4)
 				die_infra("cell", "line %d: more than 4 mount lines", lineno);
@@ -609,7 +618,7 @@ static void check_mask(const struct mask_rule *m)
 
 static void verify_and_exec(const struct opts *o, const struct cell *c)
 {
-	const char *argv[3 * MAX_ITEMS + 16];
+	const char *argv[3 * MAX_ITEMS + 32];
 	char logdir[256];
 	char buf[64];
 	int argc = 0, i, dumpable;
@@ -683,6 +692,10 @@ static void verify_and_exec(const struct opts *o, const struct cell *c)
 	for (i = 0; i < c->nwritable; i++) {
 		argv[argc++] = "--writable";
 		argv[argc++] = c->writable[i];
+	}
+	for (i = 0; i < c->nunix_peer; i++) {
+		argv[argc++] = "--unix-peer";
+		argv[argc++] = c->unix_peer[i];
 	}
 	argv[argc++] = "--";
 	for (i = 0; i < c->nagent; i++)

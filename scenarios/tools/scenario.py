@@ -67,7 +67,7 @@ SINGLE_KEYS = ("name", "description", "agent", "loopback", "user", "uid", "gid",
                "timeout", "expect", "kill_supervisor_after", "expect_agent_exit", "launcher",
                "guest_profile", "isolation", "cgroup")
 REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requires",
-                 "sink", "stdio", "mount", "writable")
+                 "sink", "stdio", "mount", "writable", "unix_peer")
 # stdio = FD KIND [ADDR:PORT]: what the supervisor's caller puts on its
 # descriptor FD (docs/scenarios.md), and the feature each kind's set-up needs.
 STDIO_KINDS = {"tcp": None, "udp": None, "unix-rights": None, "unix-dgram-rights": None,
@@ -77,6 +77,8 @@ STDIO_KINDS = {"tcp": None, "udp": None, "unix-rights": None, "unix-dgram-rights
 STDIO_ENDPOINT = {"tcp": "tcp", "udp": "udp", "unix-rights": "udp", "unix-dgram-rights": "udp"}
 MOUNT_RE = re.compile(r"^(proc|sysfs) (/tmp(/[A-Za-z0-9._-]+)+)$")
 WRITABLE_RE = re.compile(r"^/tmp(/[A-Za-z0-9._-]+)+$")
+# A declared AF_UNIX peer: a socket file under /tmp, or @NAME (abstract).
+UNIX_PEER_RE = re.compile(r"^(/tmp(/[A-Za-z0-9._-]+)+|@[A-Za-z0-9._/-]{1,100})$")
 REQUIRED_KEYS = ("name", "description", "agent", "expect")
 DEFAULT_TIMEOUT = 60
 
@@ -355,6 +357,9 @@ def parse_field(sc, path, no, key, value):
     elif key == "writable" and (not WRITABLE_RE.match(value) or "/.." in value):
         err = (f"writable must be a directory /tmp/PATH (the caller makes it; / is read-only "
                f"in the run; no ..), not {value!r}")
+    elif key == "unix_peer" and (not UNIX_PEER_RE.match(value) or "/.." in value):
+        err = (f"unix_peer must be a socket /tmp/PATH or an abstract @NAME (letters, digits, "
+               f"._/-; no ..), not {value!r}")
     elif key == "allow":
         e = check_allow(value)
         err = f"bad allow {value!r}: {e}" if e else None
@@ -678,6 +683,7 @@ def compile_cell(sc, axes, kernel):
     out += [f"stdio={x}" for x, _ in sc.lists["stdio"]]
     out += [f"mount={x}" for x, _ in sc.lists["mount"]]
     out += [f"writable={x}" for x, _ in sc.lists["writable"]]
+    out += [f"unix_peer={x}" for x, _ in sc.lists["unix_peer"]]
     out += [f"requires={r}" for r in requires]
     out += [f"expect={v.verdict}", f"expect_why={v.why}",
             f"timeout={sc.get('timeout', str(DEFAULT_TIMEOUT))}"]
