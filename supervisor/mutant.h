@@ -197,10 +197,6 @@
  *   UNIX_ABSTRACT_OPEN    unixpeer.c  a root agent's abstract AF_UNIX name is
  *                         allowed whoever bound it (iscsid, an old
  *                         containerd-shim)
- *   UNIX_DECLARED_BOUND   unixpeer.c  a socket on a mount the agent may write is
- *                         the run's whoever bound it: a root tmux server under
- *                         a declared /tmp runs the agent's command (review
- *                         h-attack21)
  *   UNIX_DIAG_OWN_NETNS   unixdiag.c  names are looked up in the supervisor's
  *                         network namespace: an agent that joined another one
  *                         connects there to a service by an abstract name its

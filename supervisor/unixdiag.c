@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/nsfs.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
@@ -14,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -38,15 +41,22 @@ static int in_our_netns(int s, int sock)
 	} req = {.nlh = {.nlmsg_len = sizeof(req),
 			 .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 			 .nlmsg_flags = NLM_F_REQUEST},
-		 .r = {.sdiag_family = AF_UNIX, .udiag_states = ~0u, .udiag_cookie = {~0u, ~0u}}};
+		 .r = {.sdiag_family = AF_UNIX, .udiag_states = ~0u}};
 	char buf[512];
 	struct nlmsghdr *h = (struct nlmsghdr *)buf;
 	struct stat st;
 	ssize_t n;
 
-	if (fstat(sock, &st) != 0)
+	uint64_t cookie = 0;
+	socklen_t clen = sizeof(cookie);
+
+	if (fstat(sock, &st) != 0 || getsockopt(sock, SOL_SOCKET, SO_COOKIE, &cookie, &clen) != 0)
 		return -errno;
+	/* By inode and cookie: another socket that took the same 32-bit
+	 * inode number (review h-attack22) answers ESTALE, not ours. */
 	req.r.udiag_ino = (unsigned)st.st_ino;
+	req.r.udiag_cookie[0] = (uint32_t)cookie;
+	req.r.udiag_cookie[1] = (uint32_t)(cookie >> 32);
 	do
 		n = send(s, &req, sizeof(req), 0) < 0 ? -1 : recv(s, buf, sizeof(buf), 0);
 	while (n < 0 && errno == EINTR);
@@ -57,7 +67,9 @@ static int in_our_netns(int s, int sock)
 	if (h->nlmsg_type == NLMSG_ERROR) {
 		const struct nlmsgerr *e = NLMSG_DATA(h);
 
-		return e->error == -ENOENT ? 0 : e->error ? e->error : -EPROTO;
+		return e->error == -ENOENT || e->error == -ESTALE ? 0
+		       : e->error                                 ? e->error
+								  : -EPROTO;
 	}
 	return 1;
 }
@@ -117,27 +129,16 @@ static int diag_socket_for(int sock)
 	return a.fd;
 }
 
-/* Whether one diag message's attributes describe what want names. */
+/* Whether one diag message's name is the abstract name want: sun_path's
+ * bytes as bound, the leading NUL included. */
 static int matches(const struct unix_diag_msg *m, int len, const struct sv_unix_bound *want)
 {
 	for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		const unsigned char *v = RTA_DATA(a);
 
-		/* The name as bound: sun_path's bytes, the leading NUL of
-		 * an abstract name included. */
-		if (want->name && a->rta_type == UNIX_DIAG_NAME)
+		if (a->rta_type == UNIX_DIAG_NAME)
 			return RTA_PAYLOAD(a) == want->len + 1 && v[0] == '\0' &&
 			       memcmp(v + 1, want->name, want->len) == 0;
-		/* The socket file: the superblock's device in the kernel's
-		 * encoding (major << 20 | minor). */
-		if (!want->name && a->rta_type == UNIX_DIAG_VFS &&
-		    RTA_PAYLOAD(a) >= sizeof(struct unix_diag_vfs)) {
-			const struct unix_diag_vfs *f = RTA_DATA(a);
-
-			return f->udiag_vfs_ino == want->ino &&
-			       f->udiag_vfs_dev >> 20 == major(want->dev) &&
-			       (f->udiag_vfs_dev & 0xfffff) == minor(want->dev);
-		}
 	}
 	return 0;
 }
@@ -153,7 +154,7 @@ int sv_unixdiag_bound(int sock, int type, const struct sv_unix_bound *want,
 			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
 		 .r = {.sdiag_family = AF_UNIX,
 		       .udiag_states = type == SOCK_DGRAM ? ~0u : 1u << UNIX_STATE_LISTEN,
-		       .udiag_show = want->name ? UDIAG_SHOW_NAME : UDIAG_SHOW_VFS}};
+		       .udiag_show = UDIAG_SHOW_NAME}};
 	/* A dump's messages come in the reader's buffer size: one per
 	 * mediating thread, kept. */
 	static _Thread_local char buf[32768];
@@ -208,15 +209,58 @@ out:
 	return rc < 0 ? rc : found;
 }
 
-/* Whether any descriptor in the table under dir (a /proc/PID/fd) is the
- * socket want names. */
-static int table_holds(const char *dir, const char *want)
+/* Whether pid namespace nsfd (consumed) is the run's, or one below it. */
+static int ns_in_run(int nsfd, const struct stat *run)
 {
-	char link[160], got[64];
+	/* Pid namespaces nest at most 32 deep; the parent of one above ours
+	 * is not ours to see (EPERM), which ends the walk. */
+	for (int depth = 0; depth < 33 && nsfd >= 0; depth++) {
+		struct stat st;
+		int parent;
+
+		if (fstat(nsfd, &st) == 0 && st.st_dev == run->st_dev && st.st_ino == run->st_ino) {
+			close(nsfd);
+			return 1;
+		}
+		parent = ioctl(nsfd, NS_GET_PARENT);
+		close(nsfd);
+		nsfd = parent;
+	}
+	if (nsfd >= 0)
+		close(nsfd);
+	return 0;
+}
+
+/* Whether descriptor fd of process pid is the socket with this cookie. */
+static int is_socket(pid_t pid, int fd, uint64_t cookie)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), dup;
+	uint64_t got = 0;
+	socklen_t len = sizeof(got);
+
+	if (pidfd < 0)
+		return 0;
+	dup = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	if (dup < 0)
+		return 0;
+	if (getsockopt(dup, SOL_SOCKET, SO_COOKIE, &got, &len) != 0)
+		got = 0;
+	close(dup);
+	return got != 0 && got == cookie;
+}
+
+/* Whether process pid (a name in our /proc) holds the socket. */
+static int process_holds(const char *pid, const struct sv_unix_sock *sock)
+{
+	char dir[48], link[96], got[64], want[40];
 	struct dirent *f;
-	DIR *fds = opendir(dir);
+	DIR *fds;
 	int held = 0;
 
+	snprintf(dir, sizeof(dir), "/proc/%.16s/fd", pid);
+	snprintf(want, sizeof(want), "socket:[%u]", sock->ino);
+	fds = opendir(dir);
 	if (!fds)
 		return 0;
 	while (!held && (f = readdir(fds))) {
@@ -224,53 +268,45 @@ static int table_holds(const char *dir, const char *want)
 
 		if (f->d_name[0] == '.')
 			continue;
-		snprintf(link, sizeof(link), "%.120s/%.16s", dir, f->d_name);
+		snprintf(link, sizeof(link), "%s/%.16s", dir, f->d_name);
 		n = readlink(link, got, sizeof(got) - 1);
-		held = n > 0 && (got[n] = '\0', strcmp(got, want) == 0);
+		/* The inode number is a 32-bit counter that wraps (review
+		 * h-attack22): the cookie of the socket itself decides. */
+		held = n > 0 && (got[n] = '\0', strcmp(got, want) == 0) &&
+		       is_socket((pid_t)atoi(pid), atoi(f->d_name), sock->cookie);
 	}
 	closedir(fds);
 	return held;
 }
 
-/* The run's processes come from the /proc its reaper's mount namespace
- * has for the run's pid namespace: the agent cannot mount over that one,
- * as it could in a mount namespace of its own, where symbolic links named
- * socket:[N] would pass for descriptors. A socket only in flight
- * (SCM_RIGHTS), in an io_uring's fixed files or in the table of a thread
- * that unshared its own is not found: a denial, never a guess. */
-int sv_unixdiag_run_holds(pid_t reaper, pid_t tid, unsigned ino)
+/* The run's processes are those of our /proc whose pid namespace is the
+ * run's or below it: ours is a /proc the agent cannot mount over, and a
+ * process outside the run is never in its namespace. A socket only in
+ * flight (SCM_RIGHTS), in an io_uring's fixed files or in the table of a
+ * thread that unshared its own is not found: a denial, never a guess. */
+int sv_unixdiag_run_holds(pid_t reaper, pid_t tid, const struct sv_unix_sock *sock)
 {
-	char base[64], link[128], ns[64], want[40], got[64];
+	char link[64];
+	struct stat run;
 	struct dirent *e;
-	ssize_t n = 0;
 	DIR *proc;
 	int held = 0;
 
-	snprintf(want, sizeof(want), "socket:[%u]", ino);
-	if (reaper > 0) {
-		snprintf(base, sizeof(base), "/proc/%d/root/proc", (int)reaper);
-	} else {
-		snprintf(base, sizeof(base), "/proc");
-		snprintf(link, sizeof(link), "/proc/%d/ns/pid", (int)tid);
-		n = readlink(link, ns, sizeof(ns) - 1);
-		if (n < 0)
-			return errno == ENOENT ? -ESRCH : -errno;
-		ns[n] = '\0';
-	}
-	proc = opendir(base);
-	if (!proc)
+	snprintf(link, sizeof(link), "/proc/%d/ns/pid", (int)(reaper > 0 ? reaper : tid));
+	if (stat(link, &run) != 0)
 		return errno == ENOENT ? -ESRCH : -errno;
+	proc = opendir("/proc");
+	if (!proc)
+		return -errno;
 	while (!held && (e = readdir(proc))) {
+		int ns;
+
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
-		if (reaper <= 0) {
-			snprintf(link, sizeof(link), "/proc/%.16s/ns/pid", e->d_name);
-			n = readlink(link, got, sizeof(got) - 1);
-			if (n < 0 || (got[n] = '\0', strcmp(got, ns) != 0))
-				continue;
-		}
-		snprintf(link, sizeof(link), "%s/%.16s/fd", base, e->d_name);
-		held = table_holds(link, want);
+		snprintf(link, sizeof(link), "/proc/%.16s/ns/pid", e->d_name);
+		ns = open(link, O_RDONLY | O_CLOEXEC);
+		if (ns >= 0 && ns_in_run(ns, &run))
+			held = process_holds(e->d_name, sock);
 	}
 	closedir(proc);
 	return held;

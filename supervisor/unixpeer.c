@@ -191,31 +191,9 @@ static void cache(uint64_t cookie)
 	pthread_mutex_unlock(&held_cache.lock);
 }
 
-/* A socket file no listener in the socket's network namespace is bound to:
- * connected from a socket of ours, whose answer is the kernel's
- * (ECONNREFUSED, EPROTOTYPE) unless it connects: then it is bound in a
- * namespace we did not look in, and denied. */
-static int probe_path(int type, int fd, const char **deny)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int s = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), rc, e;
-
-	if (s < 0)
-		return -errno;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", fd);
-	rc = connect(s, (struct sockaddr *)&sa, sizeof(sa));
-	e = errno;
-	close(s);
-	if (rc == 0 || e == EAGAIN || e == EINPROGRESS) {
-		*deny = "unix-peer";
-		return 0;
-	}
-	return e;
-}
-
-/* The socket bound as want says must be held by a process of the run.
- * path_fd: the socket file's O_PATH descriptor, -1 for an abstract name. */
-static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *want, int path_fd,
+/* The socket bound to the abstract name want must be held by a process of
+ * the run. */
+static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *want,
 		       const char **why, const char **deny, const char **mech)
 {
 	struct sv_unix_sock socks[MAX_NAMESAKES];
@@ -225,24 +203,22 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 	n = sv_unixdiag_bound(c->dup, type, want, socks, MAX_NAMESAKES);
 	if (n < 0)
 		return n;
-	/* No abstract name is bound in the namespace the agent's socket
+	/* No socket bound to it in the namespace the agent's socket
 	 * connects in: the kernel's own answer. */
 	if (n == 0)
-		return path_fd >= 0 ? probe_path(type, path_fd, deny) : ECONNREFUSED;
+		return ECONNREFUSED;
 	*mech = "proc_fd";
 	for (int i = 0; i < n; i++) {
 		if (cached(socks[i].cookie))
 			continue;
-		rc =
-		    sv_unixdiag_run_holds(atomic_load(&P.reaper), (pid_t)c->req->pid, socks[i].ino);
+		rc = sv_unixdiag_run_holds(atomic_load(&P.reaper), (pid_t)c->req->pid, &socks[i]);
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
 #ifdef SV_MUTANT_UNIX_ABSTRACT_OPEN
 			/* MUTANT unix-abstract-open: an abstract name is the
 			 * run's own whoever bound it, as before. */
-			if (path_fd < 0)
-				break;
+			break;
 #endif
 			*deny = "unix-peer";
 			return 0;
@@ -262,10 +238,10 @@ static int judge_abstract(struct sv_call *c, int type, const unsigned char *name
 		*why = "declared-peer";
 		return 0;
 	}
-	return judge_bound(c, type, &want, -1, why, deny, mech);
+	return judge_bound(c, type, &want, why, deny, mech);
 }
 
-static int judge_path(struct sv_call *c, int type, const char *path, size_t plen, const char **why,
+static int judge_path(struct sv_call *c, const char *path, size_t plen, const char **why,
 		      const char **deny, const char **mech)
 {
 	char full[PATH_MAX + sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -308,21 +284,13 @@ static int judge_path(struct sv_call *c, int type, const char *path, size_t plen
 		*deny = "unix-peer";
 		return 0;
 	}
-#ifdef SV_MUTANT_UNIX_DECLARED_BOUND
-	/* MUTANT unix-declared-bound: a socket on a writable mount is the
-	 * run's, whoever bound it (a root tmux server under a declared /tmp,
-	 * review h-attack21). */
-	(void)type;
+	/* One on a writable mount is the run's, or a server of whoever else
+	 * the caller let write a declared path (a root tmux under a declared
+	 * /tmp: review h-attack21). Which, nothing tells soundly: sock_diag
+	 * gives a socket file's inode in 32 bits and lists one network
+	 * namespace, while a path connects across them (review h-attack22). */
 	*why = "local";
 	return 0;
-#endif
-	/* A declared path holds the host's servers too (a root tmux or
-	 * ssh-agent under /tmp): the listener must be the run's. */
-	{
-		const struct sv_unix_bound want = {.dev = st.st_dev, .ino = st.st_ino};
-
-		return judge_bound(c, type, &want, fd, why, deny, mech);
-	}
 }
 
 int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **name, uint32_t *len,
@@ -347,7 +315,7 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
 	if (b[sun_off] == '\0')
 		rc = judge_abstract(c, type, b + sun_off + 1, *len - sun_off - 1, why, deny, &mech);
 	else
-		rc = judge_path(c, type, (const char *)b + sun_off,
+		rc = judge_path(c, (const char *)b + sun_off,
 				strnlen((const char *)b + sun_off, *len - sun_off), why, deny,
 				&mech);
 	if (rc < 0) {

@@ -302,28 +302,6 @@ def unix_peer_option_refuses_a_relative_path_and_a_missing_socket(ctx):
         ctx.expect(spec in p.stderr and says in p.stderr, "message for %s: %r" % (spec, p.stderr))
 
 
-@test()
-def root_agent_is_denied_a_host_server_under_a_declared_path(ctx):
-    # Review h-attack21's ha21-declared.sh: a declared path holds the host's
-    # servers too (a root tmux server under a declared /tmp). A socket on a
-    # writable mount must still be held by a process of the run; declared
-    # with --unix-peer it passes. Mutant unix-declared-bound lets it through.
-    require_root(ctx)
-    shared = tempfile.mkdtemp(prefix="egress-it-")
-    ctx.closers.append(lambda: shutil.rmtree(shared, ignore_errors=True))
-    host = listen(ctx, shared + "/srv.sock")
-    cases = [["declared-dir", shared + "/srv.sock", "stream", "connect"]]
-    rc, report, got = run_cases(ctx, cases, sv_args=["--writable", shared])
-    ctx.expect_eq((got, rc), ({"declared-dir": "EACCES"}, 1), "the agent's result and exit status")
-    ctx.expect_eq([r for _, r in reasons(report, "denied")], ["unix-peer"], "denial reasons")
-    rc, report, got = run_cases(ctx, cases, sv_args=["--writable", shared,
-                                                     "--unix-peer", shared + "/srv.sock"])
-    ctx.expect_eq((got, rc), ({"declared-dir": "ok"}, 0), "declared: result and exit status")
-    rc, report, got = run_cases(ctx, cases, sv_args=["--writable", shared],
-                                binary=mutant_binary("unix-declared-bound"))
-    ctx.expect_eq(got, {"declared-dir": "ok"}, "unix-declared-bound mutant reaches the host's server")
-
-
 @test(timeout=150)
 def root_agent_abstract_name_is_judged_in_its_sockets_network_namespace(ctx):
     # Review h-attack21's ha21-netns.sh: the agent enters another network
