@@ -278,6 +278,27 @@ int agent_install_self(const char *path, const char *dest_file, const char *dest
 	return fclose(f) == 0 ? 0 : -EIO;
 }
 
+int agent_make_parent(const char *path)
+{
+	char dir[4096];
+	size_t n = strlen(path);
+
+	if (n == 0)
+		return -ENOENT;
+	if (n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, n + 1);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
 void agent_helper_send(const char *dest_file, const char *msg)
 {
 	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9999)};

@@ -72,6 +72,12 @@ int agent_install_self(const char *path, const char *dest_file, const char *dest
 void agent_helper_send(const char *dest_file, const char *msg);
 void agent_hold_ready(void);
 
+/* Makes every missing directory above the last '/' of PATH (mode 0755;
+ * relative to the working directory for a relative PATH), as a service
+ * does before it binds a socket in a directory nobody made. Returns 0 or
+ * -errno of the first mkdir that failed for another reason than EEXIST. */
+int agent_make_parent(const char *path);
+
 /* Crashes a child (SIGSEGV, core dumps unlimited, dumpable), so the kernel
  * runs whatever kernel.core_pattern pipes into; logs "crash_child" with
  * the child's signal, then waits 2 s: the helper runs asynchronously. */

@@ -5,9 +5,12 @@
  *                       PATH: one message per connection, the ring's
  *                       io_uring_params as data and the ring as SCM_RIGHTS
  *                       (kernels with the 2023 fix refuse to pass a ring:
- *                       EINVAL, logged). Binds a UDP socket on 127.0.0.1
- *                       first (the guest's readiness signal for a
- *                       service). Serves until killed.
+ *                       EINVAL, logged). Makes PATH's missing parent
+ *                       directories first (a scenario puts the socket
+ *                       under a path it declares writable, where a root
+ *                       agent's peers may be). Binds a UDP socket on
+ *                       127.0.0.1 first (the guest's readiness signal for
+ *                       a service). Serves until killed.
  *   ring-giver --exec PARAMS PROG ARG...
  *                       leaves the ring open as fd 100 (not close-on-exec),
  *                       writes its io_uring_params to the file PARAMS and
@@ -62,7 +65,7 @@ int main(int argc, char **argv)
 	struct sockaddr_un un = {.sun_family = AF_UNIX};
 	struct io_uring_params p;
 	long ring;
-	int u, s;
+	int u, s, rc;
 
 	agent_init("ring-giver");
 	if (argc >= 4 && strcmp(argv[1], "--exec") == 0)
@@ -73,6 +76,8 @@ int main(int argc, char **argv)
 	if (ring < 0)
 		return 1;
 	strcpy(un.sun_path, argv[1]);
+	if ((rc = agent_make_parent(argv[1])) < 0)
+		agent_log("mkdir", argv[1], -1, -rc, NULL);
 	unlink(argv[1]);
 	s = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (s < 0 || bind(s, (struct sockaddr *)&un, sizeof(un)) != 0 || listen(s, 4) != 0)
