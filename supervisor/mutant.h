@@ -203,8 +203,10 @@
  *                         own child holds here (review h-attack21)
  *   UNIX_PATH_RERESOLVED  unixpeer.c  the judged path is acted on by the agent's
  *                         own name, looked up again in the supervisor's mount
- *                         namespace: a socket of the agent's private /dev/shm
- *                         is judged, the host's one of the same name reached
+ *                         namespace and working directory: a socket of the
+ *                         agent's private /dev/shm, or a relative name under
+ *                         its own directory, is judged, and the host's one of
+ *                         the same name reached (unix-shadowed-cwd)
  *   ROOT_CHROOT_KEPT      caps.c  a root agent keeps CAP_SYS_CHROOT: under a
  *                         supervisor in a chroot it climbs out to the mounts
  *                         the supervisor never saw (review h-attack19)
