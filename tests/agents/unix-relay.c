@@ -99,7 +99,8 @@ static long read_logged(int fd, const char *call, const char *dest, char *buf, s
 	}
 	n = read(fd, buf, size - 1);
 	buf[n > 0 ? n : 0] = '\0';
-	snprintf(extra, sizeof(extra), ",\"data\":\"%s\"", agent_json_escape(buf, esc, sizeof(esc)));
+	snprintf(extra, sizeof(extra), ",\"data\":\"%s\"",
+		 agent_json_escape(buf, esc, sizeof(esc)));
 	agent_log(call, dest, (long)n, errno, n > 0 ? extra : NULL);
 	return (long)n;
 }
@@ -297,7 +298,8 @@ int main(int argc, char **argv)
 			want = 1;
 		else if (strcmp(argv[1], "self") == 0 && strcmp(argv[i], "--want-own") == 0)
 			want = 1;
-		else if (strcmp(argv[1], "self") == 0 && strcmp(argv[i], "--cd") == 0 && i + 1 < argc)
+		else if (strcmp(argv[1], "self") == 0 && strcmp(argv[i], "--cd") == 0 &&
+			 i + 1 < argc)
 			dir = argv[++i];
 		else
 			return agent_usage(usage);

@@ -139,12 +139,14 @@ static int do_serve(const char *p, const char *marker)
 		n = read(c, buf, sizeof(buf));
 		m = open(marker, O_WRONLY | O_CREAT | O_APPEND, 0644);
 		if (n > 0) {
-			dprintf(m, "service outside the run got from pid %d: %.*s", (int)cr.pid, (int)n,
-				buf);
+			dprintf(m, "service outside the run got from pid %d: %.*s", (int)cr.pid,
+				(int)n, buf);
 			write(c, "host service\n", 13);
 		} else {
-			dprintf(m, "service outside the run: a connection from pid %d uid %d, no data\n",
-				(int)cr.pid, (int)cr.uid);
+			dprintf(
+			    m,
+			    "service outside the run: a connection from pid %d uid %d, no data\n",
+			    (int)cr.pid, (int)cr.uid);
 		}
 		close(m);
 		close(c);
