@@ -231,26 +231,30 @@ static int ns_in_run(int nsfd, const struct stat *run)
 	return 0;
 }
 
-/* Whether descriptor fd of process pid is the socket with this cookie. */
+/* Whether descriptor fd of process pid is the socket with this cookie: 1,
+ * 0 (another socket, or the process or descriptor gone meanwhile), or
+ * -errno when it could not be looked at (a holder we cannot see is no
+ * denial but a mechanism failure). */
 static int is_socket(pid_t pid, int fd, uint64_t cookie)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), dup;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), dup, e;
 	uint64_t got = 0;
 	socklen_t len = sizeof(got);
 
 	if (pidfd < 0)
-		return 0;
+		return errno == ESRCH ? 0 : -errno;
 	dup = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	e = errno;
 	close(pidfd);
 	if (dup < 0)
-		return 0;
-	if (getsockopt(dup, SOL_SOCKET, SO_COOKIE, &got, &len) != 0)
-		got = 0;
+		return e == ESRCH || e == EBADF ? 0 : -e;
+	e = getsockopt(dup, SOL_SOCKET, SO_COOKIE, &got, &len) == 0 ? 0 : -errno;
 	close(dup);
-	return got != 0 && got == cookie;
+	return e < 0 ? e : got == cookie;
 }
 
-/* Whether process pid (a name in our /proc) holds the socket. */
+/* Whether process pid (a name in our /proc) holds the socket: 1, 0, or
+ * -errno. */
 static int process_holds(const char *pid, const struct sv_unix_sock *sock)
 {
 	char dir[48], link[96], got[64], want[40];
@@ -263,7 +267,7 @@ static int process_holds(const char *pid, const struct sv_unix_sock *sock)
 	fds = opendir(dir);
 	if (!fds)
 		return 0;
-	while (!held && (f = readdir(fds))) {
+	while (held == 0 && (f = readdir(fds))) {
 		ssize_t n;
 
 		if (f->d_name[0] == '.')
@@ -272,8 +276,8 @@ static int process_holds(const char *pid, const struct sv_unix_sock *sock)
 		n = readlink(link, got, sizeof(got) - 1);
 		/* The inode number is a 32-bit counter that wraps (review
 		 * h-attack22): the cookie of the socket itself decides. */
-		held = n > 0 && (got[n] = '\0', strcmp(got, want) == 0) &&
-		       is_socket((pid_t)atoi(pid), atoi(f->d_name), sock->cookie);
+		if (n > 0 && (got[n] = '\0', strcmp(got, want) == 0))
+			held = is_socket((pid_t)atoi(pid), atoi(f->d_name), sock->cookie);
 	}
 	closedir(fds);
 	return held;
@@ -298,7 +302,7 @@ int sv_unixdiag_run_holds(pid_t reaper, pid_t tid, const struct sv_unix_sock *so
 	proc = opendir("/proc");
 	if (!proc)
 		return -errno;
-	while (!held && (e = readdir(proc))) {
+	while (held == 0 && (e = readdir(proc))) {
 		int ns;
 
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
