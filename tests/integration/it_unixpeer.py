@@ -35,17 +35,21 @@ for key, name, kind, how, *cwd in json.loads(sys.argv[1]):
         if cwd:
             os.chdir(cwd[0])
         if how == "child":
-            r, w = os.pipe()
+            # Two pipes: "listening" up, and the end of the run down (EOF
+            # when this process exits), so neither reads its own byte.
+            up_r, up_w = os.pipe()
+            down_r, down_w = os.pipe()
             if os.fork() == 0:
+                os.close(down_w)
                 l = socket.socket(socket.AF_UNIX, t)
                 l.bind(name)
                 l.listen(4)
-                os.write(w, b"1")
-                os.close(w)
-                os.read(r, 1)
+                os.write(up_w, b"1")
+                os.read(down_r, 1)
                 os._exit(0)
-            os.read(r, 1)
-            keep.append(w)
+            os.close(down_r)
+            os.read(up_r, 1)
+            keep.append(down_w)
         if how == "self":
             l = socket.socket(socket.AF_UNIX, t)
             l.bind(name)
