@@ -231,21 +231,16 @@ static int ns_in_run(int nsfd, const struct stat *run)
 	return 0;
 }
 
-/* Whether descriptor fd of process pid is the socket with this cookie: 1,
- * 0 (another socket, or the process or descriptor gone meanwhile), or
+/* Whether descriptor fd of the process behind pidfd is the socket with
+ * this cookie: 1, 0 (another socket, or the descriptor gone meanwhile), or
  * -errno when it could not be looked at (a holder we cannot see is no
  * denial but a mechanism failure). */
-static int is_socket(pid_t pid, int fd, uint64_t cookie)
+static int is_socket(int pidfd, int fd, uint64_t cookie)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), dup, e;
+	int dup = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0), e = errno;
 	uint64_t got = 0;
 	socklen_t len = sizeof(got);
 
-	if (pidfd < 0)
-		return errno == ESRCH ? 0 : -errno;
-	dup = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	e = errno;
-	close(pidfd);
 	if (dup < 0)
 		return e == ESRCH || e == EBADF ? 0 : -e;
 	e = getsockopt(dup, SOL_SOCKET, SO_COOKIE, &got, &len) == 0 ? 0 : -errno;
@@ -253,15 +248,20 @@ static int is_socket(pid_t pid, int fd, uint64_t cookie)
 	return e < 0 ? e : got == cookie;
 }
 
-/* Whether process pid (a name in our /proc) holds the socket: 1, 0, or
- * -errno. */
-static int process_holds(const char *pid, const struct sv_unix_sock *sock)
+/* Whether the process behind pidfd, named pid in our /proc, is of the run
+ * and holds the socket: 1, 0, or -errno. */
+static int process_holds(int pidfd, const char *pid, const struct stat *run,
+			 const struct sv_unix_sock *sock)
 {
 	char dir[48], link[96], got[64], want[40];
 	struct dirent *f;
 	DIR *fds;
-	int held = 0;
+	int held = 0, ns;
 
+	snprintf(link, sizeof(link), "/proc/%.16s/ns/pid", pid);
+	ns = open(link, O_RDONLY | O_CLOEXEC);
+	if (ns < 0 || !ns_in_run(ns, run))
+		return 0;
 	snprintf(dir, sizeof(dir), "/proc/%.16s/fd", pid);
 	snprintf(want, sizeof(want), "socket:[%u]", sock->ino);
 	fds = opendir(dir);
@@ -277,7 +277,7 @@ static int process_holds(const char *pid, const struct sv_unix_sock *sock)
 		/* The inode number is a 32-bit counter that wraps (review
 		 * h-attack22): the cookie of the socket itself decides. */
 		if (n > 0 && (got[n] = '\0', strcmp(got, want) == 0))
-			held = is_socket((pid_t)atoi(pid), atoi(f->d_name), sock->cookie);
+			held = is_socket(pidfd, atoi(f->d_name), sock->cookie);
 	}
 	closedir(fds);
 	return held;
@@ -285,9 +285,15 @@ static int process_holds(const char *pid, const struct sv_unix_sock *sock)
 
 /* The run's processes are those of our /proc whose pid namespace is the
  * run's or below it: ours is a /proc the agent cannot mount over, and a
- * process outside the run is never in its namespace. A socket only in
- * flight (SCM_RIGHTS), in an io_uring's fixed files or in the table of a
- * thread that unshared its own is not found: a denial, never a guess. */
+ * process outside the run is never in its namespace. Each is looked at
+ * through a pidfd taken first and found still there last: a process that
+ * exists (a zombie too) keeps its pid, so every /proc/PID in between named
+ * it, not a process of the host that took a pid of the run's freed
+ * meanwhile (review h-attack23's ha23-pidreuse.sh: judged held, then
+ * cached). A socket only in flight (SCM_RIGHTS), in an io_uring's fixed
+ * files or in the table of a thread that unshared its own, or of a process
+ * whose first thread has ended (its /proc/PID/fd is empty), is not found:
+ * a denial, never a guess. */
 int sv_unixdiag_run_holds(pid_t reaper, pid_t tid, const struct sv_unix_sock *sock)
 {
 	char link[64];
@@ -303,14 +309,19 @@ int sv_unixdiag_run_holds(pid_t reaper, pid_t tid, const struct sv_unix_sock *so
 	if (!proc)
 		return -errno;
 	while (held == 0 && (e = readdir(proc))) {
-		int ns;
+		int pidfd;
 
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
-		snprintf(link, sizeof(link), "/proc/%.16s/ns/pid", e->d_name);
-		ns = open(link, O_RDONLY | O_CLOEXEC);
-		if (ns >= 0 && ns_in_run(ns, &run))
-			held = process_holds(e->d_name, sock);
+		pidfd = (int)syscall(SYS_pidfd_open, atoi(e->d_name), 0);
+		if (pidfd < 0)
+			continue;
+		held = process_holds(pidfd, e->d_name, &run, sock);
+#ifndef SV_MUTANT_HOLDER_UNPINNED
+		if (held == 1 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) != 0)
+			held = 0;
+#endif
+		close(pidfd);
 	}
 	closedir(proc);
 	return held;
