@@ -197,6 +197,10 @@
  *   UNIX_ABSTRACT_OPEN    unixpeer.c  a root agent's abstract AF_UNIX name is
  *                         allowed whoever bound it (iscsid, an old
  *                         containerd-shim)
+ *   HOLDER_UNPINNED       unixdiag.c  the holder of an abstract name's listener is
+ *                         named by its pid again for the cookie: a run process
+ *                         that died and whose pid a host worker took proves
+ *                         the host's listener the run's (review h-attack23)
  *   UNIX_DIAG_OWN_NETNS   unixdiag.c  names are looked up in the supervisor's
  *                         network namespace: an agent that joined another one
  *                         connects there to a service by an abstract name its

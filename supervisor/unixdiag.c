@@ -276,8 +276,20 @@ static int process_holds(int pidfd, const char *pid, const struct stat *run,
 		n = readlink(link, got, sizeof(got) - 1);
 		/* The inode number is a 32-bit counter that wraps (review
 		 * h-attack22): the cookie of the socket itself decides. */
-		if (n > 0 && (got[n] = '\0', strcmp(got, want) == 0))
+		if (n > 0 && (got[n] = '\0', strcmp(got, want) == 0)) {
+#ifdef SV_MUTANT_HOLDER_UNPINNED
+			/* MUTANT holder-unpinned: the holder is named by its
+			 * number again for the cookie, as before review
+			 * h-attack23. */
+			int again = (int)syscall(SYS_pidfd_open, atoi(pid), 0);
+
+			held = again < 0 ? 0 : is_socket(again, atoi(f->d_name), sock->cookie);
+			if (again >= 0)
+				close(again);
+			continue;
+#endif
 			held = is_socket(pidfd, atoi(f->d_name), sock->cookie);
+		}
 	}
 	closedir(fds);
 	return held;

@@ -329,3 +329,28 @@ def root_agent_abstract_name_is_judged_in_its_sockets_network_namespace(ctx):
         else:
             ctx.expect("host's marker: HA21" in out,
                        "unix-diag-own-netns mutant did not reach the service: %s" % out[-800:])
+
+
+@test(timeout=150)
+def abstract_listener_holder_is_pinned_so_a_reused_pid_proves_nothing(ctx):
+    # Review h-attack23's ha23-pidreuse.sh: a run process dies while the
+    # supervisor looks at it (widened with strace) and a host worker that
+    # holds the host's listener takes its pid. The holder is looked at
+    # through a pidfd taken first and found alive last: denied, no marker.
+    # Mutant holder-unpinned names the holder by its pid again: pass.
+    require_root(ctx)
+    for tool in ("strace", "gcc", "ip", "unshare"):
+        if not shutil.which(tool):
+            raise Skip("needs %s" % tool)
+    path = os.path.join(TOP, "tests", "review", "ha23-pidreuse.sh")
+    for binary, denied in ((SV, True), (mutant_binary("holder-unpinned"), False)):
+        ctx.last_argv = ["bash", path]
+        p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, SV=binary))
+        out = p.stdout + p.stderr
+        if denied:
+            ctx.expect("supervisor exit 1" in out, "not a fail: %s" % out[-800:])
+            ctx.expect("got: agent's line" not in out, "the service got the line: %s" % out[-800:])
+        else:
+            ctx.expect("got: agent's line" in out,
+                       "holder-unpinned mutant did not reach the service: %s" % out[-800:])
