@@ -194,8 +194,11 @@ def root_agent_leaves_no_setid_program_on_the_host(ctx):
     # the declared path (A) and on a file given for writing (B), and a
     # setuid-root program already in the declared path rewritten (C). Each
     # planted file is then run by uid 1000 outside the run: none may give
-    # it another id. Mutants root-setuid-open (A) and root-file-caps-kept
-    # (C, CAP_FSETID kept) reopen them.
+    # it another id. Mutant root-setuid-open reopens A. C is held twice
+    # since review h-attack21: CAP_FSETID is dropped (mutant
+    # root-file-caps-kept keeps it) and the program is a read-only mount of
+    # its own (mutant root-setid-writable leaves it writable): each alone
+    # holds, the two mutants together reopen it.
     require_root_and(ctx, "unshare", "gcc", "setpriv")
     out = review(ctx, "ha20-setid.sh", SV, timeout=200)
     ctx.expect("fchmod 02755: Operation not permitted" in out, "A: %s" % out[-800:])
@@ -204,8 +207,14 @@ def root_agent_leaves_no_setid_program_on_the_host(ctx):
     out = review(ctx, "ha20-setid.sh", mutant_binary("root-setuid-open"), timeout=200)
     ctx.expect("planted: uid 1000 euid 0" in out.split("== C:")[0],
                "root-setuid-open mutant: %s" % out[-800:])
-    out = review(ctx, "ha20-setid.sh", mutant_binary("root-file-caps-kept"), timeout=200)
-    ctx.expect("planted: uid 1000 euid 0" in out, "root-file-caps-kept mutant: %s" % out[-800:])
+    for mutant in ("root-file-caps-kept", "root-setid-writable"):
+        out = review(ctx, "ha20-setid.sh", mutant_binary(mutant), timeout=200)
+        c = out.split("== C:")[-1].split("== D:")[0]
+        ctx.expect("planted: uid 1000 euid 0" not in c, "C under the %s mutant alone: %s" % (mutant, c))
+    both = "root-file-caps-kept+root-setid-writable"
+    out = review(ctx, "ha20-setid.sh", mutant_binary(both), timeout=200)
+    c = out.split("== C:")[-1].split("== D:")[0]
+    ctx.expect("planted: uid 1000 euid 0" in c, "%s mutant: %s" % (both, c))
 
 
 @test(timeout=180)
