@@ -190,6 +190,10 @@
  *                         S_ISUID or S_ISGID pass: its setuid file on the host's
  *                         mounts is setuid-root outside the run, a setgid one
  *                         grants a group it joined (reviews h-attack19, 20)
+ *   ROOT_SETID_WRITABLE   rootfs.c  a setuid program under a declared path stays
+ *                         writable to a root agent: rewritten through a shared
+ *                         mapping it keeps S_ISUID, and a user outside the
+ *                         run gets root from it (review h-attack21)
  *   UNIX_PEER_OPEN        unixpeer.c  a root agent's AF_UNIX path on a mount it
  *                         cannot write is allowed: it talks to root services
  *                         outside the run (systemd, D-Bus, docker.sock; review

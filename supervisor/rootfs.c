@@ -1,5 +1,6 @@
 #include "rootfs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -65,7 +67,8 @@ static struct {
 	int n;
 	char resolved[SV_ROOTFS_MAX_WRITABLE][PATH_MAX];
 	int nresolved;
-	int pts; /* this namespace has a devpts of its own at /dev/pts */
+	int nsetid; /* programs bound read-only under them (bind_setid) */
+	int pts;    /* this namespace has a devpts of its own at /dev/pts */
 	/* Mounts we cover ourselves (the old /dev and /proc and what is under
 	 * them), for a kernel whose statx has no mount id (before 5.8). */
 	int self_covered[256];
@@ -298,8 +301,185 @@ int sv_rootfs_confine(void)
 	return private_dev();
 }
 
+/* One walk of a declared path for programs that run with more than their
+ * caller's ids (bind_setid). */
+struct walk {
+	char path[PATH_MAX]; /* the entry's, built as the walk goes */
+	size_t len;
+	const char **mounts; /* the mount points under the declared path */
+	int nmounts;
+};
+
+/* Whether a program runs with more than its caller's ids or capabilities:
+ * setuid, setgid and executable by its group (setgid alone is a locking
+ * mark), or with file capabilities where anyone may execute it. Returns
+ * 1, 0, or -errno. */
+static int privileged(const struct walk *w, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode))
+		return 0;
+	if ((st->st_mode & S_ISUID) || (st->st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		return 1;
+	if (!(st->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+		return 0;
+	if (lgetxattr(w->path, "security.capability", NULL, 0) >= 0)
+		return 1;
+	return errno == ENODATA || errno == ENOTSUP ? 0 : -errno;
+}
+
+static int is_mount_point(const struct walk *w)
+{
+	for (int i = 0; i < w->nmounts; i++)
+		if (strcmp(w->mounts[i], w->path) == 0)
+			return 1;
+	return 0;
+}
+
+/* Binds the file at w->path onto itself read-only, nosuid and nodev,
+ * keeping the flags a bind remount must be given again. */
+static int bind_file_ro(struct walk *w)
+{
+	unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV;
+	struct statvfs sv;
+
+	if (++D.nsetid > SV_ROOTFS_MAX_SETID) {
+		fprintf(stderr,
+			"egress-supervisor: a root agent's files: more than %d setuid, setgid or "
+			"capable programs under the --writable paths (at %s): %s\n",
+			SV_ROOTFS_MAX_SETID, w->path, strerror(E2BIG));
+		return -E2BIG;
+	}
+	if (mount(w->path, w->path, NULL, MS_BIND, NULL) != 0)
+		return say(-errno, "binding a setuid, setgid or capable program", w->path);
+	if (statvfs(w->path, &sv) != 0)
+		return say(-errno, "reading the flags of", w->path);
+	flags |= sv_mountinfo_statvfs_flags(sv.f_flag);
+	/* Seam: a remount that said it worked and did not take: the read-back
+	 * must refuse the writable bind. */
+	if (sv_fault("setid_ro") < 0)
+		return 0;
+	if (mount(NULL, w->path, NULL, flags, NULL) != 0)
+		return say(-errno, "making read-only the program", w->path);
+	return 0;
+}
+
+/* Walks the directory open on fd (closed here), named w->path, without
+ * following links or crossing a mount. Returns 0 or -errno, said. */
+static int walk_dir(int fd, struct walk *w)
+{
+	DIR *d = fdopendir(fd);
+	size_t len = w->len;
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		close(fd);
+		return say(-errno, "listing", w->path);
+	}
+	while (rc == 0) {
+		struct stat st;
+		size_t n;
+
+		errno = 0;
+		if (!(e = readdir(d))) {
+			if (errno)
+				rc = say(-errno, "listing", w->path);
+			break;
+		}
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    (e->d_type != DT_DIR && e->d_type != DT_REG && e->d_type != DT_UNKNOWN))
+			continue;
+		n = strlen(e->d_name);
+		if (len + 1 + n >= sizeof(w->path)) {
+			rc = say(-ENAMETOOLONG, "walking", w->path);
+			break;
+		}
+		w->path[len] = '/';
+		memcpy(w->path + len + 1, e->d_name, n + 1);
+		w->len = len + 1 + n;
+		/* Another mount (read-only: judged by the read-back), or a
+		 * program bound already (under an earlier declared path). */
+		if (is_mount_point(w))
+			continue;
+		/* A directory by its type in the listing needs no stat: the
+		 * open below refuses anything else. */
+		st.st_mode = e->d_type == DT_DIR ? S_IFDIR : 0;
+		if (!st.st_mode && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			rc = say(-errno, "reading", w->path);
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			rc = sub < 0 ? say(-errno, "opening", w->path) : walk_dir(sub, w);
+		} else if ((rc = privileged(w, &st)) < 0) {
+			rc = say(rc, "reading the capabilities of", w->path);
+		} else if (rc == 1) {
+			rc = bind_file_ro(w);
+		}
+	}
+	w->path[len] = '\0';
+	w->len = len;
+	closedir(d);
+	return rc;
+}
+
+/* A setuid-root program already under a declared path (a root file system
+ * being built there) would be rewritten by the agent through a shared
+ * mapping, which keeps S_ISUID (only write(), truncate and fallocate clear
+ * it; CAP_FSETID is dropped), and run by a user outside the run as root
+ * (review h-attack21). Trapping mmap would race (the descriptor can be
+ * swapped between the check and the answer), so each such program is
+ * bound onto itself read-only instead: an open for writing gets EROFS,
+ * link() EXDEV (its path's mount is its own bind), rename and unlink
+ * EBUSY. The walk at the start covers the class: every hard link of the
+ * inode has the bits, so each name under the path is found; the agent
+ * cannot make a new one (the filter refuses S_ISUID and S_ISGID, and
+ * CAP_SETFCAP is dropped), and a file cannot come in from another mount
+ * (rename and link answer EXDEV; mounting needs CAP_SYS_ADMIN). A mount
+ * under the path is read-only already (the read-back says so) and not
+ * walked. Returns 0 or -errno, said on stderr. */
+static int bind_setid(const char *r)
+{
+	struct walk walk, *w = &walk;
+	struct sv_mount *t;
+	struct stat st;
+	int n = sv_mountinfo_read(&t), rc = 0, fd;
+
+	if (n < 0)
+		return say(n, "reading", "/proc/self/mountinfo");
+	w->mounts = malloc(sizeof(*w->mounts) * (size_t)(n ? n : 1));
+	if (!w->mounts) {
+		sv_mountinfo_free(t, n);
+		return say(-ENOMEM, "walking", r);
+	}
+	w->nmounts = 0;
+	for (int i = 0; i < n; i++)
+		if (under(t[i].mp, r) && strcmp(t[i].mp, r) != 0)
+			w->mounts[w->nmounts++] = t[i].mp;
+	snprintf(w->path, sizeof(w->path), "%s", r);
+	w->len = strlen(w->path);
+	if (lstat(r, &st) != 0)
+		rc = say(-errno, "reading", r);
+	else if (S_ISDIR(st.st_mode))
+		rc = (fd = open(r, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0
+			 ? say(-errno, "opening", r)
+			 : walk_dir(fd, w);
+	else if ((rc = privileged(w, &st)) < 0)
+		rc = say(rc, "reading the capabilities of", r);
+	else if (rc == 1)
+		rc = bind_file_ro(w);
+	free(w->mounts);
+	sv_mountinfo_free(t, n);
+	return rc < 0 ? rc : 0;
+}
+
 int sv_rootfs_open_declared(void)
 {
+	int rc;
+
+	D.nsetid = 0;
 	D.nresolved = 0;
 	for (int i = 0; i < D.n; i++) {
 		char *r = D.resolved[D.nresolved], why[PATH_MAX + 128];
@@ -331,6 +511,16 @@ int sv_rootfs_open_declared(void)
 		if (mount(NULL, r, NULL, flags, NULL) != 0)
 			return say(-errno, "making writable --writable", r);
 		D.nresolved++;
+#ifndef SV_MUTANT_ROOT_SETID_WRITABLE
+		/* MUTANT root-setid-writable: a setuid program under a declared
+		 * path stays writable: the agent rewrites it through a shared
+		 * mapping and it stays setuid. */
+		if ((rc = bind_setid(r)) < 0)
+			return rc;
+#else
+		(void)bind_setid;
+		(void)rc;
+#endif
 	}
 	return 0;
 }

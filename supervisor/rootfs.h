@@ -14,6 +14,11 @@
 /* At most this many --writable paths. */
 #define SV_ROOTFS_MAX_WRITABLE 32
 
+/* At most this many programs that run with more than their caller's ids
+ * (setuid, setgid, file capabilities) under the --writable paths: each is
+ * a mount of its own (sv_rootfs_open_declared). */
+#define SV_ROOTFS_MAX_SETID 4096
+
 /* Whether path may be declared writable: 0, or -EINVAL with the reason in
  * why. Pure (the command line's check): an absolute path other than /, not
  * /proc, /sys or /dev nor beneath them. The child checks the resolved path
@@ -46,9 +51,15 @@ int sv_rootfs_confine(void);
 
 /* After the new /proc: binds each declared path onto itself with what is
  * mounted under it, and makes the bind writable, nodev and nosuid (a mount
- * under it stays read-only: declare it too).
+ * under it stays read-only: declare it too). Then binds each regular file
+ * on that mount that is setuid, setgid and group-executable, or has file
+ * capabilities, onto itself read-only, nosuid and nodev (review
+ * h-attack21: the agent would rewrite it through a shared mapping and it
+ * would keep its bit).
  * Returns 0 or -errno (EINVAL: a path that resolves under /proc, /sys or
- * /dev, or to /), having said which on stderr. */
+ * /dev, or to /; E2BIG: more than SV_ROOTFS_MAX_SETID such files;
+ * ENAMETOOLONG: a path under it of PATH_MAX or more), having said which on
+ * stderr. */
 int sv_rootfs_open_declared(void);
 
 /* Reads the namespace back from mountinfo, last: every mount reachable by

@@ -194,8 +194,11 @@ def root_agent_leaves_no_setid_program_on_the_host(ctx):
     # the declared path (A) and on a file given for writing (B), and a
     # setuid-root program already in the declared path rewritten (C). Each
     # planted file is then run by uid 1000 outside the run: none may give
-    # it another id. Mutants root-setuid-open (A) and root-file-caps-kept
-    # (C, CAP_FSETID kept) reopen them.
+    # it another id. Mutant root-setuid-open reopens A. C is held twice
+    # since review h-attack21: CAP_FSETID is dropped (mutant
+    # root-file-caps-kept keeps it) and the program is a read-only mount of
+    # its own (mutant root-setid-writable leaves it writable): each alone
+    # holds, the two mutants together reopen it.
     require_root_and(ctx, "unshare", "gcc", "setpriv")
     out = review(ctx, "ha20-setid.sh", SV, timeout=200)
     ctx.expect("fchmod 02755: Operation not permitted" in out, "A: %s" % out[-800:])
@@ -204,5 +207,73 @@ def root_agent_leaves_no_setid_program_on_the_host(ctx):
     out = review(ctx, "ha20-setid.sh", mutant_binary("root-setuid-open"), timeout=200)
     ctx.expect("planted: uid 1000 euid 0" in out.split("== C:")[0],
                "root-setuid-open mutant: %s" % out[-800:])
-    out = review(ctx, "ha20-setid.sh", mutant_binary("root-file-caps-kept"), timeout=200)
-    ctx.expect("planted: uid 1000 euid 0" in out, "root-file-caps-kept mutant: %s" % out[-800:])
+    for mutant in ("root-file-caps-kept", "root-setid-writable"):
+        out = review(ctx, "ha20-setid.sh", mutant_binary(mutant), timeout=200)
+        c = out.split("== C:")[-1].split("== D:")[0]
+        ctx.expect("planted: uid 1000 euid 0" not in c, "C under the %s mutant alone: %s" % (mutant, c))
+    both = "root-file-caps-kept+root-setid-writable"
+    out = review(ctx, "ha20-setid.sh", mutant_binary(both), timeout=200)
+    c = out.split("== C:")[-1].split("== D:")[0]
+    ctx.expect("planted: uid 1000 euid 0" in c, "%s mutant: %s" % (both, c))
+
+
+@test(timeout=180)
+def root_agent_cannot_rewrite_a_setuid_program_under_a_declared_path_through_a_mapping(ctx):
+    # ha21-setid.sh B (review h-attack21): a setuid-root program already on
+    # the declared path, opened O_RDWR and rewritten through a shared
+    # mapping, would keep S_ISUID (only write(), truncate and fallocate
+    # clear it); uid 1000 then runs it outside the run. The program is a
+    # read-only mount of its own: the open gets EROFS, it stays as it was,
+    # and uid 1000 gets no uid 0. Mutant root-setid-writable: it does.
+    require_root_and(ctx, "unshare", "gcc", "setpriv")
+    out = review(ctx, "ha21-setid.sh", SV)
+    b = out.split("== B:")[-1]
+    ctx.expect("agent: open: Read-only file system" in b, "B: the open for writing: %s" % b[-800:])
+    ctx.expect("uid=0" not in b, "B: uid 1000 got uid 0: %s" % b[-800:])
+    out = review(ctx, "ha21-setid.sh", mutant_binary("root-setid-writable"))
+    b = out.split("== B:")[-1]
+    ctx.expect("through a shared mapping: mode now 4755" in b and
+               "host's root-only marker: uid=0" in b, "root-setid-writable mutant: %s" % b[-800:])
+
+
+def setid_files(ctx):
+    """Files under the declared path (ctx.tmp): {name: (mode, bound)}, each
+    made from /bin/true; bound says whether a root agent must find it
+    read-only. Returns {path: bound}."""
+    d = os.path.join(ctx.tmp, "rootfs", "usr", "bin")
+    os.makedirs(d)
+    files = {"setuid": (0o4755, True), "setgid-exec": (0o2755, True), "setgid-lock": (0o2644, False),
+             "plain": (0o755, False), "capable": (0o755, True)}
+    out = {}
+    for name, (mode, bound) in files.items():
+        path = os.path.join(d, name)
+        shutil.copyfile("/bin/true", path)
+        os.chmod(path, mode)
+        out[path] = bound
+    os.link(os.path.join(d, "setuid"), os.path.join(ctx.tmp, "rootfs", "setuid-link"))
+    out[os.path.join(ctx.tmp, "rootfs", "setuid-link")] = True
+    os.symlink(os.path.join(d, "plain"), os.path.join(ctx.tmp, "rootfs", "plain-link"))
+    subprocess.run(["setcap", "cap_net_raw+ep", os.path.join(d, "capable")], check=True)
+    return out
+
+
+@test()
+def root_agent_finds_only_setid_and_capable_programs_read_only_under_a_declared_path(ctx):
+    # What the walk binds: setuid, setgid with group execute, a hard link
+    # of a setuid file elsewhere under the path, a file with capabilities;
+    # not a setgid file without group execute (a locking mark), a plain
+    # program, or what a symbolic link names. The seam setid_ro leaves
+    # the binds writable: the read-back must refuse the run.
+    require_root_and(ctx, "setcap")
+    files = setid_files(ctx)
+    args = ["open-wr:" + p for p in sorted(files)]
+    run = ctx.sv("fs-probe", args)
+    expect_outcome(ctx, run, 0, "pass")
+    res = {l.get("dest"): l.get("errno") if l.get("result") else "ok" for l in run.log}
+    for path, bound in sorted(files.items()):
+        ctx.expect_eq(res.get(path), "EROFS" if bound else "ok", os.path.basename(path))
+    run = ctx.sv("fs-probe", args, fault="setid_ro:EIO")
+    expect_outcome(ctx, run, 3, "capability-error")
+    named = re.search(r"rootfs/\S+ \(.*\) is still writable or allows device nodes", run.err)
+    ctx.expect(named, "stderr names a program: %r" % run.err[-300:])
+    ctx.expect_eq(run.log, [], "the agent ran")
