@@ -520,6 +520,15 @@ def expect_agent(ctx, run, call, result=None, err=None, **match):
 
 # ------------------------------------------------------------------ builds and kernel features
 
+def review(ctx, script, binary, timeout=120):
+    """Runs tests/review/SCRIPT with SV=binary; returns its output."""
+    path = os.path.join(TOP, "tests", "review", script)
+    ctx.last_argv = ["bash", path]
+    p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True, timeout=timeout,
+                       env=dict(os.environ, SV=binary))
+    return p.stdout + p.stderr
+
+
 def mutant_binary(name):
     binary = os.path.join(BUILD, "mutants", name, "egress-supervisor")
     if not os.access(binary, os.X_OK):

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import tempfile
 
-from harness import SV, TOP, Skip, expect_outcome, mutant_binary, test
+from harness import SV, TOP, Skip, expect_outcome, mutant_binary, review, test
 
 
 def require_root_and(ctx, *tools):
@@ -23,15 +23,6 @@ def require_root_and(ctx, *tools):
     missing = [t for t in tools if not shutil.which(t)]
     if missing:
         raise Skip("needs %s" % ", ".join(missing))
-
-
-def review(ctx, script, binary, timeout=120):
-    """tests/review/SCRIPT with SV=binary; returns its output."""
-    path = os.path.join(TOP, "tests", "review", script)
-    ctx.last_argv = ["bash", path]
-    p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True, timeout=timeout,
-                       env=dict(os.environ, SV=binary))
-    return p.stdout + p.stderr
 
 
 @test(timeout=180)

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import threading
 
-from harness import SV, SETPRIV_UID1000, TOP, Skip, load_report, mutant_binary, test, wait_for
+from harness import SV, SETPRIV_UID1000, Skip, load_report, mutant_binary, review, test, wait_for
 
 # The agent: tries each (key, name, type, how[, cwd]) it is given, in cwd
 # when one is given, and prints what each got, "ok" or the errno's name.
@@ -153,6 +153,18 @@ def run_cases(ctx, cases, binary=SV, sv_args=(), uid1000=False):
     return p.returncode, load_report(ctx, report), got
 
 
+def review_and_mutant(ctx, script, mutant, denied, reopened):
+    """Runs the review's script against the supervisor, where every string
+    in denied must show and reopened must not, then against the mutant,
+    where reopened must show."""
+    out = review(ctx, script, SV)
+    for want in denied:
+        ctx.expect(want in out, "%s: no %r: %s" % (script, want, out[-800:]))
+    ctx.expect(reopened not in out, "%s: %r against the supervisor: %s" % (script, reopened, out[-800:]))
+    out = review(ctx, script, mutant_binary(mutant))
+    ctx.expect(reopened in out, "%s: mutant %s did not reopen it: %s" % (script, mutant, out[-800:]))
+
+
 def reasons(report, bucket):
     return sorted((e.get("dest"), e.get("reason")) for e in (report or {}).get("events", [])
                   if e.get("bucket") == bucket and e.get("family") == "unix")
@@ -167,20 +179,9 @@ def root_agent_is_denied_a_root_service_on_a_host_unix_socket(ctx):
     require_root(ctx)
     if not shutil.which("unshare") or not shutil.which("python3"):
         raise Skip("needs unshare and python3")
-    path = os.path.join(TOP, "tests", "review", "ha19-unixsvc.sh")
-    for binary, denied in ((SV, True), (mutant_binary("unix-peer-open"), False)):
-        ctx.last_argv = ["bash", path]
-        p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True, timeout=90,
-                           env=dict(os.environ, SV=binary))
-        out = p.stdout + p.stderr
-        if denied:
-            ctx.expect("supervisor exit 1" in out, "not a fail: %s" % out[-800:])
-            ctx.expect("host's crontab: original" in out, "crontab written: %s" % out[-800:])
-            ctx.expect("HA19-UNIX: run by the service" not in out,
-                       "the service ran the agent's command: %s" % out[-800:])
-        else:
-            ctx.expect("host's crontab: HA19-UNIX" in out,
-                       "unix-peer-open mutant did not reach the service: %s" % out[-800:])
+    review_and_mutant(ctx, "ha19-unixsvc.sh", "unix-peer-open",
+                      ["supervisor exit 1", "host's crontab: original", "host's marker: cat:"],
+                      "host's crontab: HA19-UNIX")
 
 
 @test()
@@ -317,18 +318,8 @@ def root_agent_abstract_name_is_judged_in_its_sockets_network_namespace(ctx):
     for tool in ("unshare", "gcc", "python3"):
         if not shutil.which(tool):
             raise Skip("needs %s" % tool)
-    path = os.path.join(TOP, "tests", "review", "ha21-netns.sh")
-    for binary, denied in ((SV, True), (mutant_binary("unix-diag-own-netns"), False)):
-        ctx.last_argv = ["bash", path]
-        p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True, timeout=120,
-                           env=dict(os.environ, SV=binary))
-        out = p.stdout + p.stderr
-        if denied:
-            ctx.expect("supervisor exit 1" in out, "not a fail: %s" % out[-800:])
-            ctx.expect("host's marker: HA21" not in out, "the service acted: %s" % out[-800:])
-        else:
-            ctx.expect("host's marker: HA21" in out,
-                       "unix-diag-own-netns mutant did not reach the service: %s" % out[-800:])
+    review_and_mutant(ctx, "ha21-netns.sh", "unix-diag-own-netns", ["supervisor exit 1"],
+                      "host's marker: HA21")
 
 
 @test(timeout=150)
@@ -342,15 +333,5 @@ def abstract_listener_holder_is_pinned_so_a_reused_pid_proves_nothing(ctx):
     for tool in ("strace", "gcc", "ip", "unshare"):
         if not shutil.which(tool):
             raise Skip("needs %s" % tool)
-    path = os.path.join(TOP, "tests", "review", "ha23-pidreuse.sh")
-    for binary, denied in ((SV, True), (mutant_binary("holder-unpinned"), False)):
-        ctx.last_argv = ["bash", path]
-        p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True, timeout=120,
-                           env=dict(os.environ, SV=binary))
-        out = p.stdout + p.stderr
-        if denied:
-            ctx.expect("supervisor exit 1" in out, "not a fail: %s" % out[-800:])
-            ctx.expect("got: agent's line" not in out, "the service got the line: %s" % out[-800:])
-        else:
-            ctx.expect("got: agent's line" in out,
-                       "holder-unpinned mutant did not reach the service: %s" % out[-800:])
+    review_and_mutant(ctx, "ha23-pidreuse.sh", "holder-unpinned", ["supervisor exit 1"],
+                      "got: agent's line")
