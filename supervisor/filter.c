@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/btrfs.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <seccomp.h>
@@ -148,7 +149,15 @@ static int notify_if_nonzero(scmp_filter_ctx ctx, const char *name, unsigned arg
 				SCMP_CMP(arg, SCMP_CMP_NE, 0));
 }
 
-/* The setuid rules (setuid_modes) and openat2, for a root agent. */
+/* Ioctls that make a copy of inodes with their modes and attributes: a
+ * btrfs snapshot of the host's file system under a declared path brings
+ * back every setuid and capable program there, new inodes that the
+ * start's walk never bound (review h-attack24). The kernel reads the
+ * command's low 32 bits. */
+static const uint32_t snapshot_ioctls[] = {BTRFS_IOC_SNAP_CREATE, BTRFS_IOC_SNAP_CREATE_V2};
+
+/* The setuid rules (setuid_modes), openat2 and the snapshot ioctls, for a
+ * root agent. */
 static int add_setuid(scmp_filter_ctx ctx)
 {
 	/* O_TMPFILE is __O_TMPFILE | O_DIRECTORY: its own bit is enough. */
@@ -185,6 +194,16 @@ static int add_setuid(scmp_filter_ctx ctx)
 	}
 	if (rc == 0)
 		rc = notify(ctx, "openat2");
+#ifndef SV_MUTANT_SNAPSHOT_OPEN
+	/* MUTANT snapshot-open: a root agent snapshots the host's btrfs
+	 * under a declared path, as before review h-attack24. */
+	for (size_t i = 0; rc == 0 && i < N(snapshot_ioctls); i++)
+		rc = seccomp_rule_add(
+		    ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
+		    SCMP_CMP(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, snapshot_ioctls[i]));
+#else
+	(void)snapshot_ioctls;
+#endif
 	return rc;
 }
 

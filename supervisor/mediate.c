@@ -266,6 +266,14 @@ static void on_setuid(struct sv_call *c, const __u64 *a)
 	sv_call_finish(c, SV_NEUTRALIZED, "setuid", SV_ACT_ERRNO, EPERM, 0);
 }
 
+/* A root agent's snapshot ioctl (filter.c, snapshot_ioctls): refused as a
+ * setuid mode is, since it copies every setuid program it reaches. */
+static void on_snapshot(struct sv_call *c, const __u64 *a)
+{
+	(void)a;
+	sv_call_finish(c, SV_NEUTRALIZED, "snapshot", SV_ACT_ERRNO, EPERM, 0);
+}
+
 /* A root agent's openat2: its mode is in memory, unjudgeable without a
  * race; ENOSYS, and libc falls back to openat. */
 static void on_openat2(struct sv_call *c, const __u64 *a)
@@ -305,6 +313,7 @@ static const struct entry native_table[] = {{42, "connect", on_connect},
 					    {302, "prlimit64", sv_mediate_prlimit},
 					    {249, "request_key", on_key_upcall},
 					    {250, "keyctl", on_module_name},
+					    {16, "ioctl", on_snapshot},
 					    MODE_CALLS_64};
 static const struct entry i386_table[] = {
     {102, "socketcall", NULL},
@@ -337,6 +346,7 @@ static const struct entry i386_table[] = {
     {14, "mknod", on_setuid},
     {297, "mknodat", on_setuid},
     {437, "openat2", on_openat2},
+    {54, "ioctl", on_snapshot},
 };
 static const struct entry x32_table[] = {{42, "connect", NULL},
 					 {44, "sendto", NULL},
@@ -357,6 +367,7 @@ static const struct entry x32_table[] = {{42, "connect", NULL},
 					 {302, "prlimit64", sv_mediate_prlimit},
 					 {249, "request_key", on_key_upcall},
 					 {250, "keyctl", on_module_name},
+					 {514, "ioctl", on_snapshot},
 					 MODE_CALLS_64};
 
 static const struct entry *lookup(const struct entry *t, size_t n, int nr)

@@ -201,6 +201,15 @@
  *   UNIX_ABSTRACT_OPEN    unixpeer.c  a root agent's abstract AF_UNIX name is
  *                         allowed whoever bound it (iscsid, an old
  *                         containerd-shim)
+ *   SETID_WALK_NARROW     rootfs.c  the walk binds setgid files only with group
+ *                         execute, capable files only when executable, and
+ *                         tells mount points by their paths: a POSIX ACL, a
+ *                         chmod or a covered mount point leaves one writable
+ *                         (review h-attack24, ha24-setid.sh B, C, D)
+ *   SNAPSHOT_OPEN         filter.c  a root agent's btrfs snapshot ioctls pass: a
+ *                         snapshot of the host's file system under a declared
+ *                         path brings back every setuid program, unbound
+ *                         (review h-attack24)
  *   HOLDER_UNPINNED       unixdiag.c  the holder of an abstract name's listener is
  *                         named by its pid again for the cookie: a run process
  *                         that died and whose pid a host worker took proves

@@ -301,27 +301,50 @@ int sv_rootfs_confine(void)
 	return private_dev();
 }
 
+/* The mount id of what fd (AT_EMPTY_PATH) or path is on, or 0 where the
+ * kernel does not say. */
+static unsigned long long mount_of(int fd, const char *path)
+{
+	struct statx sx;
+
+	if (sv_fault("statx_mnt_id") < 0 ||
+	    syscall(SYS_statx, fd, path, path[0] ? 0 : AT_EMPTY_PATH, STATX_MNT_ID, &sx) != 0)
+		return 0;
+	return (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id : 0;
+}
+
 /* One walk of a declared path for programs that run with more than their
  * caller's ids (bind_setid). */
 struct walk {
 	char path[PATH_MAX]; /* the entry's, built as the walk goes */
 	size_t len;
+	/* The declared path's mount id; 0 where statx gives none (before
+	 * 5.8): then the mount points below are told by their paths. */
+	unsigned long long mnt;
 	const char **mounts; /* the mount points under the declared path */
 	int nmounts;
 };
 
-/* Whether a program runs with more than its caller's ids or capabilities:
- * setuid, setgid and executable by its group (setgid alone is a locking
- * mark), or with file capabilities where anyone may execute it. Returns
- * 1, 0, or -errno. */
-static int privileged(const struct walk *w, const struct stat *st)
+/* Whether a file may run with more than its caller's ids or capabilities,
+ * now or after a mode change the filter does not see: any setuid or setgid
+ * file (a setgid one without group execute gets it from an ACL, which
+ * keeps S_ISGID), and any file with file capabilities, executable or not
+ * (chmod keeps them): review h-attack24. Returns 1, 0, or -errno. */
+static int privileged(const struct walk *w, unsigned mode)
 {
-	if (!S_ISREG(st->st_mode))
+	if (!S_ISREG(mode))
 		return 0;
-	if ((st->st_mode & S_ISUID) || (st->st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+#ifdef SV_MUTANT_SETID_WALK_NARROW
+	/* MUTANT setid-walk-narrow: setgid counts only with group execute,
+	 * file capabilities only on an executable, as in 315075b. */
+	if ((mode & S_ISUID) || (mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
 		return 1;
-	if (!(st->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+	if (!(mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
 		return 0;
+	mode &= ~(unsigned)S_ISGID;
+#endif
+	if (mode & (S_ISUID | S_ISGID))
+		return 1;
 	if (lgetxattr(w->path, "security.capability", NULL, 0) >= 0)
 		return 1;
 	return errno == ENODATA || errno == ENOTSUP ? 0 : -errno;
@@ -377,7 +400,7 @@ static int walk_dir(int fd, struct walk *w)
 		return say(-errno, "listing", w->path);
 	}
 	while (rc == 0) {
-		struct stat st;
+		struct statx sx;
 		size_t n;
 
 		errno = 0;
@@ -397,23 +420,30 @@ static int walk_dir(int fd, struct walk *w)
 		w->path[len] = '/';
 		memcpy(w->path + len + 1, e->d_name, n + 1);
 		w->len = len + 1 + n;
-		/* Another mount (read-only: judged by the read-back), or a
-		 * program bound already (under an earlier declared path). */
-		if (is_mount_point(w))
-			continue;
-		/* A directory by its type in the listing needs no stat: the
-		 * open below refuses anything else. */
-		st.st_mode = e->d_type == DT_DIR ? S_IFDIR : 0;
-		if (!st.st_mode && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		/* The entry's type, mode and mount, its link not followed. */
+		if (syscall(SYS_statx, dirfd(d), e->d_name, AT_SYMLINK_NOFOLLOW,
+			    STATX_TYPE | STATX_MODE | STATX_MNT_ID, &sx) != 0) {
 			rc = say(-errno, "reading", w->path);
 			break;
 		}
-		if (S_ISDIR(st.st_mode)) {
+		/* Another mount (read-only: judged by the read-back), or a
+		 * program bound already (under an earlier declared path). By
+		 * mount id: a mount point's path in mountinfo may be covered
+		 * by a later mount, its name here a plain directory (review
+		 * h-attack24). */
+#ifdef SV_MUTANT_SETID_WALK_NARROW
+		/* MUTANT setid-walk-narrow: mount points told by their paths. */
+		w->mnt = 0;
+#endif
+		if (w->mnt && (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id != w->mnt
+							   : is_mount_point(w))
+			continue;
+		if (S_ISDIR(sx.stx_mode)) {
 			int sub = openat(dirfd(d), e->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			rc = sub < 0 ? say(-errno, "opening", w->path) : walk_dir(sub, w);
-		} else if ((rc = privileged(w, &st)) < 0) {
+		} else if ((rc = privileged(w, sx.stx_mode)) < 0) {
 			rc = say(rc, "reading the capabilities of", w->path);
 		} else if (rc == 1) {
 			rc = bind_file_ro(w);
@@ -460,13 +490,14 @@ static int bind_setid(const char *r)
 			w->mounts[w->nmounts++] = t[i].mp;
 	snprintf(w->path, sizeof(w->path), "%s", r);
 	w->len = strlen(w->path);
+	w->mnt = mount_of(AT_FDCWD, r);
 	if (lstat(r, &st) != 0)
 		rc = say(-errno, "reading", r);
 	else if (S_ISDIR(st.st_mode))
 		rc = (fd = open(r, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0
 			 ? say(-errno, "opening", r)
 			 : walk_dir(fd, w);
-	else if ((rc = privileged(w, &st)) < 0)
+	else if ((rc = privileged(w, st.st_mode)) < 0)
 		rc = say(rc, "reading the capabilities of", r);
 	else if (rc == 1)
 		rc = bind_file_ro(w);
@@ -610,18 +641,6 @@ int sv_rootfs_check(void)
 	    !read_only("/proc/sysrq-trigger"))
 		rc = say(-ENOTRECOVERABLE, "still writable:", "/proc/sysrq-trigger");
 	return rc;
-}
-
-/* The mount id of what fd (AT_EMPTY_PATH) or path is on, or 0 where the
- * kernel does not say. */
-static unsigned long long mount_of(int fd, const char *path)
-{
-	struct statx sx;
-
-	if (sv_fault("statx_mnt_id") < 0 ||
-	    syscall(SYS_statx, fd, path, path[0] ? 0 : AT_EMPTY_PATH, STATX_MNT_ID, &sx) != 0)
-		return 0;
-	return (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id : 0;
 }
 
 int sv_rootfs_under_declared(const char *path)

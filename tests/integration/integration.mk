@@ -39,7 +39,8 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	root-files-writable host-dev writable-dev mknod-kept root-stdio-open root-stack-covered \
 	cwd-unnamed-kept root-chroot-kept root-file-caps-kept root-setuid-open unix-peer-open \
 	unix-abstract-open unix-path-reresolved unix-diag-own-netns \
-	holder-unpinned root-setid-writable root-file-caps-kept+root-setid-writable
+	holder-unpinned root-setid-writable root-file-caps-kept+root-setid-writable \
+	snapshot-open setid-walk-narrow
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \

@@ -227,13 +227,34 @@ def root_agent_cannot_rewrite_a_setuid_program_under_a_declared_path_through_a_m
                "host's root-only marker: uid=0" in b, "root-setid-writable mutant: %s" % b[-800:])
 
 
+@test(timeout=400)
+def root_agent_leaves_no_privileged_program_by_snapshot_acl_chmod_or_covered_mount(ctx):
+    # ha24-setid.sh (review h-attack24): A a btrfs snapshot of the host's
+    # file system into the declared path (refused: snapshot-open reopens
+    # it), B a capable 0644 file made executable, C a setgid file without
+    # group execute given it by an ACL, D a setuid program under a covered
+    # mount point (all bound: setid-walk-narrow reopens B, C and D). uid
+    # 1000 outside the run gets no privilege from any.
+    require_root_and(ctx, "unshare", "gcc", "setpriv", "mkfs.btrfs", "setcap", "losetup")
+    out = review(ctx, "ha24-setid.sh", SV, timeout=300)
+    ctx.expect("BTRFS_IOC_SNAP_CREATE_V2: Operation not permitted" in out, "A: %s" % out[-1500:])
+    ctx.expect("uid=0" not in out and "gid=42" not in out and "shadow-only" not in out,
+               "a privileged program ran for uid 1000: %s" % out[-1500:])
+    out = review(ctx, "ha24-setid.sh", mutant_binary("snapshot-open"), timeout=300)
+    ctx.expect("uid=0" in out.split("== B:")[0], "snapshot-open mutant, A: %s" % out[-1500:])
+    out = review(ctx, "ha24-setid.sh", mutant_binary("setid-walk-narrow"), timeout=300)
+    for case, want in (("== B:", "uid=0"), ("== C:", "shadow-only"), ("== D:", "uid=0")):
+        part = out.split(case)[-1].split("\n== ")[0]
+        ctx.expect(want in part, "setid-walk-narrow mutant, %s %s" % (case, part[-600:]))
+
+
 def setid_files(ctx):
     """Files under the declared path (ctx.tmp): {name: (mode, bound)}, each
     made from /bin/true; bound says whether a root agent must find it
     read-only. Returns {path: bound}."""
     d = os.path.join(ctx.tmp, "rootfs", "usr", "bin")
     os.makedirs(d)
-    files = {"setuid": (0o4755, True), "setgid-exec": (0o2755, True), "setgid-lock": (0o2644, False),
+    files = {"setuid": (0o4755, True), "setgid-exec": (0o2755, True), "setgid-lock": (0o2644, True),
              "plain": (0o755, False), "capable": (0o755, True)}
     out = {}
     for name, (mode, bound) in files.items():

@@ -118,8 +118,8 @@ static int do_mmap(const char *file, const char *payload)
 	msync(dst, (size_t)st.st_size, MS_SYNC);
 	munmap(dst, (size_t)st.st_size);
 	close(fd);
-	printf("agent: wrote %lld bytes over %s through a shared mapping\n",
-	       (long long)ps.st_size, file);
+	printf("agent: wrote %lld bytes over %s through a shared mapping\n", (long long)ps.st_size,
+	       file);
 	show(file);
 	return 0;
 }

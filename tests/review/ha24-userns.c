@@ -37,7 +37,8 @@ static void tryopen(const char *what, int dfd, const char *name)
 {
 	int fd = openat(dfd, name, O_RDWR);
 
-	printf("agent: %s: open O_RDWR: %s\n", what, fd >= 0 ? "OPENED (writable)" : strerror(errno));
+	printf("agent: %s: open O_RDWR: %s\n", what,
+	       fd >= 0 ? "OPENED (writable)" : strerror(errno));
 	if (fd >= 0)
 		close(fd);
 }
@@ -77,10 +78,11 @@ int main(int argc, char **argv)
 		       umount2(argv[1], MNT_DETACH) ? strerror(errno) : "UNMOUNTED");
 		printf("agent: mount_setattr clear rdonly: %s\n",
 		       syscall(SYS_mount_setattr, AT_FDCWD, argv[1], 0, &a, sizeof(a))
-			   ? strerror(errno) : "CLEARED");
+			   ? strerror(errno)
+			   : "CLEARED");
 		printf("agent: remount rw: %s\n",
 		       mount(NULL, argv[1], NULL, MS_REMOUNT | MS_BIND, NULL) ? strerror(errno)
-									 : "REMOUNTED");
+									      : "REMOUNTED");
 		t = (int)syscall(SYS_open_tree, AT_FDCWD, dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 		printf("agent: open_tree clone (non-recursive) of %s: %s\n", dir,
 		       t < 0 ? strerror(errno) : "CLONED");
@@ -98,8 +100,8 @@ int main(int argc, char **argv)
 			mkdir(lo, 0777);
 			mkdir(wk, 0777);
 			mkdir(m, 0777);
-			snprintf(o, sizeof(o), "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", lo, dir,
-				 wk);
+			snprintf(o, sizeof(o), "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", lo,
+				 dir, wk);
 			printf("agent: overlay with the bind's directory as upper: %s\n",
 			       mount("overlay", m, "overlay", 0, o) ? strerror(errno) : "MOUNTED");
 			t = open(m, O_RDONLY | O_DIRECTORY);
