@@ -161,8 +161,14 @@ static int open_in_agent_root(pid_t tid, const char *path, int *fd, const char *
 	if (root < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
 	*mech = "openat2";
-	*fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
-	e = errno;
+	/* A rename racing a RESOLVE_IN_ROOT lookup makes it EAGAIN: asked
+	 * again, as openat2(2) says. */
+	for (int tries = 0; tries < 4; tries++) {
+		*fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
+		e = errno;
+		if (*fd >= 0 || e != EAGAIN)
+			break;
+	}
 	close(root);
 	if (*fd >= 0)
 		return 0;
