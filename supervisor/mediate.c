@@ -118,12 +118,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 		free(payload);
 		return;
 	}
-	if (deny) {
-		free(payload);
-		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
-		return;
-	}
-	if (len && sv_unixpeer_judge(c, &d, &target, &tlen, &why, &deny, &lookup_err)) {
+	if (!deny && len && sv_unixpeer_judge(c, &d, &target, &tlen, &why, &deny, &lookup_err)) {
 		free(payload);
 		return;
 	}
