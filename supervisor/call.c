@@ -198,9 +198,8 @@ int sv_call_denial_valid(struct sv_call *c, const char *deny)
 	return -1;
 }
 
-int sv_call_prepare(struct sv_call *c, int agent_fd)
+int sv_call_take(struct sv_call *c, int agent_fd)
 {
-	socklen_t len = sizeof(c->domain);
 	const char *mech = "pidfd_getfd";
 
 	/* A cached pidfd can belong to a process that is gone, its pid number
@@ -232,6 +231,15 @@ int sv_call_prepare(struct sv_call *c, int agent_fd)
 		sv_call_mech_failure(c, mech, -c->dup);
 		return -1;
 	}
+	return 0;
+}
+
+int sv_call_prepare(struct sv_call *c, int agent_fd)
+{
+	socklen_t len = sizeof(c->domain);
+
+	if (sv_call_take(c, agent_fd))
+		return -1;
 	if (getsockopt(c->dup, SOL_SOCKET, SO_DOMAIN, &c->domain, &len) != 0) {
 		int err = errno;
 

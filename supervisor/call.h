@@ -105,9 +105,14 @@ int sv_call_still_valid(struct sv_call *c);
  * attempt was made; an ID_VALID failure is a mechanism failure. */
 int sv_call_denial_valid(struct sv_call *c, const char *deny);
 
-/* pidfd_open, ID_VALID, pidfd_getfd of agent_fd, SO_DOMAIN. Returns 0 with
- * c->pidfd, c->dup and c->domain set, or -1 with the call finished (EBADF
- * and ENOTSOCK are the agent's own: invalid). */
+/* pidfd_open, ID_VALID, pidfd_getfd of the calling thread's own agent_fd
+ * (whatever it is). Returns 0 with c->pidfd and c->dup set, or -1 with
+ * the call finished (EBADF is the agent's own: invalid). */
+int sv_call_take(struct sv_call *c, int agent_fd);
+
+/* sv_call_take, then SO_DOMAIN. Returns 0 with c->pidfd, c->dup and
+ * c->domain set, or -1 with the call finished (EBADF and ENOTSOCK are the
+ * agent's own: invalid). */
 int sv_call_prepare(struct sv_call *c, int agent_fd);
 
 /* A denied name on a send that TCP would ignore: true (1) when the agent's

@@ -5,6 +5,7 @@
 #include <linux/btrfs.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -255,6 +256,20 @@ static int add_common(scmp_filter_ctx ctx)
 	 * but high bits are not notifies too and is answered as self. */
 	if (rc == 0)
 		rc = notify_if_nonzero(ctx, "prlimit64", 0);
+#endif
+#ifndef SV_MUTANT_SETNS_OPEN
+	/* setns: a namespace that exists already, which need not be the
+	 * run's (a container's network or mount namespace whose user
+	 * namespace the agent's uid owns). Judged (nsjoin.c); a descriptor
+	 * argument, so also the clones that would let another process swap
+	 * it under the judgment: CLONE_FILES without CLONE_THREAD (legacy
+	 * clone reads its flags' low 32 bits; clone3 is neutralized). */
+	if (rc == 0)
+		rc = notify(ctx, "setns");
+	if (rc == 0)
+		rc = seccomp_rule_add(
+		    ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("clone"), 1,
+		    SCMP_CMP(0, SCMP_CMP_MASKED_EQ, CLONE_FILES | CLONE_THREAD, CLONE_FILES));
 #endif
 #ifndef SV_MUTANT_KEY_UPCALL_OPEN
 	/* request_key with a callout string: finding no such key, the kernel

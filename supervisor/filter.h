@@ -9,7 +9,8 @@
  * seccomp_release). Returns 0 or -errno. What notifies, on every ABI:
  * connect, sendto, sendmsg, sendmmsg; io_uring_setup, io_uring_enter,
  * io_uring_register; clone3; ptrace, process_vm_readv, process_vm_writev,
- * pidfd_getfd, kcmp; prlimit64 with a pid register other than 0. Natively
+ * pidfd_getfd, kcmp; prlimit64 with a pid register other than 0; setns;
+ * clone with CLONE_FILES but not CLONE_THREAD. Natively
  * also: listen; socket() for every (family, type, protocol) but AF_UNIX and
  * TCP/UDP over IPv4/IPv6; setsockopt() of source routes, flow labels, free
  * binding and SO_PASSRIGHTS. On i386 and x32 also socketcall, socket,

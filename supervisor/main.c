@@ -26,6 +26,8 @@
 #include "probe.h"
 #include "report.h"
 #include "rootfs.h"
+#include "nsjoin.h"
+#include "runprocs.h"
 #include "unixpeer.h"
 #include "spawn.h"
 #include "stdfds.h"
@@ -494,7 +496,11 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	sv_report_set_containment(sv_contain_name(ch->mode));
 	sv_report_set_host_files(ch->mode == SV_CONTAIN_PIDNS ? "read-only" : "uid");
 	if (rc == 0 && !ch->contain_err && ch->mode == SV_CONTAIN_PIDNS)
-		sv_unixpeer_set_reaper(ch->pid);
+		sv_runprocs_set_reaper(ch->pid);
+	/* A run with a pid namespace judges its agent's joins; a subreaper
+	 * run's agent has no namespace of its own to join (nsjoin.h). */
+	sv_nsjoin_set_judged(rc == 0 && !ch->contain_err &&
+			     (ch->mode == SV_CONTAIN_PIDNS || ch->mode == SV_CONTAIN_USERNS));
 	/* The children's namespaces are made: the capability kept for them in
 	 * our user namespace goes, so the run holds none at all. */
 	if (rc == 0 && !ch->contain_err && (err = sv_contain_settle()) < 0) {

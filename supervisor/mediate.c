@@ -12,6 +12,7 @@
 #include "mediate_msg.h"
 #include "mediate_sock.h"
 #include "msghdr.h"
+#include "nsjoin.h"
 #include "target.h"
 #include "unixpeer.h"
 
@@ -287,8 +288,8 @@ static void on_openat2(struct sv_call *c, const __u64 *a)
 
 /* Syscall numbers per ABI (arch/x86/entry/syscalls/syscall_{64,32}.tbl).
  * A NULL handler on a foreign ABI is denied as foreign-abi; cross-process,
- * prlimit64, request_key, io_uring, clone3 and a root agent's mode calls
- * are handled alike on every ABI. */
+ * prlimit64, request_key, io_uring, clone3, setns, a clone sharing its
+ * table and a root agent's mode calls are handled alike on every ABI. */
 static const struct entry native_table[] = {{42, "connect", on_connect},
 					    {44, "sendto", on_sendto},
 					    {46, "sendmsg", sv_mediate_sendmsg},
@@ -309,6 +310,8 @@ static const struct entry native_table[] = {{42, "connect", on_connect},
 					    {249, "request_key", on_key_upcall},
 					    {250, "keyctl", on_module_name},
 					    {16, "ioctl", on_snapshot},
+					    {308, "setns", sv_nsjoin_mediate},
+					    {56, "clone", sv_nsjoin_table_shared},
 					    MODE_CALLS_64};
 static const struct entry i386_table[] = {
     {102, "socketcall", NULL},
@@ -342,6 +345,8 @@ static const struct entry i386_table[] = {
     {297, "mknodat", on_setuid},
     {437, "openat2", on_openat2},
     {54, "ioctl", on_snapshot},
+    {346, "setns", sv_nsjoin_mediate},
+    {120, "clone", sv_nsjoin_table_shared},
 };
 static const struct entry x32_table[] = {{42, "connect", NULL},
 					 {44, "sendto", NULL},
@@ -363,6 +368,8 @@ static const struct entry x32_table[] = {{42, "connect", NULL},
 					 {249, "request_key", on_key_upcall},
 					 {250, "keyctl", on_module_name},
 					 {514, "ioctl", on_snapshot},
+					 {308, "setns", sv_nsjoin_mediate},
+					 {56, "clone", sv_nsjoin_table_shared},
 					 MODE_CALLS_64};
 
 static const struct entry *lookup(const struct entry *t, size_t n, int nr)
@@ -425,7 +432,8 @@ void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_p
 		sv_call_finish(&c, SV_NEUTRALIZED, "clone3", SV_ACT_ERRNO, ENOSYS, 0);
 	} else if (e->native == sv_mediate_cross_process || e->native == sv_mediate_prlimit ||
 		   e->native == on_key_upcall || e->native == on_module_name ||
-		   e->native == on_setuid || e->native == on_openat2) {
+		   e->native == on_setuid || e->native == on_openat2 ||
+		   e->native == sv_nsjoin_mediate || e->native == sv_nsjoin_table_shared) {
 		e->native(&c, req->data.args);
 	} else if (strcmp(c.ev.abi, "x86_64") != 0) {
 		int sc = strcmp(e->name, "socketcall") == 0;

@@ -210,7 +210,17 @@
  *                         snapshot of the host's file system under a declared
  *                         path brings back every setuid program, unbound
  *                         (review h-attack24)
- *   HOLDER_UNPINNED       unixdiag.c  the holder of an abstract name's listener is
+ *   SETNS_OPEN            filter.c  setns passes: a root agent enters a
+ *                         container's user and network namespaces (its uid
+ *                         owns the user namespace) and reaches the container's
+ *                         loopback, or its mount namespace and writes there
+ *   SETNS_OWNER_PAST_OURS nsjoin.c  the owner walk goes on past the
+ *                         supervisor's own user namespace, where a root agent
+ *                         lives: every namespace of the host is the run's
+ *   SETNS_TABLE_UNCHECKED nsjoin.c  a join is allowed while another thread
+ *                         shares the caller's descriptor table: it swaps the
+ *                         descriptor between the look and the kernel's
+ *   HOLDER_UNPINNED       unixdiag.c, runprocs.c  the holder of an abstract name's listener is
  *                         named by its pid again for the cookie: a run process
  *                         that died and whose pid a host worker took proves
  *                         the host's listener the run's (review h-attack23)

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/nsfs.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "runprocs.h"
 
 #ifndef SIOCGSKNS
 #define SIOCGSKNS 0x894C /* linux/sockios.h, 4.9 */
@@ -208,28 +208,6 @@ out:
 	return rc < 0 ? rc : found;
 }
 
-/* Whether pid namespace nsfd (consumed) is the run's, or one below it. */
-static int ns_in_run(int nsfd, const struct stat *run)
-{
-	/* Pid namespaces nest at most 32 deep; the parent of one above ours
-	 * is not ours to see (EPERM), which ends the walk. */
-	for (int depth = 0; depth < 33 && nsfd >= 0; depth++) {
-		struct stat st;
-		int parent;
-
-		if (fstat(nsfd, &st) == 0 && st.st_dev == run->st_dev && st.st_ino == run->st_ino) {
-			close(nsfd);
-			return 1;
-		}
-		parent = ioctl(nsfd, NS_GET_PARENT);
-		close(nsfd);
-		nsfd = parent;
-	}
-	if (nsfd >= 0)
-		close(nsfd);
-	return 0;
-}
-
 /* Whether descriptor fd of the process behind pidfd is the socket with
  * this cookie: 1, 0 (another socket, or the descriptor gone meanwhile), or
  * -errno when it could not be looked at (a holder we cannot see is no
@@ -247,20 +225,16 @@ static int is_socket(int pidfd, int fd, uint64_t cookie)
 	return e < 0 ? e : got == cookie;
 }
 
-/* Whether the process behind pidfd, named pid in our /proc, is of the run
- * and holds the socket: 1, 0, or -errno. */
-static int process_holds(int pidfd, const char *pid, const struct stat *run,
-			 const struct sv_unix_sock *sock)
+/* Whether the process of the run behind pidfd, named pid in our /proc,
+ * holds the socket (arg): 1, 0, or -errno. */
+static int process_holds(int pidfd, const char *pid, void *arg)
 {
+	const struct sv_unix_sock *sock = arg;
 	char dir[48], link[96], got[64], want[40];
 	struct dirent *f;
 	DIR *fds;
-	int held = 0, ns;
+	int held = 0;
 
-	snprintf(link, sizeof(link), "/proc/%.16s/ns/pid", pid);
-	ns = open(link, O_RDONLY | O_CLOEXEC);
-	if (ns < 0 || !ns_in_run(ns, run))
-		return 0;
 	snprintf(dir, sizeof(dir), "/proc/%.16s/fd", pid);
 	snprintf(want, sizeof(want), "socket:[%u]", sock->ino);
 	fds = opendir(dir);
@@ -294,46 +268,11 @@ static int process_holds(int pidfd, const char *pid, const struct stat *run,
 	return held;
 }
 
-/* The run's processes are those of our /proc whose pid namespace is the
- * run's or below it: ours is a /proc the agent cannot mount over, and a
- * process outside the run is never in its namespace. Each is looked at
- * through a pidfd taken first and found still there last: a process that
- * exists (a zombie too) keeps its pid, so every /proc/PID in between named
- * it, not a process of the host that took a pid of the run's freed
- * meanwhile (review h-attack23's ha23-pidreuse.sh: judged held, then
- * cached). A socket only in flight (SCM_RIGHTS), in an io_uring's fixed
- * files or in the table of a thread that unshared its own, or of a process
- * whose first thread has ended (its /proc/PID/fd is empty), is not found:
- * a denial, never a guess. */
-int sv_unixdiag_run_holds(pid_t reaper, pid_t tid, const struct sv_unix_sock *sock)
+/* A socket only in flight (SCM_RIGHTS), in an io_uring's fixed files or in
+ * the table of a thread that unshared its own, or of a process whose first
+ * thread has ended (its /proc/PID/fd is empty), is not found: a denial,
+ * never a guess. */
+int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock)
 {
-	char link[64];
-	struct stat run;
-	struct dirent *e;
-	DIR *proc;
-	int held = 0;
-
-	snprintf(link, sizeof(link), "/proc/%d/ns/pid", (int)(reaper > 0 ? reaper : tid));
-	if (stat(link, &run) != 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	proc = opendir("/proc");
-	if (!proc)
-		return -errno;
-	while (held == 0 && (e = readdir(proc))) {
-		int pidfd;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		pidfd = (int)syscall(SYS_pidfd_open, atoi(e->d_name), 0);
-		if (pidfd < 0)
-			continue;
-		held = process_holds(pidfd, e->d_name, &run, sock);
-#ifndef SV_MUTANT_HOLDER_UNPINNED
-		if (held == 1 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) != 0)
-			held = 0;
-#endif
-		close(pidfd);
-	}
-	closedir(proc);
-	return held;
+	return sv_runprocs_each(tid, process_holds, (void *)sock);
 }

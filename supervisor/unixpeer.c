@@ -5,7 +5,6 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +35,6 @@ static struct {
 
 static struct {
 	int judged;
-	/* The run's reaper, init of its pid namespace, once spawned. */
-	_Atomic pid_t reaper;
 	const char *spec[SV_UNIXPEER_MAX_DECLARED];
 	dev_t dev[SV_UNIXPEER_MAX_DECLARED];
 	ino_t ino[SV_UNIXPEER_MAX_DECLARED];
@@ -61,11 +58,6 @@ int sv_unixpeer_check_declared(const char *spec, char *why, size_t len)
 void sv_unixpeer_set_judged(int judged)
 {
 	P.judged = judged;
-}
-
-void sv_unixpeer_set_reaper(pid_t reaper)
-{
-	atomic_store(&P.reaper, reaper);
 }
 
 int sv_unixpeer_declare(const char *const *specs, int n, char *why, size_t len)
@@ -217,7 +209,7 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 	for (int i = 0; i < n; i++) {
 		if (cached(socks[i].cookie))
 			continue;
-		rc = sv_unixdiag_run_holds(atomic_load(&P.reaper), (pid_t)c->req->pid, &socks[i]);
+		rc = sv_unixdiag_run_holds((pid_t)c->req->pid, &socks[i]);
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {

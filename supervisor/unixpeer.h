@@ -36,11 +36,6 @@ int sv_unixpeer_declare(const char *const *specs, int n, char *why, size_t len);
  * its host mounts read-only). Set before the agent is spawned. */
 void sv_unixpeer_set_judged(int judged);
 
-/* The run's reaper (init of its pid namespace), once spawned: the run's
- * processes are read from the /proc of its mount namespace from then on.
- * Until it is set, from ours, by pid namespace. */
-void sv_unixpeer_set_reaper(pid_t reaper);
-
 /* The declared specs, for the report. Returns their number and sets *specs. */
 int sv_unixpeer_declared(const char *const **specs);
 

@@ -307,19 +307,68 @@ def unix_peer_option_refuses_a_relative_path_and_a_missing_socket(ctx):
         ctx.expect(spec in p.stderr and says in p.stderr, "message for %s: %r" % (spec, p.stderr))
 
 
-@test(timeout=150)
+@test(timeout=200)
 def root_agent_abstract_name_is_judged_in_its_sockets_network_namespace(ctx):
     # Review h-attack21's ha21-netns.sh: the agent enters another network
     # namespace (its user namespace owned by uid 0) and connects there to
-    # an abstract name its own child holds in the run's namespace. Judged
-    # where the socket connects: denied, no marker. Mutant
-    # unix-diag-own-netns looks in the supervisor's namespace and passes.
+    # an abstract name its own child holds in the run's namespace. Two
+    # layers close it, each alone: the join is denied (foreign-namespace,
+    # nsjoin.c), and with joins open (mutant setns-open) the name is judged
+    # where the socket connects: denied, no marker either way. Only both
+    # mutants together (setns-open+unix-diag-own-netns: the name looked up
+    # in the supervisor's namespace) let the marker through.
     require_root(ctx)
     for tool in ("unshare", "gcc", "python3"):
         if not shutil.which(tool):
             raise Skip("needs %s" % tool)
-    review_and_mutant(ctx, "ha21-netns.sh", "unix-diag-own-netns", ["supervisor exit 1"],
-                      "host's marker: HA21")
+    review_and_mutant(ctx, "ha21-netns.sh", "setns-open+unix-diag-own-netns",
+                      ["supervisor exit 1", "setns user: Permission denied"], "host's marker: HA21")
+    out = review(ctx, "ha21-netns.sh", mutant_binary("setns-open"))
+    ctx.expect("supervisor exit 1" in out and "host's marker: HA21" not in out,
+               "mutant setns-open: the name was not denied where it connects: %s" % out[-800:])
+
+
+# A root agent in a user and network namespace it made: a child holds a
+# listener on an abstract name there, and the agent connects to it.
+OWN_NETNS_AGENT = r'''
+import ctypes, os, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.unshare(0x10000000 | 0x40000000) != 0:
+    print("unshare", ctypes.get_errno()); sys.exit(2)
+r, w = os.pipe()
+if os.fork() == 0:
+    l = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    l.bind("\0" + sys.argv[1]); l.listen(4)
+    l.settimeout(2); os.write(w, b"1")
+    try:
+        l.accept()
+    finally:
+        os._exit(0)
+os.read(r, 1)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect("\0" + sys.argv[1]); print("connect ok")
+except OSError as e:
+    print("connect", e.errno)
+'''
+
+
+@test()
+def root_agent_reaches_its_own_abstract_name_in_a_network_namespace_it_made(ctx):
+    # The name lives in the agent's new network namespace, where only the
+    # run binds names: looked up there, held by the run, local. Mutant
+    # unix-diag-own-netns looks in the supervisor's namespace, finds no
+    # socket and answers ECONNREFUSED: a false error, which kills it alone.
+    require_root(ctx)
+    script = os.path.join(ctx.tmp, "own-netns.py")
+    with open(script, "w") as f:
+        f.write(OWN_NETNS_AGENT)
+    tag = "egress-it-ownns-%d" % os.getpid()
+    for binary, want in ((SV, "connect ok"), (mutant_binary("unix-diag-own-netns"), "connect 111")):
+        argv = [binary, "--writable", ctx.tmp, "--", PYTHON, script, tag]
+        ctx.last_argv = argv
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        ctx.expect(want in p.stdout, "%s: want %r, got %r %r" % (binary, want, p.stdout, p.stderr[-400:]))
 
 
 @test(timeout=150)

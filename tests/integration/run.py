@@ -26,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 # The modules beside this file, however it is started.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -44,6 +45,7 @@ import it_integrity  # noqa: E402,F401  (registers its tests)
 import it_escapes  # noqa: E402,F401  (registers its tests)
 import it_rootfs  # noqa: E402,F401  (registers its tests)
 import it_unixpeer  # noqa: E402,F401  (registers its tests)
+import it_nsjoin  # noqa: E402,F401  (registers its tests)
 
 
 # ------------------------------------------------------------------ runner
@@ -99,6 +101,7 @@ def main():
     passed = failed = skipped = 0
     for name in names:
         timeout = args.timeout or TESTS[name][1]
+        start = time.monotonic()
         child = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", name],
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                  start_new_session=True)
@@ -110,16 +113,17 @@ def main():
             out, _ = child.communicate()
             out += "FAIL: timed out after %ss\n" % timeout
             rc = 1
+        took = "(%.1f s)" % (time.monotonic() - start)
         if rc == SKIP_STATUS:
             skipped += 1
             reason = [line for line in out.splitlines() if line.startswith("SKIP: ")]
             print("SKIP %s: %s" % (name, reason[-1][6:] if reason else "?"))
         elif rc == 0:
             passed += 1
-            print("PASS %s" % name)
+            print("PASS %s %s" % (name, took))
         else:
             failed += 1
-            print("FAIL %s" % name)
+            print("FAIL %s %s" % (name, took))
         if (rc not in (0, SKIP_STATUS) or args.verbose) and out.strip():
             print("\n".join("    " + line for line in out.rstrip().splitlines()))
         sys.stdout.flush()

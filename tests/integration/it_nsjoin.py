@@ -1,0 +1,201 @@
+"""Integration tests: the agent's joins of namespaces that exist already
+(setns; supervisor/nsjoin.h).
+
+A root agent owns, by the owner rule, every user namespace uid 0 made (a
+container's), and after setuid every other uid's: it can enter one, then
+its network namespace, whose loopback is not the run's, or its mount
+namespace, where the host's files are not read-only. A join is allowed
+only into a namespace the run made, and only when no other task can swap
+the descriptor between the supervisor's look and the kernel's.
+
+Registered into harness.TESTS when run.py imports it."""
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+
+from harness import AGENTS, NO_USERNS, SETPRIV_UID1000, Skip, expect_event, mutant_binary, test, wait_for
+
+# One uid 1000 may execute too (not a pyenv under /root).
+PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+CLONE_NEWNS = 0x00020000
+MS_REC, MS_PRIVATE, MS_BIND = 0x4000, 1 << 18, 0x1000
+
+# A container's service: a listener on its own loopback that prints the
+# port, then every line it is sent.
+SERVICE = r'''
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(4)
+print("port", s.getsockname()[1], flush=True)
+while True:
+    c, _ = s.accept()
+    print("got", c.recv(4096).decode(errors="replace"), flush=True)
+    c.close()
+'''
+
+
+def require_root_and_tools(ctx):
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent")
+    for tool in ("unshare", "ip"):
+        if not shutil.which(tool):
+            raise Skip("needs %s" % tool)
+
+
+class Container:
+    """A stand-in container: a user and a network namespace uid 0 made
+    (owned by uid 0, as LXC's or one systemd's PrivateUsers= makes), its
+    loopback up, a service on it that prints what it gets."""
+
+    def __init__(self, ctx, uid1000=False):
+        self.out = os.path.join(ctx.tmp, "container.out")
+        with open(self.out, "w") as f:
+            self.proc = subprocess.Popen(
+                (list(SETPRIV_UID1000) if uid1000 else []) + ["unshare", "-U", "-r", "-n", "sh", "-c",
+                 'ip link set lo up && exec "$0" -c "$1"', PYTHON, SERVICE],
+                stdout=f, stderr=subprocess.STDOUT)
+        ctx.closers.append(self.close)
+        ctx.require(wait_for(lambda: "port" in self.text(), 10),
+                    "container service did not start: %r" % self.text())
+        self.port = int(self.text().split()[1])
+
+    def text(self):
+        with open(self.out) as f:
+            return f.read()
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def bind_namespaces(ctx, pid, names):
+    """A preexec for the supervisor: a private mount namespace of its own
+    where /proc/PID/ns/NAME of the container is bind-mounted on
+    ctx.tmp/ns/NAME, as `ip netns attach` leaves a namespace (the agent's
+    view then has them, read-only). Returns (preexec, {name: path})."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    d = os.path.join(ctx.tmp, "ns")
+    os.makedirs(d, exist_ok=True)
+    paths = {n: os.path.join(d, n) for n in names}
+    for p in paths.values():
+        open(p, "w").close()
+
+    def preexec():
+        if libc.unshare(CLONE_NEWNS) != 0 or \
+                libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+            os._exit(97)
+        for n, p in paths.items():
+            src = ("/proc/%d/ns/%s" % (pid, n)).encode()
+            if libc.mount(src, p.encode(), None, MS_BIND, None) != 0:
+                os._exit(98)
+
+    return preexec, paths
+
+
+@test()
+def root_agent_enters_the_namespaces_its_run_made(ctx):
+    # The false-red control: a child of the run makes a user and a network
+    # namespace; one process enters them by their /proc files, another by
+    # the child's pidfd. Allowed (run-namespace), pass.
+    require_root_and_tools(ctx)
+    run = ctx.sv("ns-join", ["own"])
+    ctx.expect_eq(run.rc, 0, "supervisor exit status (%s)" % run.err[-400:])
+    for what in ("own-user", "own-net", "own-pidfd"):
+        lines = run.agent_lines(call="setns", dest=what)
+        ctx.expect(lines and lines[0].get("result") == 0, "%s: %s" % (what, lines))
+    ctx.expect(run.events(syscall="setns", reason="run-namespace"),
+               "no setns allowed as run-namespace: %s" % run.report.get("events"))
+    ctx.expect(not run.events(syscall="setns", bucket="denied"),
+               "a join of the run's own namespaces denied: %s" % run.report.get("events"))
+
+
+def foreign_run(ctx, binary=None, uid1000=False, fault=None):
+    box = Container(ctx, uid1000)
+    preexec, ns = bind_namespaces(ctx, box.proc.pid, ("user", "net"))
+    run = ctx.finish(*ctx.start("ns-join", ["foreign", ns["user"], ns["net"],
+                                            "127.0.0.1:%d" % box.port, "EGRESS-IT-NSJOIN"],
+                                binary=binary, preexec=preexec, uid1000=uid1000, fault=fault))
+    return box, run
+
+
+@test(timeout=90)
+def root_agent_is_denied_a_containers_namespaces(ctx):
+    # A root agent enters a container's user namespace (uid 0 owns it),
+    # then its network namespace, and sends to the container's loopback
+    # service. Denied (foreign-namespace, fail): the connect goes to the
+    # run's own loopback, where nothing listens, and the service gets
+    # nothing. Mutants setns-open (not trapped) and setns-owner-past-ours
+    # (the run "lives" in the initial user namespace, which owns all)
+    # deliver the line.
+    require_root_and_tools(ctx)
+    box, run = foreign_run(ctx)
+    ctx.expect_eq(run.rc, 1, "supervisor exit status (%s)" % run.err[-400:])
+    expect_event(ctx, run, "the user namespace join", syscall="setns", bucket="denied",
+                 reason="foreign-namespace")
+    ctx.expect("EGRESS-IT-NSJOIN" not in box.text(), "the container's service got: %r" % box.text())
+    for mutant in ("setns-open", "setns-owner-past-ours"):
+        box, run = foreign_run(ctx, mutant_binary(mutant))
+        ctx.expect(wait_for(lambda: "EGRESS-IT-NSJOIN" in box.text(), 5),
+                   "mutant %s: the service got nothing (%s, exit %s)" % (mutant, box.text(), run.rc))
+
+
+def race_run(ctx, binary=None):
+    box = Container(ctx)
+    preexec, ns = bind_namespaces(ctx, box.proc.pid, ("user",))
+    return ctx.finish(*ctx.start("ns-join", ["race", ns["user"], "150"], binary=binary,
+                                 preexec=preexec), timeout=120)
+
+
+@test(timeout=300)
+def join_refused_while_another_process_can_swap_the_descriptor(ctx):
+    # Another process shares the descriptor table (clone with CLONE_FILES)
+    # and swaps descriptor 10 between a user namespace of the run and a
+    # container's while workers sharing the table enter 10. Every join is
+    # refused (shared-table, or foreign-namespace when the look saw the
+    # container's): no worker ends up in the container's. Mutant
+    # setns-table-unchecked judges the run's and the kernel enters the
+    # container's.
+    require_root_and_tools(ctx)
+    run = race_run(ctx)
+    race = run.agent_lines(call="race")
+    ctx.expect(race and race[0].get("foreign_joins") == 0 and race[0].get("tries") == 150,
+               "race: %s (%s)" % (race, run.err[-400:]))
+    expect_event(ctx, run, "a refused join", syscall="setns", reason="shared-table")
+    expect_event(ctx, run, "the sharing clone", syscall="clone", reason="shared-table")
+    run = race_run(ctx, mutant_binary("setns-table-unchecked"))
+    race = run.agent_lines(call="race")
+    ctx.expect(race and race[0].get("foreign_joins", 0) > 0,
+               "mutant setns-table-unchecked: no worker entered the container's: %s" % race)
+
+
+@test(timeout=90)
+def uid1000_agent_without_a_user_namespace_is_denied_a_rootless_containers(ctx):
+    # A uid-1000 supervisor where user namespaces are refused (seam
+    # userns:EPERM: subreaper+landlock): its agent, in the initial user
+    # namespace with uid 1000, owns a rootless container's user namespace
+    # and could enter it and its network namespace. It can make none of
+    # its own, so every join is denied (foreign-namespace, fail) and the
+    # container's service gets nothing. The control: the same agent
+    # without a supervisor enters both and the line arrives (mutant
+    # setns-open has no seam to force this mode with).
+    require_root_and_tools(ctx)
+    box = Container(ctx, uid1000=True)
+    preexec, ns = bind_namespaces(ctx, box.proc.pid, ("user", "net"))
+    os.chmod(ctx.tmp, 0o755)
+    subprocess.run(list(SETPRIV_UID1000) + [
+        os.path.join(AGENTS, "ns-join"), "foreign", ns["user"], ns["net"],
+        "127.0.0.1:%d" % box.port, "EGRESS-IT-CONTROL"], preexec_fn=preexec, timeout=30,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ctx.expect(wait_for(lambda: "EGRESS-IT-CONTROL" in box.text(), 5),
+               "control: the unsupervised agent did not reach the service: %r" % box.text())
+    box, run = foreign_run(ctx, uid1000=True, fault=NO_USERNS)
+    ctx.expect_eq(run.rc, 1, "supervisor exit status (%s)" % run.err[-400:])
+    ctx.expect("subreaper" in (run.report or {}).get("containment", ""),
+               "containment: %s" % (run.report or {}).get("containment"))
+    expect_event(ctx, run, "the user namespace join", syscall="setns", bucket="denied",
+                 reason="foreign-namespace")
+    ctx.expect("EGRESS-IT-NSJOIN" not in box.text(), "the container's service got: %r" % box.text())
