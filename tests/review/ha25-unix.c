@@ -26,7 +26,8 @@
  *       waits until NAME is bound again (/proc/net/unix), here by the host
  *       service, then closes the socket that holds S's datagrams: the
  *       buffer empties, the supervisor's send goes on, and the kernel's
- *       lookup of NAME finds the host's socket.
+ *       lookup of NAME finds the host's socket. "wmem NAME mmsg": the
+ *       same with sendmmsg.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -159,12 +160,16 @@ static int serve_later(const char *marker, int secs)
 	return 0;
 }
 
-static int S;
+static int S, MMSG;
 
 static void *wmem_send(void *arg)
 {
 	const char *msg = "SECRET-from-the-run\n";
-	ssize_t rc = sendto(S, msg, strlen(msg), 0, (struct sockaddr *)&A, AL);
+	struct iovec v = {.iov_base = (void *)msg, .iov_len = strlen(msg)};
+	struct mmsghdr m = {.msg_hdr = {.msg_name = &A, .msg_namelen = AL, .msg_iov = &v,
+					.msg_iovlen = 1}};
+	ssize_t rc = MMSG ? sendmmsg(S, &m, 1, 0)
+			  : sendto(S, msg, strlen(msg), 0, (struct sockaddr *)&A, AL);
 
 	(void)arg;
 	fprintf(stderr, "agent: parked sendto: %zd %s\n", rc, rc < 0 ? strerror(errno) : "");
@@ -230,7 +235,9 @@ int main(int argc, char **argv)
 		return park();
 	if (strcmp(argv[1], "serve-later") == 0)
 		return serve_later(argv[3], atoi(argv[4]));
-	if (strcmp(argv[1], "wmem") == 0)
+	if (strcmp(argv[1], "wmem") == 0) {
+		MMSG = argc > 3 && strcmp(argv[3], "mmsg") == 0;
 		return wmem();
+	}
 	return 2;
 }
