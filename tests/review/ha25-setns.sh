@@ -99,6 +99,7 @@ set -u
 exec 2>&1
 SV=$1 PY=$2 A=/tmp/ha25/ha25-setns D=/tmp/ha25/svc PORT=8025
 DELIVERED=0
+trap 'kill -KILL $(jobs -p) 2>/dev/null' EXIT
 mkdir -p $D && mount -t tmpfs -o mode=755 ha25-svc $D || exit 2
 mkdir -p $D/etc $D/ctr $D/u1000 && chown 1000:1000 $D/u1000
 echo "original contents" >$D/etc/standin
@@ -109,13 +110,15 @@ wait_ready() { # LOG
 	for i in $(seq 100); do grep -q '^ready' "$1" 2>/dev/null && return 0; sleep 0.1; done
 	echo "host: no service: $(cat "$1")"; return 1
 }
-# container NAME OWNER UNSHARE-FLAGS COMMAND...: pid in $CPID, log $D/NAME.log
+# container NAME OWNER UNSHARE-FLAGS COMMAND...: the pid of a process in its
+# namespaces in $CPID, its output in $D/NAME.log
 container() {
 	local name=$1 owner=$2 flags=$3; shift 3
 	local asuser=()
 	[ "$owner" = 0 ] || asuser=(setpriv --reuid "$owner" --regid "$owner" --clear-groups)
-	"${asuser[@]}" unshare -U --map-root-user $flags sh -c 'ip link set lo up && exec "$@"' sh \
-		"$@" >$D/$name.log 2>&1 &
+	# Its own pid namespace too, so that --kill-child ends all of it.
+	"${asuser[@]}" unshare -U --map-root-user $flags -p -f --kill-child \
+		sh -c 'ip link set lo up && exec "$@"' sh "$@" >$D/$name.log 2>&1 &
 	CPID=$!
 	wait_ready $D/$name.log || return 1
 	echo "host: container $name: pid $CPID, user namespace owned by uid $owner," \
@@ -222,7 +225,7 @@ sleep 0.3; result 5 $D/run5 HA25-CASE5 $D/c1.log
 echo "### control for 5: the same handle opened by the host's root (init pid namespace, CAP_SYS_ADMIN)"
 $A byhandle "$H" $PORT HA25-CTRL5 2>&1 | sed 's/^/    /'
 
-kill $(jobs -p) 2>/dev/null
+kill -KILL $(jobs -p) 2>/dev/null  # unshare --fork ignores SIGTERM
 wait
 for f in $D/netns-* $D/mntns-*; do umount $f 2>/dev/null; done
 umount -l $D
