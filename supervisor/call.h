@@ -63,6 +63,9 @@ struct sv_call {
 	 * when none), and the name the act uses for it (unixpeer.h). */
 	int peer_fd;
 	struct sockaddr_un peer_name;
+	/* The act must not wait in the kernel: its name is an abstract one
+	 * judged the run's (sv_unixpeer_act). */
+	int peer_nowait;
 };
 
 /* The errno a denied call of c answers: the policy's --deny-errno, else

@@ -69,7 +69,12 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 	/* The verified copy, never the agent's memory: this is why CONTINUE is
 	 * not an answer here. A name that led to no socket is answered with
 	 * the lookup's own error, as the kernel's lookup would have been. */
-	rc = lookup_err ? -1 : connect(c->dup, target, (socklen_t)tlen);
+	if (lookup_err)
+		rc = -1;
+	else if (c->peer_nowait && (rc = (int)sv_unixpeer_act(c, NULL, 0, target, tlen)) == -2)
+		return;
+	else if (!c->peer_nowait)
+		rc = connect(c->dup, target, (socklen_t)tlen);
 	sv_call_answer_performed(c, why, rc, lookup_err ? lookup_err : rc < 0 ? errno : 0);
 }
 
@@ -82,7 +87,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	int64_t len = (int32_t)a[5];
 	const void *target = name;
 	uint32_t tlen = len > 0 ? (uint32_t)len : 0;
-	int flags = (int)a[3], err, fo, lookup_err = 0;
+	int flags = (int)a[3], err, fo, lookup_err = 0, quiet;
 	long long n, foc;
 	ssize_t rc;
 
@@ -145,8 +150,23 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	if (fo == 2)
 		len = 0; /* connected by sv_call_fastopen_connect: to its peer */
 	/* MSG_ZEROCOPY would let the kernel read our buffer after we free it. */
-	rc = sendto(c->dup, payload, (size_t)n, (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL,
-		    len ? target : NULL, len ? (socklen_t)tlen : 0);
+	quiet = (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL;
+	if (c->peer_nowait) {
+		struct iovec one = {.iov_base = payload, .iov_len = (size_t)n};
+		struct msghdr mh = {.msg_name = (void *)target,
+				    .msg_namelen = tlen,
+				    .msg_iov = &one,
+				    .msg_iovlen = 1};
+
+		rc = sv_unixpeer_act(c, &mh, quiet, target, tlen);
+		if (rc == -2) {
+			free(payload);
+			return;
+		}
+	} else {
+		rc = sendto(c->dup, payload, (size_t)n, quiet, len ? target : NULL,
+			    len ? (socklen_t)tlen : 0);
+	}
 	err = rc < 0 ? errno : 0;
 	free(payload);
 	sv_call_forward_sigpipe(c, flags, err);

@@ -178,7 +178,7 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	const void *name = cm->name;
 	uint32_t namelen = cm->m.namelen;
 	unsigned char *payload = NULL;
-	int *dups = NULL, getfd_err = 0, lookup_err = 0, rc;
+	int *dups = NULL, getfd_err = 0, lookup_err = 0, rc, quiet;
 	size_t ndups = 0;
 	long long n, fo;
 	ssize_t sent;
@@ -242,6 +242,7 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 		return -4;
 	}
 	/* An AF_UNIX name last of all, as the act's own lookup. */
+	c->peer_nowait = 0;
 	if (cm->m.namelen &&
 	    sv_unixpeer_judge(c, &cm->d, &name, &namelen, &cm->peer_why, invalid, &lookup_err)) {
 		free(payload);
@@ -277,8 +278,15 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	 * buffer and answers ENOMEM for more, a refusal the kernel never makes
 	 * (review h-attack5: 254 descriptors on UDP came back ENOMEM). The
 	 * bytes are the kernel's layout already, checked by the walk. */
-	sent = syscall(SYS_sendmsg, c->dup, &mh, (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL);
+	quiet = (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL;
+	sent = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, name, namelen)
+			      : syscall(SYS_sendmsg, c->dup, &mh, quiet);
 	*err = sent < 0 ? errno : 0;
+	if (sent == -2) {
+		free(payload);
+		sv_act_free_dups(dups, ndups);
+		return -2;
+	}
 	free(payload);
 	sv_act_free_dups(dups, ndups);
 	sv_call_forward_sigpipe(c, flags, *err);

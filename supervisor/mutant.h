@@ -210,6 +210,10 @@
  *                         snapshot of the host's file system under a declared
  *                         path brings back every setuid program, unbound
  *                         (review h-attack24)
+ *   UNIX_ABSTRACT_WAITS   unixpeer.c  the act on an abstract name the run holds
+ *                         may wait in the kernel (a full send buffer or queue),
+ *                         which then looks the name up again: the agent lets
+ *                         a host socket bind it meanwhile (review h-attack25)
  *   SETNS_OPEN            filter.c  setns passes: a root agent enters a
  *                         container's user and network namespaces (its uid
  *                         owns the user namespace) and reaches the container's

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <linux/openat2.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "act.h"
@@ -306,6 +308,7 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
 	/* A sendmmsg judges each message's name in turn. */
 	sv_act_close_quiet(c->peer_fd);
 	c->peer_fd = -1;
+	c->peer_nowait = 0;
 	if (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0) {
 		sv_call_mech_failure(c, mech, errno);
 		return -1;
@@ -328,6 +331,12 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
 		return sv_call_denial_valid(c, *deny);
 	if (sv_call_still_valid(c))
 		return -1;
+#ifndef SV_MUTANT_UNIX_ABSTRACT_WAITS
+	/* MUTANT unix-abstract-waits: the act on a name the run holds may wait
+	 * in the kernel, which then looks the name up again (review
+	 * h-attack25). */
+	c->peer_nowait = rc == 0 && b[sun_off] == '\0' && strcmp(*why, "local") == 0;
+#endif
 	if (rc == 0 && c->peer_fd >= 0) {
 #ifndef SV_MUTANT_UNIX_PATH_RERESOLVED
 		memset(&c->peer_name, 0, sizeof(c->peer_name));
@@ -339,4 +348,94 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
 #endif
 	}
 	return 0;
+}
+
+/* The act met EAGAIN without waiting. Where the agent's call would have
+ * waited (a blocking socket, no MSG_DONTWAIT in flags) and its
+ * SO_SNDTIMEO has not run out since start, waits a little (for room in
+ * the socket's own buffer; a full queue at an unconnected peer cannot be
+ * polled), checks that the call still waits and judges the name again.
+ * Returns 1 to act again, 0 to answer EAGAIN, or -1 with the call
+ * finished (gone, its name no longer the run's, or nothing bound to it). */
+static int wait_again(struct sv_call *c, const unsigned char *name, uint32_t len, int flags,
+		      const struct timespec *start)
+{
+	struct pollfd p = {.fd = c->dup, .events = POLLOUT};
+	const struct timespec pause = {.tv_nsec = 2 * 1000 * 1000};
+	const char *why = NULL, *deny = NULL, *mech = "so_sndtimeo";
+	struct timeval limit = {0};
+	struct timespec now;
+	socklen_t tl = sizeof(limit);
+	int type = 0, rc;
+
+	if ((flags & MSG_DONTWAIT) || !sv_act_is_blocking(c->dup))
+		return 0;
+	if (getsockopt(c->dup, SOL_SOCKET, SO_SNDTIMEO, &limit, &tl) != 0)
+		goto mech_failure;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((limit.tv_sec || limit.tv_usec) &&
+	    (now.tv_sec - start->tv_sec) * 1000000L + (now.tv_nsec - start->tv_nsec) / 1000 >=
+		limit.tv_sec * 1000000L + limit.tv_usec)
+		return 0;
+	if (poll(&p, 1, 10) > 0)
+		nanosleep(&pause, NULL);
+	if (sv_call_still_valid(c))
+		return -1;
+	mech = "so_type";
+	tl = sizeof(type);
+	if (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0)
+		goto mech_failure;
+	rc = judge_abstract(c, type, name + sun_off + 1, len - sun_off - 1, &why, &deny, &mech);
+	if (rc < 0) {
+		errno = -rc;
+		goto mech_failure;
+	}
+	if (deny) {
+		if (sv_call_denial_valid(c, deny) == 0)
+			sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c),
+				       0);
+		return -1;
+	}
+	if (rc > 0) {
+		sv_call_answer_performed(c, "local", -1, rc);
+		return -1;
+	}
+	return sv_call_still_valid(c) ? -1 : 1;
+mech_failure:
+	sv_call_mech_failure(c, mech, errno);
+	return -1;
+}
+
+long long sv_unixpeer_act(struct sv_call *c, const struct msghdr *msg, int flags, const void *name,
+			  uint32_t len)
+{
+	struct timespec start;
+	long long rc;
+	int w;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		if (msg) {
+			rc = syscall(SYS_sendmsg, c->dup, msg, flags | MSG_DONTWAIT);
+		} else {
+			/* A connect has no flag of its own: the description's,
+			 * shared with the agent, for the length of the call. */
+			int fl = fcntl(c->dup, F_GETFL), e;
+
+			if (fl >= 0 && !(fl & O_NONBLOCK))
+				fcntl(c->dup, F_SETFL, fl | O_NONBLOCK);
+			rc = connect(c->dup, name, len);
+			e = errno;
+			if (fl >= 0 && !(fl & O_NONBLOCK))
+				fcntl(c->dup, F_SETFL, fl);
+			errno = e;
+		}
+		if (rc >= 0 || errno != EAGAIN)
+			return rc;
+		w = wait_again(c, name, len, flags, &start);
+		if (w <= 0) {
+			errno = EAGAIN;
+			return w < 0 ? -2 : -1;
+		}
+	}
 }

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "call.h"
@@ -59,5 +60,21 @@ int sv_unixpeer_declared(const char *const **specs);
  * could not be made, as on a kernel without openat2). */
 int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **name, uint32_t *len,
 		      const char **why, const char **deny, int *lookup_err);
+
+/* The act for a name sv_unixpeer_judge judged the run's abstract one
+ * (c->peer_nowait): sendmsg(c->dup, msg, flags), or connect(c->dup, name,
+ * len) when msg is NULL, made so that the kernel never waits between our
+ * judgment and its own lookup. It waits before the lookup for room in the
+ * sender's buffer, and after it for a full receive queue or backlog, and
+ * then looks the name up again; the agent controls both waits, and may
+ * let a host socket bind the name meanwhile (review h-attack25,
+ * ha25-rebind.sh). So sends carry MSG_DONTWAIT, a connect runs with
+ * O_NONBLOCK on the (shared) description, and a wait the agent's blocking
+ * call would have made is made here, with the name judged again before
+ * each new try (its SO_SNDTIMEO kept). Returns the kernel's result with
+ * errno (EAGAIN where the agent's call would not have waited, or its
+ * timeout passed), or -2 with the call finished. */
+long long sv_unixpeer_act(struct sv_call *c, const struct msghdr *msg, int flags, const void *name,
+			  uint32_t len);
 
 #endif

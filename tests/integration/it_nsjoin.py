@@ -16,7 +16,8 @@ import shutil
 import subprocess
 import sys
 
-from harness import AGENTS, NO_USERNS, SETPRIV_UID1000, Skip, expect_event, mutant_binary, test, wait_for
+from harness import (AGENTS, NO_USERNS, SETPRIV_UID1000, SV, Skip, expect_event, mutant_binary, review, test,
+                     wait_for)
 
 # One uid 1000 may execute too (not a pyenv under /root).
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
@@ -199,3 +200,20 @@ def uid1000_agent_without_a_user_namespace_is_denied_a_rootless_containers(ctx):
     expect_event(ctx, run, "the user namespace join", syscall="setns", bucket="denied",
                  reason="foreign-namespace")
     ctx.expect("EGRESS-IT-NSJOIN" not in box.text(), "the container's service got: %r" % box.text())
+
+
+@test(timeout=200)
+def independent_reproduction_of_namespace_joins_delivers_nothing(ctx):
+    # Review h-nsjoin's ha25-setns.sh, written against the supervisor
+    # before setns was judged: root agents entering a container's user and
+    # network or mount namespace by a bind-mounted nsfs file or a pidfd
+    # (SCM_RIGHTS, SO_PEERPIDFD), uid 1000 in subreaper mode. No case
+    # delivers (exit 0); mutant setns-open delivers again.
+    require_root_and_tools(ctx)
+    if not shutil.which("gcc"):
+        raise Skip("needs gcc")
+    out = review(ctx, "ha25-setns.sh", SV)
+    ctx.expect("no case delivered" in out, "ha25-setns.sh: %s" % out[-1200:])
+    out = review(ctx, "ha25-setns.sh", mutant_binary("setns-open"))
+    ctx.expect("### delivered: 0" not in out and "delivered: yes" in out,
+               "mutant setns-open: nothing delivered: %s" % out[-1200:])

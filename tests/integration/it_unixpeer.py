@@ -371,6 +371,25 @@ def root_agent_reaches_its_own_abstract_name_in_a_network_namespace_it_made(ctx)
         ctx.expect(want in p.stdout, "%s: want %r, got %r %r" % (binary, want, p.stdout, p.stderr[-400:]))
 
 
+@test(timeout=200)
+def abstract_name_act_never_waits_in_the_kernel_for_a_rebind(ctx):
+    # Review h-attack25's ha25-rebind.sh: the supervisor's act on an
+    # abstract name the run holds waited in the kernel (a send buffer the
+    # agent keeps full, a full queue), which then looked the name up again
+    # after the agent let a host service bind it. Acts never wait there
+    # now: no marker in any part. Mutant unix-abstract-waits delivers.
+    require_root(ctx)
+    for tool in ("unshare", "gcc", "ip"):
+        if not shutil.which(tool):
+            raise Skip("needs %s" % tool)
+    out = review(ctx, "ha25-rebind.sh", SV)
+    ctx.expect(out.count("supervisor exit") == 4 and "SECRET" not in out,
+               "ha25-rebind.sh: %s" % out[-1500:])
+    out = review(ctx, "ha25-rebind.sh", mutant_binary("unix-abstract-waits"))
+    ctx.expect("host service got: SECRET" in out.split("== park")[0],
+               "mutant unix-abstract-waits: wmem delivered nothing: %s" % out[-1500:])
+
+
 @test(timeout=150)
 def abstract_listener_holder_is_pinned_so_a_reused_pid_proves_nothing(ctx):
     # Review h-attack23's ha23-pidreuse.sh: a run process dies while the

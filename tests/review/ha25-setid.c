@@ -53,7 +53,8 @@ static int write_file(const char *path, const char *s)
 }
 
 /* Child in a new user (+mount) namespace whose uid map the parent writes. */
-static int in_userns(const char *uidmap, const char *gidmap, int mnt, int (*fn)(char **), char **arg)
+static int in_userns(const char *uidmap, const char *gidmap, int mnt, int (*fn)(char **),
+		     char **arg)
 {
 	int p[2], q[2];
 	pid_t pid;
@@ -109,7 +110,8 @@ static int overlay(char **a)
 	char opts[1024], path[512];
 	int fd;
 
-	snprintf(opts, sizeof(opts), "userxattr,lowerdir=%s,upperdir=%s,workdir=%s", a[0], a[1], a[2]);
+	snprintf(opts, sizeof(opts), "userxattr,lowerdir=%s,upperdir=%s,workdir=%s", a[0], a[1],
+		 a[2]);
 	if (mount("overlay", a[3], "overlay", 0, opts) != 0) {
 		printf("  mount overlay %s: %s\n", opts, strerror(errno));
 		return 1;

@@ -166,8 +166,8 @@ static void *wmem_send(void *arg)
 {
 	const char *msg = "SECRET-from-the-run\n";
 	struct iovec v = {.iov_base = (void *)msg, .iov_len = strlen(msg)};
-	struct mmsghdr m = {.msg_hdr = {.msg_name = &A, .msg_namelen = AL, .msg_iov = &v,
-					.msg_iovlen = 1}};
+	struct mmsghdr m = {
+	    .msg_hdr = {.msg_name = &A, .msg_namelen = AL, .msg_iov = &v, .msg_iovlen = 1}};
 	ssize_t rc = MMSG ? sendmmsg(S, &m, 1, 0)
 			  : sendto(S, msg, strlen(msg), 0, (struct sockaddr *)&A, AL);
 
