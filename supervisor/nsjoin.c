@@ -34,10 +34,10 @@ static const struct {
 	int type;
 	const char *link, *children;
 } kinds[] = {
-    {CLONE_NEWNS, "mnt", NULL},		    {CLONE_NEWCGROUP, "cgroup", NULL},
-    {CLONE_NEWUTS, "uts", NULL},	    {CLONE_NEWIPC, "ipc", NULL},
-    {CLONE_NEWUSER, "user", NULL},	    {CLONE_NEWPID, "pid", "pid_for_children"},
-    {CLONE_NEWNET, "net", NULL},	    {CLONE_NEWTIME, "time", "time_for_children"},
+    {CLONE_NEWNS, "mnt", NULL},    {CLONE_NEWCGROUP, "cgroup", NULL},
+    {CLONE_NEWUTS, "uts", NULL},   {CLONE_NEWIPC, "ipc", NULL},
+    {CLONE_NEWUSER, "user", NULL}, {CLONE_NEWPID, "pid", "pid_for_children"},
+    {CLONE_NEWNET, "net", NULL},   {CLONE_NEWTIME, "time", "time_for_children"},
 };
 
 /* What makes a namespace the run's (see lives_in). */
