@@ -17,16 +17,39 @@
  *       run and the one USERNS names; N workers, each sharing the table
  *       too, enter whatever 10 is. Exits 1 when a worker ended up in
  *       USERNS's namespace, 0 otherwise.
+ *   ns-join container USERFILE NETFILE PORT SINK
+ *       the service: a container outside the run, as root in the initial
+ *       namespaces (LXC's unprivileged containers, systemd's
+ *       PrivateUsers=: a user namespace uid 0 owns). It makes a TCP socket
+ *       in its own network namespace, then a child that unshares a user
+ *       and a network namespace (uid and gid 0 mapped to 0), brings its lo
+ *       up and listens on 127.0.0.1:PORT there; the parent bind-mounts the
+ *       child's /proc/PID/ns/user and /proc/PID/ns/net on USERFILE and
+ *       NETFILE (made first), as `ip netns attach` does, and binds a UDP
+ *       socket on 127.0.0.1:0 (the guest's readiness signal for a
+ *       service). For each client the child connects the first socket to
+ *       SINK (once; the socket stays in the namespace it was made in) and
+ *       copies bytes both ways until either side closes or 2 s pass
+ *       without any: the container's loopback relays to the outside.
+ *       Serves until killed (the child dies with the parent).
  */
 #include "agentlib.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -197,6 +220,218 @@ static int race(char **argv)
 	return joined ? 1 : 0;
 }
 
+#define RELAY_WAIT_MS 2000
+
+/* Writes s whole to the file path: 0, or -1 with errno. */
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err;
+	ssize_t n = fd < 0 ? -1 : write(fd, s, strlen(s));
+
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = err;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* Brings lo up in the caller's network namespace: 0, or -1 with errno. */
+static int lo_up(void)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r, err;
+
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", 3);
+	r = s < 0 ? -1 : ioctl(s, SIOCGIFFLAGS, &ifr);
+	if (r == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		r = ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	err = errno;
+	if (s >= 0)
+		close(s);
+	errno = err;
+	return r;
+}
+
+/* The container's namespaces for the calling process: a user namespace
+ * with uid and gid 0 mapped to root's (which only a process with
+ * CAP_SETUID above it, or root itself, may map), a network namespace it
+ * owns, lo up. Returns 0, or -1 (logged). */
+static int make_container(void)
+{
+	static const char *const steps[][2] = {
+	    {"/proc/self/setgroups", "deny"},
+	    {"/proc/self/uid_map", "0 0 1"},
+	    {"/proc/self/gid_map", "0 0 1"},
+	};
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) {
+		agent_log("unshare", "user+net", -1, errno, NULL);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (write_file(steps[i][0], steps[i][1]) != 0) {
+			agent_log("write", steps[i][0], -1, errno, NULL);
+			return -1;
+		}
+	if (lo_up() != 0) {
+		agent_log("SIOCSIFFLAGS", "lo", -1, errno, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* One client of the container's loopback: out (made outside, in the
+ * namespace that reaches SINK) is connected on the first client, then
+ * bytes go both ways until either side closes or RELAY_WAIT_MS pass
+ * quietly. Returns 0 while out is still usable, -1 once it is not. */
+static int relay_client(int c, int out, const struct agent_dest *sink, int *connected)
+{
+	char buf[1024];
+
+	if (!*connected) {
+		long r = connect(out, (const struct sockaddr *)&sink->ss, sink->len);
+
+		agent_log("connect", sink->text, r, errno, NULL);
+		if (r != 0)
+			return -1;
+		*connected = 1;
+	}
+	for (;;) {
+		struct pollfd p[2] = {{.fd = c, .events = POLLIN}, {.fd = out, .events = POLLIN}};
+		int n = poll(p, 2, RELAY_WAIT_MS);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		for (int i = 0; i < 2; i++) {
+			ssize_t got, put;
+
+			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			got = read(p[i].fd, buf, sizeof(buf));
+			if (got <= 0)
+				return i == 0 ? 0 : -1;
+			put = write(p[1 - i].fd, buf, (size_t)got);
+			agent_log(i == 0 ? "forward" : "reply", i == 0 ? sink->text : NULL,
+				  (long)put, errno, NULL);
+			if (put != got)
+				return i == 0 ? -1 : 0;
+		}
+	}
+}
+
+/* The container's process: never returns. */
+static void container_child(int up, int out, const struct agent_dest *sink, int port, pid_t parent)
+{
+	struct sockaddr_in lo = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	int l, connected = 0, usable = 1;
+
+	if (make_container() != 0)
+		_exit(3);
+	/* After the credentials changed, which may clear it; the parent may
+	 * have gone before it was set. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(3);
+	lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&lo, sizeof(lo)) != 0 || listen(l, 8) != 0) {
+		agent_log("listen", "127.0.0.1 (container)", -1, errno, NULL);
+		_exit(3);
+	}
+	if (write(up, "1", 1) != 1)
+		_exit(3);
+	close(up);
+	for (;;) {
+		int c = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+
+		agent_log("accept", "127.0.0.1 (container)", c, errno, NULL);
+		if (c < 0)
+			continue;
+		if (usable)
+			usable = relay_client(c, out, sink, &connected) == 0;
+		close(c);
+	}
+}
+
+/* Makes path (and its missing parents) as an empty regular file, the
+ * mount point of an nsfs bind. Returns 0 or -1 (logged). */
+static int mount_point(const char *path)
+{
+	int rc = agent_make_parent(path), fd;
+
+	if (rc < 0) {
+		agent_log("mkdir", path, -1, -rc, NULL);
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		agent_log("open", path, -1, errno, NULL);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int container(char **argv)
+{
+	static const char *const types[] = {"user", "net"};
+	struct sockaddr_in lo = {.sin_family = AF_INET};
+	struct agent_dest sink;
+	long port = agent_parse_count(argv[2]);
+	int up[2], out, ready, st;
+	pid_t parent = getpid(), pid;
+	char c;
+
+	if (port <= 0 || port > 65535 || agent_parse_dest(argv[3], &sink) < 0)
+		return agent_usage("container USERFILE NETFILE PORT SINK");
+	if (mount_point(argv[0]) != 0 || mount_point(argv[1]) != 0)
+		return 1;
+	/* Made here, so it stays in the namespace that reaches SINK. */
+	out = socket(sink.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (out < 0 || pipe2(up, O_CLOEXEC) != 0) {
+		agent_log("socket", sink.text, -1, errno, NULL);
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(up[0]);
+		container_child(up[1], out, &sink, (int)port, parent);
+	}
+	close(up[1]);
+	close(out);
+	if (pid < 0 || read(up[0], &c, 1) != 1) {
+		agent_log("container", NULL, -1, pid < 0 ? errno : ECHILD, NULL);
+		return 1;
+	}
+	for (int i = 0; i < 2; i++) {
+		char src[64];
+		int r;
+
+		snprintf(src, sizeof(src), "/proc/%d/ns/%s", (int)pid, types[i]);
+		r = mount(src, argv[i], NULL, MS_BIND, NULL);
+		agent_log("mount", argv[i], r, errno, NULL);
+		if (r != 0) {
+			kill(pid, SIGKILL);
+			return 1;
+		}
+	}
+	lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ready = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (ready < 0 || bind(ready, (struct sockaddr *)&lo, sizeof(lo)) != 0) {
+		agent_log("bind", "127.0.0.1:0", -1, errno, NULL);
+		kill(pid, SIGKILL);
+		return 1;
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	agent_log("container-exit", NULL, -1, ECHILD, NULL);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	agent_init("ns-join");
@@ -206,5 +441,12 @@ int main(int argc, char **argv)
 		return foreign(argv + 2);
 	if (argc == 4 && strcmp(argv[1], "race") == 0)
 		return race(argv + 2);
-	return agent_usage("own | foreign USERNS NETNS DEST LINE | race USERNS N");
+	if (argc == 6 && strcmp(argv[1], "container") == 0) {
+		/* A relay's client that went away answers EPIPE, never a
+		 * signal. */
+		signal(SIGPIPE, SIG_IGN);
+		return container(argv + 2);
+	}
+	return agent_usage("own | foreign USERNS NETNS DEST LINE | race USERNS N | "
+			   "container USERFILE NETFILE PORT SINK");
 }
