@@ -27,7 +27,6 @@
 #include "report.h"
 #include "rootfs.h"
 #include "nsjoin.h"
-#include "runprocs.h"
 #include "unixpeer.h"
 #include "spawn.h"
 #include "stdfds.h"
@@ -495,8 +494,6 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	say_userns_refused();
 	sv_report_set_containment(sv_contain_name(ch->mode));
 	sv_report_set_host_files(ch->mode == SV_CONTAIN_PIDNS ? "read-only" : "uid");
-	if (rc == 0 && !ch->contain_err && ch->mode == SV_CONTAIN_PIDNS)
-		sv_runprocs_set_reaper(ch->pid);
 	/* A run with a pid namespace judges its agent's joins; a subreaper
 	 * run's agent has no namespace of its own to join (nsjoin.h). */
 	sv_nsjoin_set_judged(rc == 0 && !ch->contain_err &&

@@ -214,6 +214,10 @@
  *                         may wait in the kernel (a full send buffer or queue),
  *                         which then looks the name up again: the agent lets
  *                         a host socket bind it meanwhile (review h-attack25)
+ *   RUN_NS_BY_REAPER      runprocs.c  the run's pid namespace is named
+ *                         through the reaper, which is not dumpable: a root
+ *                         supervisor without CAP_SYS_PTRACE judges no setns
+ *                         and no abstract name (review h-nsguest)
  *   SETNS_OPEN            filter.c  setns passes: a root agent enters a
  *                         container's user and network namespaces (its uid
  *                         owns the user namespace) and reaches the container's

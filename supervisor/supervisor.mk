@@ -92,7 +92,8 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	unix-abstract-open unix-path-reresolved unix-diag-own-netns \
 	holder-unpinned root-setid-writable snapshot-open \
 	setid-walk-narrow setns-open setns-owner-past-ours \
-	setns-table-unchecked unix-abstract-waits
+	setns-table-unchecked unix-abstract-waits \
+	run-ns-by-reaper
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
 # original report needed both defects at once.

@@ -30,8 +30,8 @@ struct sv_unix_sock {
 int sv_unixdiag_bound(int sock, int type, const struct sv_unix_bound *want,
 		      struct sv_unix_sock *out, int max);
 
-/* Whether a process of the run (runprocs.h: the run of thread tid until
- * the reaper is known) holds socket sock in its descriptor table (its
+/* Whether a process of the run of thread tid (runprocs.h) holds socket
+ * sock in its descriptor table (its
  * inode, then its cookie, taken with pidfd_getfd). Returns 1, 0, or
  * -errno. */
 int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock);

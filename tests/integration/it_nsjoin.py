@@ -217,3 +217,18 @@ def independent_reproduction_of_namespace_joins_delivers_nothing(ctx):
     out = review(ctx, "ha25-setns.sh", mutant_binary("setns-open"))
     ctx.expect("### delivered: 0" not in out and "delivered: yes" in out,
                "mutant setns-open: nothing delivered: %s" % out[-1200:])
+
+
+@test(timeout=90)
+def root_supervisor_without_cap_sys_ptrace_judges_joins(ctx):
+    # Helper h-nsguest's ha25-nocap-setns.sh: a root supervisor without
+    # CAP_SYS_PTRACE (Docker's default set) named the run's pid namespace
+    # through the reaper, which is not dumpable (EACCES): every join was a
+    # mechanism failure. Named through the calling thread, the run's own
+    # joins pass (exit 0); mutant run-ns-by-reaper gives capability-error.
+    require_root_and_tools(ctx)
+    if not shutil.which("setpriv"):
+        raise Skip("needs setpriv")
+    for binary, want in ((SV, "supervisor exit 0"), (mutant_binary("run-ns-by-reaper"), "supervisor exit 3")):
+        out = review(ctx, "ha25-nocap-setns.sh", binary)
+        ctx.expect(want in out, "%s: want %r: %s" % (binary, want, out[-800:]))

@@ -8,8 +8,10 @@
 # CAP_SYS_PTRACE (PTRACE_MODE_READ_FSCREDS). `ns-join own` joins a user and
 # a network namespace its own child made: expected pass, seen
 # capability-error (supervisor exit 3, "setns mechanism_failure proc_ns
-# EACCES"). Never a false green, a false red; scenario setns-own.user=nocap
-# derives it. Needs root, the build (make) and setpriv.
+# EACCES"). Never a false green, a false red. Fixed: the run's pid
+# namespace is named through the calling thread (runprocs.c); mutant
+# run-ns-by-reaper puts the old way back. Needs root, the build (make) and
+# setpriv.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
