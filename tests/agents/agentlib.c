@@ -399,3 +399,32 @@ void agent_crash_child(void)
 		  pid < 0 ? errno : 0, NULL);
 	sleep(2);
 }
+
+int agent_pump(int a, int b, const char *dest, int wait_ms)
+{
+	char buf[1024];
+
+	for (;;) {
+		struct pollfd p[2] = {{.fd = a, .events = POLLIN}, {.fd = b, .events = POLLIN}};
+		int n = poll(p, 2, wait_ms);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		for (int i = 0; i < 2; i++) {
+			ssize_t got, put;
+
+			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			got = read(p[i].fd, buf, sizeof(buf));
+			if (got <= 0)
+				return i == 0 ? 0 : -1;
+			put = write(p[1 - i].fd, buf, (size_t)got);
+			agent_log(i == 0 ? "forward" : "reply", i == 0 ? dest : NULL, (long)put,
+				  errno, NULL);
+			if (put != got)
+				return i == 0 ? -1 : 0;
+		}
+	}
+}

@@ -97,4 +97,13 @@ int agent_uffd_wait_fault(int uffd, int timeout_ms);
  * faulting access. */
 void agent_uffd_supply(int uffd, void *region, const void *src, long page);
 
+/*
+ * Copies bytes both ways between A (a relay's client) and B (its far side)
+ * until either closes or WAIT_MS pass with nothing to copy, logging each
+ * copy as "forward" (A to B, to DEST) or "reply". Returns 0 while B is
+ * still usable (A closed, or the wait ran out), -1 once it is not (B
+ * closed, or a write to it fell short).
+ */
+int agent_pump(int a, int b, const char *dest, int wait_ms);
+
 #endif

@@ -289,8 +289,6 @@ static int make_container(void)
  * quietly. Returns 0 while out is still usable, -1 once it is not. */
 static int relay_client(int c, int out, const struct agent_dest *sink, int *connected)
 {
-	char buf[1024];
-
 	if (!*connected) {
 		long r = connect(out, (const struct sockaddr *)&sink->ss, sink->len);
 
@@ -299,29 +297,7 @@ static int relay_client(int c, int out, const struct agent_dest *sink, int *conn
 			return -1;
 		*connected = 1;
 	}
-	for (;;) {
-		struct pollfd p[2] = {{.fd = c, .events = POLLIN}, {.fd = out, .events = POLLIN}};
-		int n = poll(p, 2, RELAY_WAIT_MS);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return 0;
-		for (int i = 0; i < 2; i++) {
-			ssize_t got, put;
-
-			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			got = read(p[i].fd, buf, sizeof(buf));
-			if (got <= 0)
-				return i == 0 ? 0 : -1;
-			put = write(p[1 - i].fd, buf, (size_t)got);
-			agent_log(i == 0 ? "forward" : "reply", i == 0 ? sink->text : NULL,
-				  (long)put, errno, NULL);
-			if (put != got)
-				return i == 0 ? -1 : 0;
-		}
-	}
+	return agent_pump(c, out, sink->text, RELAY_WAIT_MS);
 }
 
 /* The container's process: never returns. */

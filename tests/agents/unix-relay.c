@@ -135,7 +135,6 @@ static int listen_on(const struct unix_name *u)
  * side closes or WAIT_MS pass quietly. */
 static void relay(int c, const struct agent_dest *to)
 {
-	char buf[1024];
 	int t = socket(to->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	long r = t < 0 ? -1 : connect(t, (const struct sockaddr *)&to->ss, to->len);
 
@@ -145,30 +144,7 @@ static void relay(int c, const struct agent_dest *to)
 			close(t);
 		return;
 	}
-	for (;;) {
-		struct pollfd p[2] = {{.fd = c, .events = POLLIN}, {.fd = t, .events = POLLIN}};
-		int n = poll(p, 2, WAIT_MS);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		for (int i = 0; i < 2; i++) {
-			ssize_t got, put;
-
-			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			got = read(p[i].fd, buf, sizeof(buf));
-			if (got <= 0)
-				goto done;
-			put = write(p[1 - i].fd, buf, (size_t)got);
-			agent_log(i == 0 ? "forward" : "reply", i == 0 ? to->text : NULL, (long)put,
-				  errno, NULL);
-			if (put != got)
-				goto done;
-		}
-	}
-done:
+	(void)agent_pump(c, t, to->text, WAIT_MS);
 	close(t);
 }
 
