@@ -225,6 +225,10 @@
  *   SETNS_OWNER_PAST_OURS nsjoin.c  the owner walk goes on past the
  *                         supervisor's own user namespace, where a root agent
  *                         lives: every namespace of the host is the run's
+ *   SETNS_THREADS_LATE    nsjoin.c  the caller's threads are counted after the
+ *                         descriptor was duplicated and judged: a thread that
+ *                         swaps it and exits is not counted (review
+ *                         h-attack26, ha26-swapexit.sh)
  *   SETNS_TABLE_UNCHECKED nsjoin.c  a join is allowed while another thread
  *                         shares the caller's descriptor table: it swaps the
  *                         descriptor between the look and the kernel's

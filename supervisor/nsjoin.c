@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/nsfs.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "runprocs.h"
@@ -172,6 +174,37 @@ static int threads_of(pid_t tid)
 	return n;
 }
 
+/* Whether no other task can replace a descriptor in the calling thread's
+ * table before the kernel looks it up again (after CONTINUE): 1, 0, or -1
+ * with the call finished. The caller waits in the call, so only its other
+ * threads, or a process sharing its table (clone with CLONE_FILES alone,
+ * which the filter reports before it happens), could; and only those
+ * could make another. Read before the duplicate is taken: a thread that
+ * swaps the descriptor after it and exits before a later count is not
+ * counted (review h-attack26's ha26-swapexit.sh: a pass, the container's
+ * service reached); one that exits drops its table (exit_files) before it
+ * stops being counted, so a count of 1 means no other thread holds it. */
+static int table_alone(struct sv_call *c)
+{
+	int n = threads_of((pid_t)c->req->pid);
+
+	if (n < 0) {
+		sv_call_mech_failure(c, "proc_status", -n);
+		return -1;
+	}
+	return n == 1 && !atomic_load(&table_shared);
+}
+
+/* Whether fd is a namespace's file: its ioctls are then nsfs's, and
+ * their answers descriptors the kernel made (a FUSE file's ioctl answers
+ * are its server's). */
+static int is_nsfs(int fd)
+{
+	struct statfs fs;
+
+	return fstatfs(fd, &fs) == 0 && fs.f_type == NSFS_MAGIC;
+}
+
 /* Whether the namespace behind the duplicate is the run's: 1, 0, -errno;
  * or -EINVAL for flags the kernel refuses with it. */
 static int judge_nsfd(struct sv_call *c, int type, int flags)
@@ -202,7 +235,7 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 {
 	const int all = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
 			CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME;
-	int flags = (int)a[1], type, rc, n;
+	int flags = (int)a[1], type, rc, alone = 0;
 	pid_t pid;
 
 	/* A subreaper run's agent can make no namespace (the host refused
@@ -213,9 +246,14 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 			       sv_call_denial_errno(c), 0);
 		return;
 	}
+#ifndef SV_MUTANT_SETNS_THREADS_LATE
+	alone = table_alone(c);
+	if (alone < 0)
+		return;
+#endif
 	if (sv_call_take(c, (int)a[0]))
 		return;
-	type = ioctl(c->dup, NS_GET_NSTYPE);
+	type = is_nsfs(c->dup) ? ioctl(c->dup, NS_GET_NSTYPE) : -1;
 	if (type >= 0) {
 		rc = judge_nsfd(c, type, flags);
 	} else if ((pid = pidfd_pid(c->dup)) != 0) {
@@ -247,20 +285,17 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 			       sv_call_denial_errno(c), 0);
 		return;
 	}
-	/* The kernel looks the descriptor up again after CONTINUE: only a
-	 * task sharing the caller's table could have replaced it since our
-	 * duplicate. The caller waits here, so only its other threads, or a
-	 * process that shares its table (clone with CLONE_FILES alone, which
-	 * the filter reports), could; and only those could make another. */
-	n = threads_of((pid_t)c->req->pid);
-	if (n < 0) {
-		sv_call_mech_failure(c, "proc_status", -n);
+#ifdef SV_MUTANT_SETNS_THREADS_LATE
+	/* MUTANT setns-threads-late: the threads are counted after the
+	 * duplicate, as before review h-attack26. */
+	alone = table_alone(c);
+	if (alone < 0)
 		return;
-	}
+#endif
 #ifndef SV_MUTANT_SETNS_TABLE_UNCHECKED
 	/* MUTANT setns-table-unchecked: a thread of the caller may swap the
 	 * descriptor between the look and the kernel's. */
-	if (n != 1 || atomic_load(&table_shared)) {
+	if (!alone) {
 		sv_call_finish(c, SV_NEUTRALIZED, "shared-table", SV_ACT_ERRNO, EPERM, 0);
 		return;
 	}

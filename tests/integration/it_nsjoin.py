@@ -232,3 +232,21 @@ def root_supervisor_without_cap_sys_ptrace_judges_joins(ctx):
     for binary, want in ((SV, "supervisor exit 0"), (mutant_binary("run-ns-by-reaper"), "supervisor exit 3")):
         out = review(ctx, "ha25-nocap-setns.sh", binary)
         ctx.expect(want in out, "%s: want %r: %s" % (binary, want, out[-800:]))
+
+
+@test(timeout=300)
+def thread_that_swaps_the_descriptor_and_exits_never_gets_a_join_through(ctx):
+    # Review h-attack26's ha26-swapexit.sh: a second thread swaps the
+    # descriptor from a user namespace of the run to a container's after
+    # the supervisor took it, and exits before a later count of threads.
+    # The count comes first now: every try is shared-table or
+    # foreign-namespace, the container's service gets nothing. Mutant
+    # setns-threads-late counts after the judgment: the line arrives.
+    require_root_and_tools(ctx)
+    if not shutil.which("gcc"):
+        raise Skip("needs gcc")
+    out = review(ctx, "ha26-swapexit.sh", SV, timeout=280)
+    ctx.expect("supervisor exit" in out and "got HA26-REACHED" not in out,
+               "ha26-swapexit.sh: %s" % out[-1200:])
+    out = review(ctx, "ha26-swapexit.sh", mutant_binary("setns-threads-late"), timeout=280)
+    ctx.expect("got HA26-REACHED" in out, "mutant setns-threads-late: nothing arrived: %s" % out[-1200:])

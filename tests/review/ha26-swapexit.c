@@ -146,7 +146,8 @@ int main(int argc, char **argv)
 			dup2(own_fd, 10);
 			start = now_ns();
 			if (clone(swapper, stack + sizeof(stack),
-				  CLONE_VM | CLONE_SIGHAND | CLONE_THREAD | CLONE_FILES, &start) < 0)
+				  CLONE_VM | CLONE_SIGHAND | CLONE_THREAD | CLONE_FILES,
+				  &start) < 0)
 				_exit(3);
 			if (syscall(SYS_setns, 10, CLONE_NEWUSER) != 0)
 				_exit(4);
