@@ -1,0 +1,68 @@
+#!/bin/bash
+# ha27-nbrace.sh (hostile review h-attack27, against 1b297f5): the
+# supervisor's connect to an abstract name judged "local" is made
+# nonblocking through O_NONBLOCK on the file description it shares with the
+# agent (sv_unixpeer_act); a thread of the agent that keeps clearing that
+# flag makes it a blocking connect, which waits in the kernel
+# (unix_wait_for_peer) on the run's full listener and looks the name up
+# again when that listener closes: h-attack25's finding 1b (ha25-rebind.sh
+# park) comes back. See ha27-nbrace.c.
+# Each try: the agent's listener @ha27-nb (backlog 0, queue full), 4
+# blocking connects to it, a toggler clearing O_NONBLOCK on their sockets;
+# the agent sees when the supervisor's connects wait in the kernel (the
+# sockets they made show in /proc/net/unix; the script also counts the
+# supervisor's threads whose wchan is unix_wait_for_peer); then a busy
+# stand-in host service starts binding @ha27-nb (a service in a restart
+# loop) and the agent closes its listener: each parked connect looks the
+# name up again, the later ones find the host's socket. Here: parked in
+# the kernel 3 of 3 tries, the host service got the line in 2 (verdict
+# pass, "unix:@ha27-nb allowed local performed" result 0).
+# Exit 1 when the supervisor waited in the kernel in any try or the host
+# service got the line; 0 otherwise. TRIES=N (default 3).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+SV=${SV:-$PWD/build/egress-supervisor}
+TRIES=${TRIES:-3}
+W=/tmp/h-attack27
+mkdir -p $W
+gcc -static -O2 -pthread -Wall -o $W/nbrace tests/review/ha27-nbrace.c || exit 2
+cat >$W/nbrace-inner.sh <<'INNER'
+set -u
+SV=$1 TRIES=$2 A=/tmp/h-attack27/nbrace M=/tmp/h-attack27/nb-marker
+R=/tmp/h-attack27/nb-report.json L=/tmp/h-attack27/nb-log
+ip link set lo up
+blocked=0 reached=0
+for i in $(seq 1 "$TRIES"); do
+	echo "== try $i"
+	rm -f $M $R
+	"$SV" --report $R -- $A agent @ha27-nb 8 >$L 2>&1 &
+	P=$!
+	for _ in $(seq 1 400); do
+		grep -q "parked in the kernel" $L && break
+		sleep 0.02
+	done
+	w=$(cat /proc/$P/task/*/wchan 2>/dev/null | tr '\0' '\n' | grep -c unix_wait_for_peer)
+	echo "supervisor threads in unix_wait_for_peer: $w"
+	[ "$w" -gt 0 ] && blocked=$((blocked + 1))
+	$A squat @ha27-nb $M 2>>$L &
+	S=$!
+	wait $P
+	echo "supervisor exit $?"
+	sleep 0.3
+	cat $L
+	if [ -s $M ]; then
+		reached=$((reached + 1))
+		echo "host's marker: $(cat $M)"
+	fi
+	grep -o '"syscall": "connect",[^}]*"dest": "unix:@ha27-nb",[^}]*"result": 0,[^}]*' $R |
+		head -1 | tr -s ' \n' ' '
+	echo
+	kill $S 2>/dev/null; wait $S 2>/dev/null
+done
+echo "RESULT: supervisor waited in the kernel in $blocked of $TRIES tries; host service reached in $reached"
+[ $blocked -eq 0 ] && [ $reached -eq 0 ]
+INNER
+timeout 300 unshare -mn --propagation private bash $W/nbrace-inner.sh "$SV" "$TRIES"
+rc=$?
+rm -f $W/nbrace-inner.sh
+exit $rc
