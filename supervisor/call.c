@@ -309,9 +309,12 @@ void sv_call_release(struct sv_call *c)
 	c->device_lock = 0;
 	sv_act_close_quiet(c->dup);
 	sv_act_close_quiet(c->peer_fd);
+	for (int i = 0; i < c->npins; i++)
+		sv_act_close_quiet(c->peer_pin[i]);
 	sv_act_pidfd_put(c->pidfd, c->pidfd_handle);
 	c->dup = -1;
 	c->peer_fd = -1;
+	c->npins = 0;
 	c->pidfd = -1;
 }
 

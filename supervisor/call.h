@@ -32,6 +32,9 @@
 /* sv_call.bound_if before any judgement of the device. */
 #define SV_BOUND_UNJUDGED (-2)
 
+/* At most this many sockets bound to one abstract name are judged. */
+#define SV_CALL_PINS 8
+
 struct sv_call {
 	int listener;
 	const struct seccomp_notif *req;
@@ -66,6 +69,11 @@ struct sv_call {
 	/* The act must not wait in the kernel: its name is an abstract one
 	 * judged the run's (sv_unixpeer_act). */
 	int peer_nowait;
+	/* The sockets bound to that name, held open from the judgement to
+	 * the end of the act, so no other socket can bind it meanwhile
+	 * (unixpeer.c). */
+	int peer_pin[SV_CALL_PINS];
+	int npins;
 };
 
 /* The errno a denied call of c answers: the policy's --deny-errno, else

@@ -18,7 +18,7 @@ static const char *const sites[] = {
     "pidfd_thread",  "listen_window",    "id_valid_intr",     "close_range",  "clone_newpid",
     "kcmp",          "tmpfile",          "landlock",          "signal_scope", "userns",
     "device_window", "unshare_files",    "handover",          "rootfs",       "clone_newipc",
-    "statx_mnt_id",  "setid_ro"};
+    "statx_mnt_id",  "setid_ro",         "unix_window"};
 
 static struct {
 	char site[32];

@@ -9,6 +9,7 @@
 #include <seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -204,6 +205,24 @@ static int add_setuid(scmp_filter_ctx ctx)
 		    SCMP_CMP(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, snapshot_ioctls[i]));
 #else
 	(void)snapshot_ioctls;
+#endif
+#ifndef SV_MUTANT_NONBLOCK_CLEAR_OPEN
+	/* MUTANT nonblock-clear-open: the agent clears O_NONBLOCK while the
+	 * supervisor's connect runs on the description it shares (review
+	 * h-attack27). Calls that can clear a description's O_NONBLOCK:
+	 * F_SETFL without it (the kernel reads the command and flags' low 32
+	 * bits), and FIONBIO (its value is in memory: every one). Performed
+	 * by the supervisor, one at a time with its own nonblocking acts
+	 * (unixpeer.c). fcntl64 is i386's. */
+	for (int i = 0; rc == 0 && i < 2; i++) {
+		int nr = seccomp_syscall_resolve_name(i ? "fcntl64" : "fcntl");
+
+		if (nr != __NR_SCMP_ERROR)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 2, INT_EQ(1, F_SETFL),
+					      SCMP_CMP(2, SCMP_CMP_MASKED_EQ, O_NONBLOCK, 0));
+	}
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1, INT_EQ(1, FIONBIO));
 #endif
 	return rc;
 }

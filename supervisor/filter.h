@@ -18,7 +18,8 @@
  * bits only (prlimit64's pid in all 64: a stray high bit only notifies).
  * With root_agent, on every ABI also: chmod, fchmod, fchmodat, fchmodat2,
  * creat, mknod and mknodat whose mode holds S_ISUID or S_ISGID, open and
- * openat that create with either, and openat2 whole.
+ * openat that create with either, and openat2 whole; fcntl (and i386's
+ * fcntl64) F_SETFL without O_NONBLOCK, and ioctl FIONBIO.
  * Used by sv_filter_install and by the filter table tests (filter-export). */
 int sv_filter_build(void **ctx, int root_agent);
 

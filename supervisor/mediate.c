@@ -4,6 +4,7 @@
 #include <linux/audit.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -290,6 +291,24 @@ static void on_snapshot(struct sv_call *c, const __u64 *a)
 	sv_call_finish(c, SV_NEUTRALIZED, "snapshot", SV_ACT_ERRNO, EPERM, 0);
 }
 
+/* A root agent's ioctl: a snapshot (refused) or FIONBIO (performed by
+ * unixpeer.c, one at a time with its nonblocking acts): the filter traps
+ * no other. */
+static void on_ioctl(struct sv_call *c, const __u64 *a)
+{
+	if ((uint32_t)a[1] == FIONBIO)
+		sv_unixpeer_set_flags(c, a, 1);
+	else
+		on_snapshot(c, a);
+}
+
+/* A root agent's fcntl F_SETFL without O_NONBLOCK (the filter traps no
+ * other): performed by unixpeer.c. */
+static void on_fcntl(struct sv_call *c, const __u64 *a)
+{
+	sv_unixpeer_set_flags(c, a, 0);
+}
+
 /* A root agent's openat2: its mode is in memory, unjudgeable without a
  * race; ENOSYS, and libc falls back to openat. */
 static void on_openat2(struct sv_call *c, const __u64 *a)
@@ -329,7 +348,8 @@ static const struct entry native_table[] = {{42, "connect", on_connect},
 					    {302, "prlimit64", sv_mediate_prlimit},
 					    {249, "request_key", on_key_upcall},
 					    {250, "keyctl", on_module_name},
-					    {16, "ioctl", on_snapshot},
+					    {16, "ioctl", on_ioctl},
+					    {72, "fcntl", on_fcntl},
 					    {308, "setns", sv_nsjoin_mediate},
 					    {56, "clone", sv_nsjoin_table_shared},
 					    MODE_CALLS_64};
@@ -364,7 +384,9 @@ static const struct entry i386_table[] = {
     {14, "mknod", on_setuid},
     {297, "mknodat", on_setuid},
     {437, "openat2", on_openat2},
-    {54, "ioctl", on_snapshot},
+    {54, "ioctl", on_ioctl},
+    {55, "fcntl", on_fcntl},
+    {221, "fcntl64", on_fcntl},
     {346, "setns", sv_nsjoin_mediate},
     {120, "clone", sv_nsjoin_table_shared},
 };
@@ -387,7 +409,8 @@ static const struct entry x32_table[] = {{42, "connect", NULL},
 					 {302, "prlimit64", sv_mediate_prlimit},
 					 {249, "request_key", on_key_upcall},
 					 {250, "keyctl", on_module_name},
-					 {514, "ioctl", on_snapshot},
+					 {514, "ioctl", on_ioctl},
+					 {72, "fcntl", on_fcntl},
 					 {308, "setns", sv_nsjoin_mediate},
 					 {56, "clone", sv_nsjoin_table_shared},
 					 MODE_CALLS_64};
@@ -452,8 +475,9 @@ void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_p
 		sv_call_finish(&c, SV_NEUTRALIZED, "clone3", SV_ACT_ERRNO, ENOSYS, 0);
 	} else if (e->native == sv_mediate_cross_process || e->native == sv_mediate_prlimit ||
 		   e->native == on_key_upcall || e->native == on_module_name ||
-		   e->native == on_setuid || e->native == on_openat2 ||
-		   e->native == sv_nsjoin_mediate || e->native == sv_nsjoin_table_shared) {
+		   e->native == on_setuid || e->native == on_openat2 || e->native == on_ioctl ||
+		   e->native == on_fcntl || e->native == sv_nsjoin_mediate ||
+		   e->native == sv_nsjoin_table_shared) {
 		e->native(&c, req->data.args);
 	} else if (strcmp(c.ev.abi, "x86_64") != 0) {
 		int sc = strcmp(e->name, "socketcall") == 0;

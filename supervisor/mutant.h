@@ -212,8 +212,18 @@
  *                         (review h-attack24)
  *   UNIX_ABSTRACT_WAITS   unixpeer.c  the act on an abstract name the run holds
  *                         may wait in the kernel (a full send buffer or queue),
- *                         which then looks the name up again: the agent lets
- *                         a host socket bind it meanwhile (review h-attack25)
+ *                         which then looks the name up again, and the judged
+ *                         socket is not held: the agent lets a host socket
+ *                         bind it meanwhile (review h-attack25)
+ *   UNIX_ABSTRACT_UNPINNED unixpeer.c  the socket judged the run's is not held
+ *                         open until the act is done: a host service that
+ *                         binds the name when the run's listener closes, in
+ *                         the window the test build widens (unix_window),
+ *                         gets the connect (review h-attack27)
+ *   NONBLOCK_CLEAR_OPEN   filter.c  the agent's F_SETFL and FIONBIO pass: a
+ *                         thread clears O_NONBLOCK while the supervisor's
+ *                         connect runs and it waits in the kernel (review
+ *                         h-attack27, ha27-nbrace.sh)
  *   RUN_NS_BY_REAPER      runprocs.c  the run's pid namespace is named
  *                         through the reaper, which is not dumpable: a root
  *                         supervisor without CAP_SYS_PTRACE judges no setns

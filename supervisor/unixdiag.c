@@ -209,10 +209,10 @@ out:
 }
 
 /* Whether descriptor fd of the process behind pidfd is the socket with
- * this cookie: 1, 0 (another socket, or the descriptor gone meanwhile), or
- * -errno when it could not be looked at (a holder we cannot see is no
- * denial but a mechanism failure). */
-static int is_socket(int pidfd, int fd, uint64_t cookie)
+ * this cookie: 1 with the duplicate in *pin, 0 (another socket, or the
+ * descriptor gone meanwhile), or -errno when it could not be looked at (a
+ * holder we cannot see is no denial but a mechanism failure). */
+static int is_socket(int pidfd, int fd, uint64_t cookie, int *pin)
 {
 	int dup = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0), e = errno;
 	uint64_t got = 0;
@@ -221,20 +221,35 @@ static int is_socket(int pidfd, int fd, uint64_t cookie)
 	if (dup < 0)
 		return e == ESRCH || e == EBADF ? 0 : -e;
 	e = getsockopt(dup, SOL_SOCKET, SO_COOKIE, &got, &len) == 0 ? 0 : -errno;
-	close(dup);
-	return e < 0 ? e : got == cookie;
+	if (e < 0 || got != cookie) {
+		close(dup);
+		return e < 0 ? e : 0;
+	}
+	*pin = dup;
+	return 1;
 }
+
+struct holding {
+	const struct sv_unix_sock *sock;
+	struct sv_unix_holder *holder;
+};
 
 /* Whether the process of the run behind pidfd, named pid in our /proc,
  * holds the socket (arg): 1, 0, or -errno. */
 static int process_holds(int pidfd, const char *pid, void *arg)
 {
-	const struct sv_unix_sock *sock = arg;
+	struct holding *h = arg;
+	const struct sv_unix_sock *sock = h->sock;
 	char dir[48], link[96], got[64], want[40];
 	struct dirent *f;
 	DIR *fds;
 	int held = 0;
 
+	/* A find whose process was gone after it (runprocs.c) is looked
+	 * for again: its duplicate goes. */
+	if (h->holder->pin >= 0)
+		close(h->holder->pin);
+	h->holder->pin = -1;
 	snprintf(dir, sizeof(dir), "/proc/%.16s/fd", pid);
 	snprintf(want, sizeof(want), "socket:[%u]", sock->ino);
 	fds = opendir(dir);
@@ -256,12 +271,18 @@ static int process_holds(int pidfd, const char *pid, void *arg)
 			 * h-attack23. */
 			int again = (int)syscall(SYS_pidfd_open, atoi(pid), 0);
 
-			held = again < 0 ? 0 : is_socket(again, atoi(f->d_name), sock->cookie);
+			held = again < 0 ? 0
+					 : is_socket(again, atoi(f->d_name), sock->cookie,
+						     &h->holder->pin);
 			if (again >= 0)
 				close(again);
 			continue;
 #endif
-			held = is_socket(pidfd, atoi(f->d_name), sock->cookie);
+			held = is_socket(pidfd, atoi(f->d_name), sock->cookie, &h->holder->pin);
+			if (held == 1) {
+				h->holder->pid = (pid_t)atoi(pid);
+				h->holder->fd = atoi(f->d_name);
+			}
 		}
 	}
 	closedir(fds);
@@ -272,7 +293,27 @@ static int process_holds(int pidfd, const char *pid, void *arg)
  * the table of a thread that unshared its own, or of a process whose first
  * thread has ended (its /proc/PID/fd is empty), is not found: a denial,
  * never a guess. */
-int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock)
+int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock, struct sv_unix_holder *holder)
 {
-	return sv_runprocs_each(tid, process_holds, (void *)sock);
+	struct holding h = {.sock = sock, .holder = holder};
+	int rc;
+
+	holder->pin = -1;
+	rc = sv_runprocs_each(tid, process_holds, &h);
+	if (rc != 1 && holder->pin >= 0) {
+		close(holder->pin);
+		holder->pin = -1;
+	}
+	return rc;
+}
+
+int sv_unixdiag_pin(const struct sv_unix_holder *holder, uint64_t cookie)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, holder->pid, 0), pin = -1, rc;
+
+	if (pidfd < 0)
+		return -1;
+	rc = is_socket(pidfd, holder->fd, cookie, &pin);
+	close(pidfd);
+	return rc == 1 ? pin : -1;
 }

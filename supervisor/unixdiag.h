@@ -30,10 +30,25 @@ struct sv_unix_sock {
 int sv_unixdiag_bound(int sock, int type, const struct sv_unix_bound *want,
 		      struct sv_unix_sock *out, int max);
 
+/* Where a socket was found held: a duplicate of it (its "pin", which keeps
+ * it open, so its name bound), and the process and descriptor it came
+ * from. */
+struct sv_unix_holder {
+	int pin;
+	pid_t pid;
+	int fd;
+};
+
 /* Whether a process of the run of thread tid (runprocs.h) holds socket
- * sock in its descriptor table (its
- * inode, then its cookie, taken with pidfd_getfd). Returns 1, 0, or
- * -errno. */
-int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock);
+ * sock in its descriptor table (its inode, then its cookie, taken with
+ * pidfd_getfd). Returns 1 with *holder set (the caller closes its pin),
+ * 0, or -errno. */
+int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock,
+			  struct sv_unix_holder *holder);
+
+/* A new pin of a socket found held before, through the same process and
+ * descriptor: the duplicate, or -1 when that descriptor is no longer the
+ * socket with this cookie (then look again with sv_unixdiag_run_holds). */
+int sv_unixdiag_pin(const struct sv_unix_holder *holder, uint64_t cookie);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -18,20 +19,23 @@
 #include <unistd.h>
 
 #include "act.h"
+#include "fault.h"
 #include "unixdiag.h"
 
 /* Sockets bound as one name or file and type: one (bind refuses a second),
  * but sock_diag lists a listener's accepted sockets with its name too; the
  * listener alone is asked for. More is refused, not guessed. */
-#define MAX_NAMESAKES 8
-/* Listeners proven the run's, by cookie: a socket of the run stays the
- * run's, and repeated connects to one (a database the job started) pay
- * the walk of /proc once. */
+#define MAX_NAMESAKES SV_CALL_PINS
+/* Listeners proven the run's, by cookie, with where they were found: a
+ * socket of the run stays the run's, and repeated connects to one (a
+ * database the job started) pay the walk of /proc once; each still takes
+ * a pin, through the same holder while it keeps it. */
 #define HELD_CACHE 64
 
 static struct {
 	pthread_mutex_t lock;
 	uint64_t cookie[HELD_CACHE];
+	struct sv_unix_holder holder[HELD_CACHE];
 	unsigned next;
 } held_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -173,22 +177,34 @@ static int open_in_agent_root(pid_t tid, const char *path, int *fd, const char *
 	return e;
 }
 
-static int cached(uint64_t cookie)
+/* Whether cookie was proven the run's, with where it was found. */
+static int cached(uint64_t cookie, struct sv_unix_holder *holder)
 {
 	int hit = 0;
 
 	pthread_mutex_lock(&held_cache.lock);
 	for (unsigned i = 0; i < HELD_CACHE && !hit; i++)
-		hit = cookie && held_cache.cookie[i] == cookie;
+		if (cookie && held_cache.cookie[i] == cookie) {
+			*holder = held_cache.holder[i];
+			hit = 1;
+		}
 	pthread_mutex_unlock(&held_cache.lock);
 	return hit;
 }
 
-static void cache(uint64_t cookie)
+static void cache(uint64_t cookie, const struct sv_unix_holder *holder)
 {
 	pthread_mutex_lock(&held_cache.lock);
+	held_cache.holder[held_cache.next % HELD_CACHE] = *holder;
 	held_cache.cookie[held_cache.next++ % HELD_CACHE] = cookie;
 	pthread_mutex_unlock(&held_cache.lock);
+}
+
+static void unpin(struct sv_call *c)
+{
+	for (int i = 0; i < c->npins; i++)
+		sv_act_close_quiet(c->peer_pin[i]);
+	c->npins = 0;
 }
 
 /* The socket bound to the abstract name want must be held by a process of
@@ -208,23 +224,47 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 	if (n == 0)
 		return ECONNREFUSED;
 	*mech = "proc_fd";
+	/* Each socket bound to the name stays open in our hands until the
+	 * act is done: while it is, no other socket can bind the name, so
+	 * the kernel's own lookup in the act finds what was judged (review
+	 * h-attack27: a host service that binds the name the moment the
+	 * run's listener closes, between the judgement and the act). */
+	unpin(c);
 	for (int i = 0; i < n; i++) {
-		if (cached(socks[i].cookie))
-			continue;
-		rc = sv_unixdiag_run_holds((pid_t)c->req->pid, &socks[i]);
-		if (rc < 0)
-			return rc;
-		if (rc == 0) {
+		struct sv_unix_holder h = {.pin = -1};
+
+		if (cached(socks[i].cookie, &h))
+			h.pin = sv_unixdiag_pin(&h, socks[i].cookie);
+		if (h.pin < 0) {
+			rc = sv_unixdiag_run_holds((pid_t)c->req->pid, &socks[i], &h);
+			if (rc < 0)
+				return rc;
+			if (rc == 0) {
 #ifdef SV_MUTANT_UNIX_ABSTRACT_OPEN
-			/* MUTANT unix-abstract-open: an abstract name is the
-			 * run's own whoever bound it, as before. */
-			break;
+				/* MUTANT unix-abstract-open: an abstract name
+				 * is the run's own whoever bound it, as
+				 * before. */
+				break;
 #endif
-			*deny = "unix-peer";
-			return 0;
+				*deny = "unix-peer";
+				return 0;
+			}
+			cache(socks[i].cookie, &h);
 		}
-		cache(socks[i].cookie);
+#if defined(SV_MUTANT_UNIX_ABSTRACT_UNPINNED) || defined(SV_MUTANT_UNIX_ABSTRACT_WAITS)
+		/* MUTANT unix-abstract-unpinned: the judged socket is let go
+		 * before the act, as before review h-attack27 (and with
+		 * unix-abstract-waits, as before review h-attack25). */
+		sv_act_close_quiet(h.pin);
+		h.pin = -1;
+#endif
+		if (h.pin >= 0)
+			c->peer_pin[c->npins++] = h.pin;
 	}
+	/* The window a test build widens between the judgement and the
+	 * act, so a rebind lands in it every time. */
+	if (sv_fault("unix_window"))
+		usleep(300 * 1000);
 	*why = "local";
 	return 0;
 }
@@ -308,6 +348,7 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
 	/* A sendmmsg judges each message's name in turn. */
 	sv_act_close_quiet(c->peer_fd);
 	c->peer_fd = -1;
+	unpin(c);
 	c->peer_nowait = 0;
 	if (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0) {
 		sv_call_mech_failure(c, mech, errno);
@@ -406,6 +447,28 @@ mech_failure:
 	return -1;
 }
 
+/* Held while a connect runs with O_NONBLOCK we set on a description the
+ * agent shares, and while the agent's own call that could clear it is
+ * performed: the connect's kernel reads the flag once, at its start. */
+static pthread_mutex_t flags_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void sv_unixpeer_set_flags(struct sv_call *c, const __u64 *a, int fionbio)
+{
+	int on = 0, rc, err;
+
+	if (sv_call_take(c, (int)a[0]))
+		return;
+	if (fionbio && sv_call_read(c, a[2], &on, sizeof(on)))
+		return;
+	if (sv_call_still_valid(c))
+		return;
+	pthread_mutex_lock(&flags_lock);
+	rc = fionbio ? ioctl(c->dup, FIONBIO, &on) : fcntl(c->dup, F_SETFL, (int)a[2]);
+	err = rc < 0 ? errno : 0;
+	pthread_mutex_unlock(&flags_lock);
+	sv_call_answer_performed(c, "file-flags", rc, err);
+}
+
 long long sv_unixpeer_act(struct sv_call *c, const struct msghdr *msg, int flags, const void *name,
 			  uint32_t len)
 {
@@ -420,14 +483,17 @@ long long sv_unixpeer_act(struct sv_call *c, const struct msghdr *msg, int flags
 		} else {
 			/* A connect has no flag of its own: the description's,
 			 * shared with the agent, for the length of the call. */
-			int fl = fcntl(c->dup, F_GETFL), e;
+			int fl, e;
 
+			pthread_mutex_lock(&flags_lock);
+			fl = fcntl(c->dup, F_GETFL);
 			if (fl >= 0 && !(fl & O_NONBLOCK))
 				fcntl(c->dup, F_SETFL, fl | O_NONBLOCK);
 			rc = connect(c->dup, name, len);
 			e = errno;
 			if (fl >= 0 && !(fl & O_NONBLOCK))
 				fcntl(c->dup, F_SETFL, fl);
+			pthread_mutex_unlock(&flags_lock);
 			errno = e;
 		}
 		if (rc >= 0 || errno != EAGAIN)

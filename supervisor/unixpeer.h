@@ -13,6 +13,7 @@
 #define SV_UNIXPEER_H
 
 #include <stddef.h>
+#include <linux/types.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -76,5 +77,15 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
  * timeout passed), or -2 with the call finished. */
 long long sv_unixpeer_act(struct sv_call *c, const struct msghdr *msg, int flags, const void *name,
 			  uint32_t len);
+
+/* A root agent's call that may clear a description's O_NONBLOCK: fcntl
+ * F_SETFL (a[2] the flags) or, with fionbio, ioctl FIONBIO (a[2] its
+ * value's address). Performed by the supervisor on a duplicate of the
+ * calling thread's descriptor, never while sv_unixpeer_act's connect runs
+ * with O_NONBLOCK set: an agent's thread that cleared it in between made
+ * that connect wait in the kernel, which then looked the name up again
+ * (review h-attack27, ha27-nbrace.sh). Recorded as allowed, performed,
+ * reason "file-flags"; finishes the call. */
+void sv_unixpeer_set_flags(struct sv_call *c, const __u64 *a, int fionbio);
 
 #endif

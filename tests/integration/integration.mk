@@ -43,10 +43,10 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	snapshot-open setid-walk-narrow setns-open setns-owner-past-ours \
 	setns-open+unix-diag-own-netns \
 	setns-table-unchecked unix-abstract-waits \
-	run-ns-by-reaper setns-threads-late
+	run-ns-by-reaper setns-threads-late nonblock-clear-open
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	rights-mech-unlabelled no-signal-scope fallback-keeps-admin device-unchecked \
-	disconnect-unlocked ipc-retry-blind stream-connect-portless
+	disconnect-unlocked ipc-retry-blind stream-connect-portless unix-abstract-unpinned
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

@@ -19,7 +19,8 @@ import sys
 import tempfile
 import threading
 
-from harness import SV, SETPRIV_UID1000, Skip, load_report, mutant_binary, review, test, wait_for
+from harness import (SV, SV_FAULTS, SETPRIV_UID1000, Skip, load_report, mutant_binary, mutant_faults_binary,
+                     review, test, wait_for)
 
 # The agent: tries each (key, name, type, how[, cwd]) it is given, in cwd
 # when one is given, and prints what each got, "ok" or the errno's name.
@@ -385,6 +386,114 @@ def abstract_name_act_never_waits_in_the_kernel_for_a_rebind(ctx):
     out = review(ctx, "ha25-rebind.sh", mutant_binary("unix-abstract-waits"))
     ctx.expect("host service got: SECRET" in out.split("== park")[0],
                "mutant unix-abstract-waits: wmem delivered nothing: %s" % out[-1500:])
+
+
+# The run's listener on an abstract name, closed while a thread's connect
+# to it is judged (the test build's unix_window holds the act 300 ms).
+PIN_AGENT = r'''
+import socket, sys, threading, time
+name = "\0" + sys.argv[1]
+l = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+l.bind(name); l.listen(4)
+out = []
+def client():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(name); s.send(b"EGRESS-IT-PIN"); out.append("sent")
+    except OSError as e:
+        out.append("error %d" % e.errno)
+t = threading.Thread(target=client); t.start()
+time.sleep(0.1); l.close(); t.join(); print(out)
+'''
+
+
+class Squatter:
+    """A host service in a restart loop: once the run has bound the
+    abstract name, binds it as soon as it is free again and keeps what it
+    is sent."""
+
+    def __init__(self, name):
+        self.got, self.stop = b"", False
+        self.thread = threading.Thread(target=self.run, args=(name,), daemon=True)
+        self.thread.start()
+
+    def run(self, name):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # The run binds it first: the squatter waits for that.
+        while not self.stop:
+            with open("/proc/net/unix") as f:
+                if ("@" + name) in f.read():
+                    break
+        while not self.stop:
+            try:
+                s.bind("\0" + name)
+                break
+            except OSError:
+                continue
+        if self.stop:
+            return
+        s.listen(4)
+        s.settimeout(3)
+        try:
+            c, _ = s.accept()
+            c.settimeout(2)
+            self.got += c.recv(100)
+        except OSError:
+            pass
+
+    def close(self):
+        self.stop = True
+        self.thread.join(5)
+
+
+@test(timeout=120)
+def judged_abstract_listener_stays_bound_until_the_act_is_done(ctx):
+    # Review h-attack27: the run's listener closes between the judgement
+    # and the act and a host service in a restart loop binds the name; the
+    # act's own lookup found the host's. The judged socket is held open
+    # until the act is done, so the name cannot be bound meanwhile: the
+    # host gets nothing, with the window widened (unix_window, 300 ms).
+    # Mutant unix-abstract-unpinned lets it go: the line arrives.
+    require_root(ctx)
+    script = os.path.join(ctx.tmp, "pin.py")
+    with open(script, "w") as f:
+        f.write(PIN_AGENT)
+    for binary, arrives in ((SV_FAULTS, False),
+                            (mutant_faults_binary("unix-abstract-unpinned"), True)):
+        tag = "egress-it-pin-%d-%d" % (os.getpid(), arrives)
+        squat = Squatter(tag)
+        argv = [binary, "--writable", ctx.tmp, "--", PYTHON, script, tag]
+        ctx.last_argv = argv
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                           env=dict(os.environ, EGRESS_SV_FAULT="unix_window:EIO"))
+        squat.close()
+        ctx.expect((b"EGRESS-IT-PIN" in squat.got) == arrives,
+                   "%s: the host's service got %r (agent: %r %r)" % (binary, squat.got, p.stdout,
+                                                                    p.stderr[-300:]))
+
+
+@test(timeout=200)
+def agent_cannot_clear_nonblock_under_the_supervisors_connect(ctx):
+    # Review h-attack27's ha27-nbrace.sh: the agent's threads clear
+    # O_NONBLOCK on the sockets whose connects the supervisor makes
+    # nonblocking, so a connect waited in the kernel and looked the name up
+    # again after the run's listener closed. F_SETFL and FIONBIO that can
+    # clear it are performed by the supervisor, never during such a
+    # connect: no wait, no line at the host's service. Mutant
+    # nonblock-clear-open lets them through: a supervisor thread waits in
+    # unix_wait_for_peer (and, the socket held, for good: the run is
+    # killed after WAIT_S).
+    require_root(ctx)
+    for tool in ("unshare", "gcc", "ip"):
+        if not shutil.which(tool):
+            raise Skip("needs %s" % tool)
+    out = review(ctx, "ha27-nbrace.sh", SV, timeout=190, env={"TRIES": "1"})
+    ctx.expect("waited in the kernel in 0 of 1 tries; host service reached in 0" in out,
+               "ha27-nbrace.sh: %s" % out[-1200:])
+    out = review(ctx, "ha27-nbrace.sh", mutant_binary("nonblock-clear-open"), timeout=190,
+                 env={"TRIES": "1", "WAIT_S": "10"})
+    ctx.expect("waited in the kernel in 1 of 1 tries" in out,
+               "mutant nonblock-clear-open: no wait in the kernel: %s" % out[-1200:])
 
 
 @test(timeout=150)

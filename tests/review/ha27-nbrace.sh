@@ -18,7 +18,8 @@
 # the kernel 3 of 3 tries, the host service got the line in 2 (verdict
 # pass, "unix:@ha27-nb allowed local performed" result 0).
 # Exit 1 when the supervisor waited in the kernel in any try or the host
-# service got the line; 0 otherwise. TRIES=N (default 3).
+# service got the line; 0 otherwise. TRIES=N (default 3); WAIT_S bounds
+# each run (default 60 s; a supervisor still running then is killed).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
@@ -46,6 +47,13 @@ for i in $(seq 1 "$TRIES"); do
 	[ "$w" -gt 0 ] && blocked=$((blocked + 1))
 	$A squat @ha27-nb $M 2>>$L &
 	S=$!
+	# A connect that waits in the kernel on a socket the supervisor holds
+	# (a mutant) never ends: bounded (WAIT_S, default 60 s), then killed.
+	for _ in $(seq 1 "$((${WAIT_S:-60} * 10))"); do
+		kill -0 $P 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL $P 2>/dev/null
 	wait $P
 	echo "supervisor exit $?"
 	sleep 0.3
