@@ -231,6 +231,11 @@ static int judge_nsfd(struct sv_call *c, int type, int flags)
 	return rc;
 }
 
+static void deny_foreign(struct sv_call *c)
+{
+	sv_call_finish(c, SV_DENIED, "foreign-namespace", SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
+}
+
 void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 {
 	const int all = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
@@ -242,8 +247,7 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 	 * us a user namespace, and it has no capability): any namespace it
 	 * could enter is another's. */
 	if (!atomic_load(&judged)) {
-		sv_call_finish(c, SV_DENIED, "foreign-namespace", SV_ACT_ERRNO,
-			       sv_call_denial_errno(c), 0);
+		deny_foreign(c);
 		return;
 	}
 #ifndef SV_MUTANT_SETNS_THREADS_LATE
@@ -281,8 +285,7 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 		return;
 	}
 	if (rc == 0) {
-		sv_call_finish(c, SV_DENIED, "foreign-namespace", SV_ACT_ERRNO,
-			       sv_call_denial_errno(c), 0);
+		deny_foreign(c);
 		return;
 	}
 #ifdef SV_MUTANT_SETNS_THREADS_LATE

@@ -251,10 +251,15 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 			}
 			cache(socks[i].cookie, &h);
 		}
-#if defined(SV_MUTANT_UNIX_ABSTRACT_UNPINNED) || defined(SV_MUTANT_UNIX_ABSTRACT_WAITS)
+#ifdef SV_MUTANT_UNIX_ABSTRACT_UNPINNED
 		/* MUTANT unix-abstract-unpinned: the judged socket is let go
-		 * before the act, as before review h-attack27 (and with
-		 * unix-abstract-waits, as before review h-attack25). */
+		 * before the act, as before review h-attack27. */
+		sv_act_close_quiet(h.pin);
+		h.pin = -1;
+#endif
+#ifdef SV_MUTANT_UNIX_ABSTRACT_WAITS
+		/* MUTANT unix-abstract-waits: let go too, as before review
+		 * h-attack25. */
 		sv_act_close_quiet(h.pin);
 		h.pin = -1;
 #endif
