@@ -492,12 +492,19 @@ long long sv_unixpeer_act(struct sv_call *c, const struct msghdr *msg, int flags
 
 			pthread_mutex_lock(&flags_lock);
 			fl = fcntl(c->dup, F_GETFL);
-			if (fl >= 0 && !(fl & O_NONBLOCK))
-				fcntl(c->dup, F_SETFL, fl | O_NONBLOCK);
+			/* A connect that may wait is never made: a flag we
+			 * could not read or set is a mechanism failure. */
+			if (fl < 0 ||
+			    (!(fl & O_NONBLOCK) && fcntl(c->dup, F_SETFL, fl | O_NONBLOCK) != 0)) {
+				e = errno;
+				pthread_mutex_unlock(&flags_lock);
+				sv_call_mech_failure(c, "fcntl", e);
+				return -2;
+			}
 			rc = connect(c->dup, name, len);
 			e = errno;
-			if (fl >= 0 && !(fl & O_NONBLOCK))
-				fcntl(c->dup, F_SETFL, fl);
+			if (!(fl & O_NONBLOCK))
+				(void)fcntl(c->dup, F_SETFL, fl);
 			pthread_mutex_unlock(&flags_lock);
 			errno = e;
 		}
