@@ -482,16 +482,18 @@ def agent_cannot_clear_nonblock_under_the_supervisors_connect(ctx):
     # connect: no wait, no line at the host's service. Mutant
     # nonblock-clear-open lets them through: a supervisor thread waits in
     # unix_wait_for_peer (and, the socket held, for good: the run is
-    # killed after WAIT_S).
+    # killed after WAIT_S). Three seconds of toggling: the mutant's first
+    # connect parks well within them (1 of 4 parked in each of 3 tries here).
     require_root(ctx)
     for tool in ("unshare", "gcc", "ip"):
         if not shutil.which(tool):
             raise Skip("needs %s" % tool)
-    out = review(ctx, "ha27-nbrace.sh", SV, timeout=190, env={"TRIES": "1"})
+    out = review(ctx, "ha27-nbrace.sh", SV, timeout=190, env={"TRIES": "1", "AGENT_S": "3"})
     ctx.expect("waited in the kernel in 0 of 1 tries; host service reached in 0" in out,
                "ha27-nbrace.sh: %s" % out[-1200:])
+    # The parked connect is counted before WAIT_S starts: one second is enough.
     out = review(ctx, "ha27-nbrace.sh", mutant_binary("nonblock-clear-open"), timeout=190,
-                 env={"TRIES": "1", "WAIT_S": "10"})
+                 env={"TRIES": "1", "WAIT_S": "1", "AGENT_S": "3"})
     ctx.expect("waited in the kernel in 1 of 1 tries" in out,
                "mutant nonblock-clear-open: no wait in the kernel: %s" % out[-1200:])
 

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -40,7 +41,7 @@ static pid_t hold_listener(const char *name, int secs)
 {
 	int p[2];
 	char c;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (pipe(p))
 		return -1;
@@ -50,6 +51,10 @@ static pid_t hold_listener(const char *name, int secs)
 		socklen_t l = abstract(&a, name);
 		int s = socket(AF_UNIX, SOCK_STREAM, 0);
 
+		/* Held while the agent lives, so a denied run ends with it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
 		if (bind(s, (struct sockaddr *)&a, l) || listen(s, 4)) {
 			perror("agent: bind own @name");
 			_exit(1);

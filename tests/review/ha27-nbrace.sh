@@ -19,11 +19,14 @@
 # pass, "unix:@ha27-nb allowed local performed" result 0).
 # Exit 1 when the supervisor waited in the kernel in any try or the host
 # service got the line; 0 otherwise. TRIES=N (default 3); WAIT_S bounds
-# each run (default 60 s; a supervisor still running then is killed).
+# each run (default 60 s; a supervisor still running then is killed);
+# AGENT_S bounds the agent's toggling (default 8 s; it stops sooner once
+# every connect is parked).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
 TRIES=${TRIES:-3}
+export AGENT_S=${AGENT_S:-8}
 W=/tmp/h-attack27
 mkdir -p $W
 gcc -static -O2 -pthread -Wall -o $W/nbrace tests/review/ha27-nbrace.c || exit 2
@@ -36,7 +39,7 @@ blocked=0 reached=0
 for i in $(seq 1 "$TRIES"); do
 	echo "== try $i"
 	rm -f $M $R
-	"$SV" --report $R -- $A agent @ha27-nb 8 >$L 2>&1 &
+	"$SV" --report $R -- $A agent @ha27-nb "$AGENT_S" >$L 2>&1 &
 	P=$!
 	for _ in $(seq 1 400); do
 		grep -q "parked in the kernel" $L && break
