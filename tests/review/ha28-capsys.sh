@@ -9,9 +9,13 @@
 # O_NONBLOCK on the description the agent shares; but the filter traps the
 # agent's F_SETFL/FIONBIO only when the agent's child is euid 0
 # (sv_filter_install: sv_filter_build(geteuid() == 0)), and here it is uid
-# 1000. A uid-1000 agent needs no privilege to connect to any abstract name,
-# so the host service that binds the name after the run's listener closes
-# gets the line, with a pass.
+# 1000. The agent's toggler clears O_NONBLOCK untrapped and the supervisor's
+# connect waits in the kernel (unix_wait_for_peer) holding flags_lock and
+# its pins. Here (321a0eb): parked in 3 of 3 tries; the pins keep the run's
+# closed listener bound, so the parked connect cannot look up the host's
+# socket (host service reached in 0), but it never returns: the run hangs
+# until the script kills the supervisor (exit 137, no verdict), and every
+# other nonblocking connect of the run waits on flags_lock meanwhile.
 # Exit 1 when the supervisor waited in the kernel in any try or the host
 # service got the line; 0 otherwise. TRIES=N (default 3); WAIT_S bounds
 # each run (default 60 s).
