@@ -302,6 +302,11 @@ const char *sv_contain_name(enum sv_contain_mode m)
 					   : "subreaper+landlock";
 }
 
+int sv_contain_judges_names(enum sv_contain_mode m)
+{
+	return m == SV_CONTAIN_PIDNS;
+}
+
 pid_t sv_contain_outer_ppid(void)
 {
 	char buf[512], *p;

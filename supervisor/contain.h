@@ -69,6 +69,14 @@ int sv_contain_settle(void);
  * the report's name of the mechanism. */
 const char *sv_contain_name(enum sv_contain_mode m);
 
+/* Whether a run in mode m has its AF_UNIX names judged (unixpeer.c) and,
+ * with them, the agent's calls that can clear O_NONBLOCK trapped
+ * (filter.c): a pid-namespace run, whose agent is root or holds what a
+ * CAP_SYS_ADMIN supervisor gives. One condition for both, so the
+ * supervisor's nonblocking acts never run beside an untrapped flag
+ * (review h-attack28: a uid-1000 supervisor with CAP_SYS_ADMIN). */
+int sv_contain_judges_names(enum sv_contain_mode m);
+
 /* The parent pid as seen by the /proc mounted now (before
  * sv_contain_mounts: the supervisor's namespace, where getppid() of a new
  * pid namespace's init says 0). Returns the pid or -errno. */

@@ -159,7 +159,7 @@ static int notify_if_nonzero(scmp_filter_ctx ctx, const char *name, unsigned arg
 static const uint32_t snapshot_ioctls[] = {BTRFS_IOC_SNAP_CREATE, BTRFS_IOC_SNAP_CREATE_V2};
 
 /* The setuid rules (setuid_modes), openat2 and the snapshot ioctls, for a
- * root agent. */
+ * root agent (SV_FILTER_SETID). */
 static int add_setuid(scmp_filter_ctx ctx)
 {
 	/* O_TMPFILE is __O_TMPFILE | O_DIRECTORY: its own bit is enough. */
@@ -206,6 +206,16 @@ static int add_setuid(scmp_filter_ctx ctx)
 #else
 	(void)snapshot_ioctls;
 #endif
+	return rc;
+}
+
+/* The calls that can clear a description's O_NONBLOCK, for a run whose
+ * AF_UNIX names are judged: the supervisor's nonblocking connect shares
+ * the description with the agent (unixpeer.c, review h-attack27). */
+static int add_file_flags(scmp_filter_ctx ctx)
+{
+	int rc = 0;
+
 #ifndef SV_MUTANT_NONBLOCK_CLEAR_OPEN
 	/* MUTANT nonblock-clear-open: the agent clears O_NONBLOCK while the
 	 * supervisor's connect runs on the description it shares (review
@@ -223,6 +233,8 @@ static int add_setuid(scmp_filter_ctx ctx)
 	}
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1, INT_EQ(1, FIONBIO));
+#else
+	(void)ctx;
 #endif
 	return rc;
 }
@@ -480,10 +492,17 @@ static scmp_filter_ctx new_ctx(void)
 	return ctx;
 }
 
-int sv_filter_build(void **out, int root_agent)
+int sv_filter_build(void **out, unsigned rules)
 {
 	scmp_filter_ctx ctx, foreign;
 	int rc;
+
+#ifdef SV_MUTANT_FILE_FLAGS_BY_UID
+	/* MUTANT file-flags-by-uid: O_NONBLOCK's calls trapped for a root
+	 * agent only, whatever judges names, as before review h-attack28. */
+	if (!(rules & SV_FILTER_SETID))
+		rules &= ~(unsigned)SV_FILTER_FILE_FLAGS;
+#endif
 
 	/* Everything not named is allowed: this is an egress mediator, not a
 	 * sandbox. Architectures the filter does not know are killed. The
@@ -499,8 +518,10 @@ int sv_filter_build(void **out, int root_agent)
 		return -ENOMEM;
 	}
 	rc = add_native(ctx);
-	if (rc == 0 && root_agent)
+	if (rc == 0 && (rules & SV_FILTER_SETID))
 		rc = add_setuid(ctx);
+	if (rc == 0 && (rules & SV_FILTER_FILE_FLAGS))
+		rc = add_file_flags(ctx);
 	/* The foreign ABIs are trapped to be denied and recorded by the
 	 * supervisor: answering them inside BPF would leave no record. */
 	if (rc == 0)
@@ -511,8 +532,10 @@ int sv_filter_build(void **out, int root_agent)
 		rc = seccomp_arch_remove(foreign, SCMP_ARCH_NATIVE);
 	if (rc == 0)
 		rc = add_foreign(foreign);
-	if (rc == 0 && root_agent)
+	if (rc == 0 && (rules & SV_FILTER_SETID))
 		rc = add_setuid(foreign);
+	if (rc == 0 && (rules & SV_FILTER_FILE_FLAGS))
+		rc = add_file_flags(foreign);
 	if (rc == 0) {
 		rc = seccomp_merge(ctx, foreign);
 		if (rc == 0)
@@ -528,7 +551,7 @@ int sv_filter_build(void **out, int root_agent)
 	return 0;
 }
 
-int sv_filter_install(void)
+int sv_filter_install(int names_judged)
 {
 	void *built;
 	scmp_filter_ctx ctx;
@@ -538,7 +561,8 @@ int sv_filter_install(void)
 	if (rc)
 		return rc;
 	/* The child that becomes the agent: root is what it runs as. */
-	rc = sv_filter_build(&built, geteuid() == 0);
+	rc = sv_filter_build(&built, (geteuid() == 0 ? SV_FILTER_SETID : 0u) |
+					 (names_judged ? SV_FILTER_FILE_FLAGS : 0u));
 	if (rc < 0)
 		return rc;
 	ctx = built;

@@ -16,12 +16,16 @@
  * binding and SO_PASSRIGHTS. On i386 and x32 also socketcall, socket,
  * setsockopt and listen, whole. Every int argument is compared in its low 32
  * bits only (prlimit64's pid in all 64: a stray high bit only notifies).
- * With root_agent, on every ABI also: chmod, fchmod, fchmodat, fchmodat2,
- * creat, mknod and mknodat whose mode holds S_ISUID or S_ISGID, open and
- * openat that create with either, and openat2 whole; fcntl (and i386's
- * fcntl64) F_SETFL without O_NONBLOCK, and ioctl FIONBIO.
- * Used by sv_filter_install and by the filter table tests (filter-export). */
-int sv_filter_build(void **ctx, int root_agent);
+ * With SV_FILTER_SETID in rules (a root agent), on every ABI also: chmod,
+ * fchmod, fchmodat, fchmodat2, creat, mknod and mknodat whose mode holds
+ * S_ISUID or S_ISGID, open and openat that create with either, openat2
+ * whole, and the btrfs snapshot ioctls. With SV_FILTER_FILE_FLAGS (a run
+ * whose AF_UNIX names are judged, sv_contain_judges_names), on every ABI
+ * also: fcntl (and i386's fcntl64) F_SETFL without O_NONBLOCK, and ioctl
+ * FIONBIO. Used by sv_filter_install and by the filter table tests
+ * (filter-export). */
+enum { SV_FILTER_SETID = 1u, SV_FILTER_FILE_FLAGS = 2u };
+int sv_filter_build(void **ctx, unsigned rules);
 
 /* The reason a trapped setsockopt (level, name: the low 32 bits of its
  * registers) is denied: "source-route", "source-address" or
@@ -35,9 +39,10 @@ const char *sv_filter_option_reason(uint32_t level, uint32_t name);
 #define SV_SO_PASSRIGHTS 83
 
 /* Installs the filter in the calling process (with no_new_privs), with the
- * root agent's rules where its effective uid is 0, and returns the new
- * listener fd (close-on-exec), or -errno. Must be called in the child that
- * becomes the agent, before execve, with a single thread. */
-int sv_filter_install(void);
+ * root agent's rules where its effective uid is 0 and the file-flag rules
+ * where names_judged (the run's AF_UNIX names are judged), and returns the
+ * new listener fd (close-on-exec), or -errno. Must be called in the child
+ * that becomes the agent, before execve, with a single thread. */
+int sv_filter_install(int names_judged);
 
 #endif

@@ -472,7 +472,7 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 		return finish_run(1);
 	}
 	/* Before the spawn: the agent's first call may be a connect. */
-	sv_unixpeer_set_judged(sv_contain_choose(&mode) == 0 && mode == SV_CONTAIN_PIDNS);
+	sv_unixpeer_set_judged(sv_contain_choose(&mode) == 0 && sv_contain_judges_names(mode));
 	if (pipe2(p, O_CLOEXEC) != 0) {
 		sv_report_internal_error("pipe", errno);
 		return finish_run(1);

@@ -224,6 +224,18 @@
  *                         thread clears O_NONBLOCK while the supervisor's
  *                         connect runs and it waits in the kernel (review
  *                         h-attack27, ha27-nbrace.sh)
+ *   UNIX_CLOSED_IS_PEER   unixdiag.c, unixpeer.c  a listener the run closed,
+ *                         kept bound only by the supervisor's own pins (a
+ *                         call judged again, or another call's), is a
+ *                         host's: the run's connects meet a denial where the
+ *                         kernel says ECONNREFUSED (review h-attack28,
+ *                         ha28-closed.sh)
+ *   FILE_FLAGS_BY_UID     filter.c  F_SETFL and FIONBIO are trapped for a
+ *                         root agent only: under a uid-1000 supervisor with
+ *                         CAP_SYS_ADMIN, whose run judges names, the agent
+ *                         clears O_NONBLOCK and the supervisor's connect
+ *                         waits in the kernel (review h-attack28,
+ *                         ha28-capsys.sh)
  *   RUN_NS_BY_REAPER      runprocs.c  the run's pid namespace is named
  *                         through the reaper, which is not dumpable: a root
  *                         supervisor without CAP_SYS_PTRACE judges no setns

@@ -213,23 +213,27 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 		       const char **why, const char **deny, const char **mech)
 {
 	struct sv_unix_sock socks[MAX_NAMESAKES];
-	int n, rc;
+	int n, rc, held = 0;
 
-	*mech = "sock_diag";
-	n = sv_unixdiag_bound(c->dup, type, want, socks, MAX_NAMESAKES);
-	if (n < 0)
-		return n;
-	/* No socket bound to it in the namespace the agent's socket
-	 * connects in: the kernel's own answer. */
-	if (n == 0)
-		return ECONNREFUSED;
-	*mech = "proc_fd";
 	/* Each socket bound to the name stays open in our hands until the
 	 * act is done: while it is, no other socket can bind the name, so
 	 * the kernel's own lookup in the act finds what was judged (review
 	 * h-attack27: a host service that binds the name the moment the
-	 * run's listener closes, between the judgement and the act). */
+	 * run's listener closes, between the judgement and the act). A call
+	 * judged again (wait_again) lets its own pins go first: they must
+	 * not keep a listener the run closed meanwhile bound for the dump
+	 * (review h-attack28). */
+#ifndef SV_MUTANT_UNIX_CLOSED_IS_PEER
 	unpin(c);
+#endif
+	*mech = "sock_diag";
+	n = sv_unixdiag_bound(c->dup, type, want, socks, MAX_NAMESAKES);
+	if (n < 0)
+		return n;
+	*mech = "proc_fd";
+#ifdef SV_MUTANT_UNIX_CLOSED_IS_PEER
+	unpin(c);
+#endif
 	for (int i = 0; i < n; i++) {
 		struct sv_unix_holder h = {.pin = -1};
 
@@ -244,13 +248,23 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 				/* MUTANT unix-abstract-open: an abstract name
 				 * is the run's own whoever bound it, as
 				 * before. */
+				held++;
 				break;
 #endif
+				/* Closed since the dump, or kept bound only by
+				 * another call's pin: the run let it go, and
+				 * the kernel would not find it. */
+				rc = sv_unixdiag_held_elsewhere(c->dup, &socks[i]);
+				if (rc < 0)
+					return rc;
+				if (rc == 0)
+					continue;
 				*deny = "unix-peer";
 				return 0;
 			}
 			cache(socks[i].cookie, &h);
 		}
+		held++;
 #ifdef SV_MUTANT_UNIX_ABSTRACT_UNPINNED
 		/* MUTANT unix-abstract-unpinned: the judged socket is let go
 		 * before the act, as before review h-attack27. */
@@ -266,6 +280,11 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 		if (h.pin >= 0)
 			c->peer_pin[c->npins++] = h.pin;
 	}
+	/* No socket bound to it in the namespace the agent's socket
+	 * connects in, or only ones the run has closed: the kernel's own
+	 * answer. */
+	if (held == 0)
+		return ECONNREFUSED;
 	/* The window a test build widens between the judgement and the
 	 * act, so a rebind lands in it every time. */
 	if (sv_fault("unix_window"))
@@ -419,9 +438,13 @@ static int wait_again(struct sv_call *c, const unsigned char *name, uint32_t len
 	if (getsockopt(c->dup, SOL_SOCKET, SO_SNDTIMEO, &limit, &tl) != 0)
 		goto mech_failure;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((limit.tv_sec || limit.tv_usec) &&
-	    (now.tv_sec - start->tv_sec) * 1000000L + (now.tv_nsec - start->tv_nsec) / 1000 >=
-		limit.tv_sec * 1000000L + limit.tv_usec)
+	/* Compared in seconds first: the kernel gives back a limit of up to
+	 * MAX_SCHEDULE_TIMEOUT jiffies, whose microseconds overflow a long
+	 * (review h-attack28). */
+	if ((limit.tv_sec || limit.tv_usec) && now.tv_sec - start->tv_sec >= limit.tv_sec &&
+	    (now.tv_sec - start->tv_sec - limit.tv_sec) * 1000000L +
+		    (now.tv_nsec - start->tv_nsec) / 1000 >=
+		limit.tv_usec)
 		return 0;
 	if (poll(&p, 1, 10) > 0)
 		nanosleep(&pause, NULL);

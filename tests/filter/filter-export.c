@@ -3,8 +3,11 @@
  * table tests (tests/filter/run-filter-tests.py). Linked with the same
  * supervisor/filter.c the supervisor uses; nothing is loaded.
  *
- *   filter-export [--root] BPF_FILE    the whole filter (every ABI), raw BPF;
- *                                      --root: a root agent's
+ *   filter-export [--root|--judged] BPF_FILE
+ *                                      the whole filter (every ABI), raw BPF;
+ *                                      --root: a root agent's; --judged: an
+ *                                      agent's that is not root, in a run
+ *                                      whose AF_UNIX names are judged
  *   filter-export --resolve ARCH NAME  a syscall's number on x86_64|x86|x32
  *
  * libseccomp 2.5.4's scmp_bpf_sim has no name for SECCOMP_RET_USER_NOTIF
@@ -47,10 +50,10 @@ static int resolve(const char *arch, const char *name)
 	return 0;
 }
 
-static int export(const char *path, int root_agent)
+static int export(const char *path, unsigned rules)
 {
 	void *built;
-	int rc = sv_filter_build(&built, root_agent);
+	int rc = sv_filter_build(&built, rules);
 
 	if (rc < 0) {
 		fprintf(stderr, "filter-export: building the filter: %s\n", strerror(-rc));
@@ -109,8 +112,12 @@ int main(int argc, char **argv)
 		return resolve(argv[2], argv[3]);
 	if (argc == 2 && argv[1][0] != '-')
 		return export(argv[1], 0);
+	/* A root agent's run always judges names: root is refused where no
+	 * pid namespace can be made (contain.c). */
 	if (argc == 3 && strcmp(argv[1], "--root") == 0)
-		return export(argv[2], 1);
-	fprintf(stderr, "usage: filter-export [--root] BPF_FILE | --resolve ARCH NAME\n");
+		return export(argv[2], SV_FILTER_SETID | SV_FILTER_FILE_FLAGS);
+	if (argc == 3 && strcmp(argv[1], "--judged") == 0)
+		return export(argv[2], SV_FILTER_FILE_FLAGS);
+	fprintf(stderr, "usage: filter-export [--root|--judged] BPF_FILE | --resolve ARCH NAME\n");
 	return 2;
 }

@@ -78,15 +78,19 @@ def rows(path):
 def run_table(export, sim, tables):
     """Yields (name, where, passed, detail) for each row against export: a
     table whose file name starts with root- against the root agent's filter
-    (filter-export --root), every other one against the filter for an agent
-    that is not root."""
+    (filter-export --root), one that starts with judged- against the filter
+    of an agent that is not root in a run whose AF_UNIX names are judged
+    (filter-export --judged), every other one against the filter for an
+    agent that is not root."""
     with tempfile.TemporaryDirectory() as tmp:
-        plain, root = os.path.join(tmp, "filter.bpf"), os.path.join(tmp, "root.bpf")
-        subprocess.run([export, plain], check=True, stderr=subprocess.DEVNULL)
-        subprocess.run([export, "--root", root], check=True, stderr=subprocess.DEVNULL)
+        bpfs = {}
+        for kind, opt in (("plain", []), ("root-", ["--root"]), ("judged-", ["--judged"])):
+            bpfs[kind] = os.path.join(tmp, kind + "filter.bpf")
+            subprocess.run([export] + opt + [bpfs[kind]], check=True, stderr=subprocess.DEVNULL)
         resolved = {}
         for table in tables:
-            bpf = root if os.path.basename(table).startswith("root-") else plain
+            base = os.path.basename(table)
+            bpf = next((bpfs[k] for k in ("root-", "judged-") if base.startswith(k)), bpfs["plain"])
             for where, (name, arch, sc, *rest) in rows(table):
                 a, want = rest[:6], rest[6]
                 if arch not in SIM_ARCH or want not in RESULTS:

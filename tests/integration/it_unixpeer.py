@@ -12,6 +12,7 @@ Registered into harness.TESTS when run.py imports it."""
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -496,6 +497,56 @@ def agent_cannot_clear_nonblock_under_the_supervisors_connect(ctx):
                  env={"TRIES": "1", "WAIT_S": "1", "AGENT_S": "3"})
     ctx.expect("waited in the kernel in 1 of 1 tries" in out,
                "mutant nonblock-clear-open: no wait in the kernel: %s" % out[-1200:])
+
+
+@test(timeout=200)
+def cap_sys_admin_supervisor_traps_the_flags_its_nonblocking_connects_need(ctx):
+    # Review h-attack28's ha28-capsys.sh: ha27-nbrace.sh under a uid-1000
+    # supervisor holding CAP_SYS_ADMIN (ambient), which runs its agent in a
+    # pid namespace and so judges its AF_UNIX names with nonblocking
+    # connects. The flag calls were trapped for a root agent only: the
+    # agent cleared O_NONBLOCK and a supervisor thread waited in the kernel
+    # for good (the run hung). One condition now decides both
+    # (sv_contain_judges_names). Mutant file-flags-by-uid keys the trap on
+    # the uid again: a connect parks.
+    require_root(ctx)
+    for tool in ("unshare", "gcc", "ip", "setpriv"):
+        if not shutil.which(tool):
+            raise Skip("needs %s" % tool)
+    out = review(ctx, "ha28-capsys.sh", SV, timeout=190, env={"TRIES": "1", "AGENT_S": "3"})
+    # The mode the check is about: without it the test would prove nothing.
+    ctx.expect('"containment": "pid-namespace"' in out, "ha28-capsys.sh: not a pid-namespace run: %s"
+               % out[-1200:])
+    ctx.expect("waited in the kernel in 0 of 1 tries; host service reached in 0" in out,
+               "ha28-capsys.sh: %s" % out[-1200:])
+    out = review(ctx, "ha28-capsys.sh", mutant_binary("file-flags-by-uid"), timeout=190,
+                 env={"TRIES": "1", "WAIT_S": "1", "AGENT_S": "3"})
+    ctx.expect("waited in the kernel in 1 of 1 tries" in out,
+               "mutant file-flags-by-uid: no wait in the kernel: %s" % out[-1200:])
+
+
+@test(timeout=150)
+def listener_the_run_closed_is_refused_never_denied(ctx):
+    # Review h-attack28's ha28-closed.sh: the run's own listener on an
+    # abstract name closes while its connects are judged (one waiting on a
+    # full backlog, judged again; eight threads in a loop). The kernel
+    # answers ECONNREFUSED; the pins kept the closed listener bound, and a
+    # listed socket no run process held was a host's: denied unix-peer,
+    # verdict fail. Now a call's own pins go before it is judged again, and
+    # a socket that only the supervisor's descriptors keep, or that is gone
+    # since the dump, counts as not bound. Mutant unix-closed-is-peer puts
+    # both back: both modes fail again (2 of 2 runs each here).
+    require_root(ctx)
+    for tool in ("unshare", "gcc", "ip"):
+        if not shutil.which(tool):
+            raise Skip("needs %s" % tool)
+    out = review(ctx, "ha28-closed.sh", SV, env={"RUNS": "2"})
+    ctx.expect("RESULT: 0 of 4 supervised runs printed fail" in out, "ha28-closed.sh: %s" % out[-1500:])
+    ctx.expect(out.count("Connection refused") >= 2, "ha28-closed.sh: no ECONNREFUSED: %s" % out[-1500:])
+    out = review(ctx, "ha28-closed.sh", mutant_binary("unix-closed-is-peer"), env={"RUNS": "2"})
+    for mode in ("wait", "race"):
+        ctx.expect(re.search(r'"dest": "unix:@ha28-%s-\d+", "bucket": "denied", "reason": "unix-peer"' % mode, out),
+                   "mutant unix-closed-is-peer: no %s denial: %s" % (mode, out[-1500:]))
 
 
 @test(timeout=150)

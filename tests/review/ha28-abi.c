@@ -267,7 +267,8 @@ int main(int argc, char **argv)
 	low_on = mmap((void *)0x10000, 4096, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (low_on == MAP_FAILED)
-		low_on = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+		low_on = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
 	*low_on = 0;
 	if (argc > 4)
 		MODE = argv[4];

@@ -18,11 +18,12 @@
 # other nonblocking connect of the run waits on flags_lock meanwhile.
 # Exit 1 when the supervisor waited in the kernel in any try or the host
 # service got the line; 0 otherwise. TRIES=N (default 3); WAIT_S bounds
-# each run (default 60 s).
+# each run (default 60 s); AGENT_S the agent's toggling (default 8 s).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
 TRIES=${TRIES:-3}
+export AGENT_S=${AGENT_S:-8}
 W=/tmp/h-attack28
 mkdir -p $W && chmod 777 $W
 gcc -static -O2 -pthread -Wall -o $W/nbrace tests/review/ha27-nbrace.c || exit 2
@@ -38,7 +39,7 @@ for i in $(seq 1 "$TRIES"); do
 	rm -f $M $R
 	setpriv --reuid 1000 --regid 1000 --clear-groups \
 		--inh-caps +sys_admin,+mknod --ambient-caps +sys_admin,+mknod \
-		$W/sv --report $R -- $A agent @ha28-cs 8 >$L 2>&1 &
+		$W/sv --report $R -- $A agent @ha28-cs "$AGENT_S" >$L 2>&1 &
 	P=$!
 	for _ in $(seq 1 400); do
 		grep -q "parked in the kernel" $L && break
