@@ -93,8 +93,9 @@ static void summary(const char *mode)
 {
 	char extra[160];
 
-	snprintf(extra, sizeof(extra), ",\"mode\":\"%s\",\"connected\":%ld,\"refused\":%ld,\"other\":%ld",
-		 mode, atomic_load(&connected), atomic_load(&refused), atomic_load(&other));
+	snprintf(extra, sizeof(extra),
+		 ",\"mode\":\"%s\",\"connected\":%ld,\"refused\":%ld,\"other\":%ld", mode,
+		 atomic_load(&connected), atomic_load(&refused), atomic_load(&other));
 	agent_log("summary", dest, 0, 0, extra);
 }
 

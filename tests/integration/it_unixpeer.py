@@ -473,6 +473,23 @@ def judged_abstract_listener_stays_bound_until_the_act_is_done(ctx):
                                                                     p.stderr[-300:]))
 
 
+def never_parks(ctx, script, mutant, want=()):
+    """Runs an ha27-nbrace.c script (one try, three seconds of toggling)
+    against the supervisor, where no connect may wait in the kernel and the
+    host's service get nothing (every string in want must show too), then
+    against the mutant, where a connect must park. The parked connect is
+    counted before WAIT_S starts: one second of it is enough."""
+    out = review(ctx, script, SV, timeout=190, env={"TRIES": "1", "AGENT_S": "3"})
+    for w in want:
+        ctx.expect(w in out, "%s: no %r: %s" % (script, w, out[-1200:]))
+    ctx.expect("waited in the kernel in 0 of 1 tries; host service reached in 0" in out,
+               "%s: %s" % (script, out[-1200:]))
+    out = review(ctx, script, mutant_binary(mutant), timeout=190,
+                 env={"TRIES": "1", "WAIT_S": "1", "AGENT_S": "3"})
+    ctx.expect("waited in the kernel in 1 of 1 tries" in out,
+               "mutant %s: no wait in the kernel: %s" % (mutant, out[-1200:]))
+
+
 @test(timeout=200)
 def agent_cannot_clear_nonblock_under_the_supervisors_connect(ctx):
     # Review h-attack27's ha27-nbrace.sh: the agent's threads clear
@@ -489,14 +506,7 @@ def agent_cannot_clear_nonblock_under_the_supervisors_connect(ctx):
     for tool in ("unshare", "gcc", "ip"):
         if not shutil.which(tool):
             raise Skip("needs %s" % tool)
-    out = review(ctx, "ha27-nbrace.sh", SV, timeout=190, env={"TRIES": "1", "AGENT_S": "3"})
-    ctx.expect("waited in the kernel in 0 of 1 tries; host service reached in 0" in out,
-               "ha27-nbrace.sh: %s" % out[-1200:])
-    # The parked connect is counted before WAIT_S starts: one second is enough.
-    out = review(ctx, "ha27-nbrace.sh", mutant_binary("nonblock-clear-open"), timeout=190,
-                 env={"TRIES": "1", "WAIT_S": "1", "AGENT_S": "3"})
-    ctx.expect("waited in the kernel in 1 of 1 tries" in out,
-               "mutant nonblock-clear-open: no wait in the kernel: %s" % out[-1200:])
+    never_parks(ctx, "ha27-nbrace.sh", "nonblock-clear-open")
 
 
 @test(timeout=200)
@@ -508,21 +518,13 @@ def cap_sys_admin_supervisor_traps_the_flags_its_nonblocking_connects_need(ctx):
     # agent cleared O_NONBLOCK and a supervisor thread waited in the kernel
     # for good (the run hung). One condition now decides both
     # (sv_contain_judges_names). Mutant file-flags-by-uid keys the trap on
-    # the uid again: a connect parks.
+    # the uid again: a connect parks. The mode the check is about is read
+    # back: without it the test would prove nothing.
     require_root(ctx)
     for tool in ("unshare", "gcc", "ip", "setpriv"):
         if not shutil.which(tool):
             raise Skip("needs %s" % tool)
-    out = review(ctx, "ha28-capsys.sh", SV, timeout=190, env={"TRIES": "1", "AGENT_S": "3"})
-    # The mode the check is about: without it the test would prove nothing.
-    ctx.expect('"containment": "pid-namespace"' in out, "ha28-capsys.sh: not a pid-namespace run: %s"
-               % out[-1200:])
-    ctx.expect("waited in the kernel in 0 of 1 tries; host service reached in 0" in out,
-               "ha28-capsys.sh: %s" % out[-1200:])
-    out = review(ctx, "ha28-capsys.sh", mutant_binary("file-flags-by-uid"), timeout=190,
-                 env={"TRIES": "1", "WAIT_S": "1", "AGENT_S": "3"})
-    ctx.expect("waited in the kernel in 1 of 1 tries" in out,
-               "mutant file-flags-by-uid: no wait in the kernel: %s" % out[-1200:])
+    never_parks(ctx, "ha28-capsys.sh", "file-flags-by-uid", want=['"containment": "pid-namespace"'])
 
 
 @test(timeout=150)
