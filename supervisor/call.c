@@ -302,6 +302,86 @@ int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
  * address. */
 static pthread_rwlock_t device_lock = PTHREAD_RWLOCK_INITIALIZER;
 
+/* Every call's pins by cookie, with how many pins each: few at once (a
+ * name has one bound socket per type), so a list. */
+struct pin_count {
+	uint64_t cookie;
+	int pins;
+};
+static struct {
+	pthread_mutex_t lock;
+	struct pin_count *e;
+	size_t n, cap;
+} pinned = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+int sv_call_pin(struct sv_call *c, int pin, uint64_t cookie)
+{
+	size_t i;
+	int rc = 0;
+
+	pthread_mutex_lock(&pinned.lock);
+	for (i = 0; i < pinned.n && pinned.e[i].cookie != cookie; i++)
+		;
+	if (c->npins == SV_CALL_PINS) {
+		rc = -E2BIG;
+	} else if (i == pinned.n && pinned.n == pinned.cap) {
+		size_t ncap = pinned.cap ? pinned.cap * 2 : 16;
+		struct pin_count *ne = realloc(pinned.e, ncap * sizeof(*ne));
+
+		if (!ne)
+			rc = -ENOMEM;
+		else {
+			pinned.e = ne;
+			pinned.cap = ncap;
+		}
+	}
+	if (rc == 0) {
+		if (i == pinned.n)
+			pinned.e[pinned.n++] = (struct pin_count){.cookie = cookie};
+		pinned.e[i].pins++;
+		c->peer_pin[c->npins] = pin;
+		c->peer_pin_cookie[c->npins++] = cookie;
+	}
+	pthread_mutex_unlock(&pinned.lock);
+	if (rc < 0)
+		sv_act_close_quiet(pin);
+	return rc;
+}
+
+void sv_call_unpin(struct sv_call *c)
+{
+	pthread_mutex_lock(&pinned.lock);
+	for (int p = 0; p < c->npins; p++) {
+		for (size_t i = 0; i < pinned.n; i++)
+			if (pinned.e[i].cookie == c->peer_pin_cookie[p]) {
+				if (--pinned.e[i].pins == 0)
+					pinned.e[i] = pinned.e[--pinned.n];
+				break;
+			}
+		/* Closed under the lock: a socket counted pinned is open. */
+		sv_act_close_quiet(c->peer_pin[p]);
+	}
+	c->npins = 0;
+	pthread_mutex_unlock(&pinned.lock);
+}
+
+int sv_call_pinned(uint64_t cookie)
+{
+	int found = 0;
+
+#ifdef SV_MUTANT_PINNED_UNCHECKED
+	/* MUTANT pinned-unchecked: every socket counts as one only our pins
+	 * keep, as when any descriptor of ours did (review h-attack29): a host
+	 * service's name is refused, not denied. */
+	return 1;
+#endif
+	pthread_mutex_lock(&pinned.lock);
+	for (size_t i = 0; i < pinned.n && !found; i++)
+		found = pinned.e[i].cookie == cookie;
+	pthread_mutex_unlock(&pinned.lock);
+	return found;
+}
+
 void sv_call_release(struct sv_call *c)
 {
 	if (c->device_lock)
@@ -309,12 +389,10 @@ void sv_call_release(struct sv_call *c)
 	c->device_lock = 0;
 	sv_act_close_quiet(c->dup);
 	sv_act_close_quiet(c->peer_fd);
-	for (int i = 0; i < c->npins; i++)
-		sv_act_close_quiet(c->peer_pin[i]);
+	sv_call_unpin(c);
 	sv_act_pidfd_put(c->pidfd, c->pidfd_handle);
 	c->dup = -1;
 	c->peer_fd = -1;
-	c->npins = 0;
 	c->pidfd = -1;
 }
 

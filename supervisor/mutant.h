@@ -224,7 +224,13 @@
  *                         thread clears O_NONBLOCK while the supervisor's
  *                         connect runs and it waits in the kernel (review
  *                         h-attack27, ha27-nbrace.sh)
- *   UNIX_CLOSED_IS_PEER   unixdiag.c, unixpeer.c  a listener the run closed,
+ *   PINNED_UNCHECKED      call.c  every socket counts as one only the
+ *                         supervisor's pins keep bound, as when any
+ *                         descriptor of its own did: a host service's
+ *                         abstract name is refused (ECONNREFUSED, allowed)
+ *                         where it is denied, a pass (review h-attack29,
+ *                         ha29-heldbyus.sh)
+ *   UNIX_CLOSED_IS_PEER   unixpeer.c  a listener the run closed,
  *                         kept bound only by the supervisor's own pins (a
  *                         call judged again, or another call's), is a
  *                         host's: the run's connects meet a denial where the

@@ -28,11 +28,11 @@
  * stream and seqpacket sockets share. */
 #define UNIX_STATE_LISTEN 10
 
-/* Asks sock_diag socket s (of one network namespace) for the AF_UNIX
- * socket with this inode and cookie: 1 when it is there, 0 when not
- * (another socket that took the same 32-bit inode number, review
- * h-attack22, answers ESTALE, not ours), or -errno. */
-static int lookup_exact(int s, unsigned ino, uint64_t cookie)
+/* Whether socket sock lives in our network namespace: a sock_diag lookup
+ * by inode answers only from the namespace it is asked in, and needs no
+ * capability (our threads that act for the agent have none to spare).
+ * Returns 1, 0, or -errno. */
+static int in_our_netns(int s, int sock)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -40,14 +40,22 @@ static int lookup_exact(int s, unsigned ino, uint64_t cookie)
 	} req = {.nlh = {.nlmsg_len = sizeof(req),
 			 .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 			 .nlmsg_flags = NLM_F_REQUEST},
-		 .r = {.sdiag_family = AF_UNIX,
-		       .udiag_states = ~0u,
-		       .udiag_ino = ino,
-		       .udiag_cookie = {(uint32_t)cookie, (uint32_t)(cookie >> 32)}}};
+		 .r = {.sdiag_family = AF_UNIX, .udiag_states = ~0u}};
 	char buf[512];
 	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	struct stat st;
 	ssize_t n;
 
+	uint64_t cookie = 0;
+	socklen_t clen = sizeof(cookie);
+
+	if (fstat(sock, &st) != 0 || getsockopt(sock, SOL_SOCKET, SO_COOKIE, &cookie, &clen) != 0)
+		return -errno;
+	/* By inode and cookie: another socket that took the same 32-bit
+	 * inode number (review h-attack22) answers ESTALE, not ours. */
+	req.r.udiag_ino = (unsigned)st.st_ino;
+	req.r.udiag_cookie[0] = (uint32_t)cookie;
+	req.r.udiag_cookie[1] = (uint32_t)(cookie >> 32);
 	do
 		n = send(s, &req, sizeof(req), 0) < 0 ? -1 : recv(s, buf, sizeof(buf), 0);
 	while (n < 0 && errno == EINTR);
@@ -63,21 +71,6 @@ static int lookup_exact(int s, unsigned ino, uint64_t cookie)
 								  : -EPROTO;
 	}
 	return 1;
-}
-
-/* Whether socket sock lives in our network namespace: a sock_diag lookup
- * by inode answers only from the namespace it is asked in, and needs no
- * capability (our threads that act for the agent have none to spare).
- * Returns 1, 0, or -errno. */
-static int in_our_netns(int s, int sock)
-{
-	struct stat st;
-	uint64_t cookie = 0;
-	socklen_t clen = sizeof(cookie);
-
-	if (fstat(sock, &st) != 0 || getsockopt(sock, SOL_SOCKET, SO_COOKIE, &cookie, &clen) != 0)
-		return -errno;
-	return lookup_exact(s, (unsigned)st.st_ino, cookie);
 }
 
 struct in_netns {
@@ -311,57 +304,6 @@ int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock, struct sv_
 		close(holder->pin);
 		holder->pin = -1;
 	}
-	return rc;
-}
-
-/* Whether one of our own descriptors is the socket u: a pin of ours (or
- * of another call's) keeps a socket open that the run has closed. */
-static int held_by_us(const struct sv_unix_sock *u)
-{
-	char link[48], got[64], want[40];
-	struct dirent *f;
-	DIR *fds = opendir("/proc/self/fd");
-	int held = 0;
-
-	if (!fds)
-		return -errno;
-	snprintf(want, sizeof(want), "socket:[%u]", u->ino);
-	while (!held && (f = readdir(fds))) {
-		uint64_t cookie = 0;
-		socklen_t len = sizeof(cookie);
-		ssize_t n;
-
-		if (f->d_name[0] == '.')
-			continue;
-		snprintf(link, sizeof(link), "/proc/self/fd/%.16s", f->d_name);
-		n = readlink(link, got, sizeof(got) - 1);
-		/* The descriptor may be another thread's, closed and reused
-		 * since: its cookie decides. */
-		held = n > 0 && (got[n] = '\0', strcmp(got, want) == 0) &&
-		       getsockopt(atoi(f->d_name), SOL_SOCKET, SO_COOKIE, &cookie, &len) == 0 &&
-		       cookie == u->cookie;
-	}
-	closedir(fds);
-	return held;
-}
-
-int sv_unixdiag_held_elsewhere(int sock, const struct sv_unix_sock *u)
-{
-	int rc = held_by_us(u), s;
-
-#ifdef SV_MUTANT_UNIX_CLOSED_IS_PEER
-	/* MUTANT unix-closed-is-peer: a socket only our pins keep bound, or
-	 * one closed since the dump, is a host's, as before review
-	 * h-attack28. */
-	return 1;
-#endif
-	if (rc != 0)
-		return rc < 0 ? rc : 0;
-	s = diag_socket_for(sock);
-	if (s < 0)
-		return s;
-	rc = lookup_exact(s, u->ino, u->cookie);
-	close(s);
 	return rc;
 }
 

@@ -46,13 +46,6 @@ struct sv_unix_holder {
 int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock,
 			  struct sv_unix_holder *holder);
 
-/* For a socket sv_unixdiag_bound listed (in the network namespace of
- * socket sock) that no process of the run holds: 1 when it is still there
- * and no descriptor of ours is it (someone else holds it: a denial), 0
- * when it is gone or only our own pins keep it (the run closed it: the
- * kernel would answer as for a name nothing holds), or -errno. */
-int sv_unixdiag_held_elsewhere(int sock, const struct sv_unix_sock *u);
-
 /* A new pin of a socket found held before, through the same process and
  * descriptor: the duplicate, or -1 when that descriptor is no longer the
  * socket with this cookie (then look again with sv_unixdiag_run_holds). */

@@ -200,11 +200,32 @@ static void cache(uint64_t cookie, const struct sv_unix_holder *holder)
 	pthread_mutex_unlock(&held_cache.lock);
 }
 
-static void unpin(struct sv_call *c)
+/* Whether the listed socket u, which no process of the run holds, still
+ * counts as bound for the judgement: 0 when only a pin of ours keeps it
+ * open (another call's; the run closed it) or when a second dump no
+ * longer lists it (closed since the first), 1 when it does, or -errno. A
+ * second dump, not a lookup by inode: that answers for the first socket
+ * with the number, which after a wrap may be another one (ESTALE, or
+ * before 5.19 ENOENT for one in another namespace; review h-attack29). */
+static int still_bound(struct sv_call *c, int type, const struct sv_unix_bound *want,
+		       const struct sv_unix_sock *u)
 {
-	for (int i = 0; i < c->npins; i++)
-		sv_act_close_quiet(c->peer_pin[i]);
-	c->npins = 0;
+	struct sv_unix_sock again[MAX_NAMESAKES];
+	int n;
+
+#ifdef SV_MUTANT_UNIX_CLOSED_IS_PEER
+	/* MUTANT unix-closed-is-peer: a socket only our pins keep bound, or
+	 * one closed since the dump, is a host's, as before review
+	 * h-attack28. */
+	return 1;
+#endif
+	if (sv_call_pinned(u->cookie))
+		return 0;
+	n = sv_unixdiag_bound(c->dup, type, want, again, MAX_NAMESAKES);
+	for (int i = 0; i < n; i++)
+		if (again[i].cookie == u->cookie)
+			return 1;
+	return n < 0 ? n : 0;
 }
 
 /* The socket bound to the abstract name want must be held by a process of
@@ -224,7 +245,7 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 	 * not keep a listener the run closed meanwhile bound for the dump
 	 * (review h-attack28). */
 #ifndef SV_MUTANT_UNIX_CLOSED_IS_PEER
-	unpin(c);
+	sv_call_unpin(c);
 #endif
 	*mech = "sock_diag";
 	n = sv_unixdiag_bound(c->dup, type, want, socks, MAX_NAMESAKES);
@@ -232,7 +253,7 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 		return n;
 	*mech = "proc_fd";
 #ifdef SV_MUTANT_UNIX_CLOSED_IS_PEER
-	unpin(c);
+	sv_call_unpin(c);
 #endif
 	for (int i = 0; i < n; i++) {
 		struct sv_unix_holder h = {.pin = -1};
@@ -254,7 +275,7 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 				/* Closed since the dump, or kept bound only by
 				 * another call's pin: the run let it go, and
 				 * the kernel would not find it. */
-				rc = sv_unixdiag_held_elsewhere(c->dup, &socks[i]);
+				rc = still_bound(c, type, want, &socks[i]);
 				if (rc < 0)
 					return rc;
 				if (rc == 0)
@@ -277,8 +298,8 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 		sv_act_close_quiet(h.pin);
 		h.pin = -1;
 #endif
-		if (h.pin >= 0)
-			c->peer_pin[c->npins++] = h.pin;
+		if (h.pin >= 0 && (rc = sv_call_pin(c, h.pin, socks[i].cookie)) < 0)
+			return rc;
 	}
 	/* No socket bound to it in the namespace the agent's socket
 	 * connects in, or only ones the run has closed: the kernel's own
@@ -372,7 +393,7 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
 	/* A sendmmsg judges each message's name in turn. */
 	sv_act_close_quiet(c->peer_fd);
 	c->peer_fd = -1;
-	unpin(c);
+	sv_call_unpin(c);
 	c->peer_nowait = 0;
 	if (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0) {
 		sv_call_mech_failure(c, mech, errno);

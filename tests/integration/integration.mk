@@ -44,10 +44,11 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	setns-open+unix-diag-own-netns \
 	setns-table-unchecked unix-abstract-waits \
 	run-ns-by-reaper setns-threads-late nonblock-clear-open unix-closed-is-peer \
-	file-flags-by-uid
+	file-flags-by-uid pinned-unchecked
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	rights-mech-unlabelled no-signal-scope fallback-keeps-admin device-unchecked \
-	disconnect-unlocked ipc-retry-blind stream-connect-portless unix-abstract-unpinned
+	disconnect-unlocked ipc-retry-blind stream-connect-portless unix-abstract-unpinned \
+	unix-closed-is-peer
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)
