@@ -224,6 +224,12 @@
  *                         thread clears O_NONBLOCK while the supervisor's
  *                         connect runs and it waits in the kernel (review
  *                         h-attack27, ha27-nbrace.sh)
+ *   DUMP_TRUSTED          unixpeer.c  a sock_diag dump that lists nothing
+ *                         bound to an abstract name means nothing is: the
+ *                         agent closes sockets of its own during the dump,
+ *                         which then skips a host's listener, and its
+ *                         connect there is refused and allowed, a pass
+ *                         (review h-attack30, ha30-dumpskip.sh)
  *   PINNED_UNCHECKED      call.c  every socket counts as one only the
  *                         supervisor's pins keep bound, as when any
  *                         descriptor of its own did: a host service's

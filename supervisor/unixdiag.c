@@ -9,6 +9,7 @@
 #include <linux/unix_diag.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -75,10 +77,11 @@ static int in_our_netns(int s, int sock)
 
 struct in_netns {
 	int sock;
-	int fd; /* the sock_diag socket made there, or -errno */
+	int domain, type, proto; /* of the socket to make there */
+	int fd;                  /* the socket made there, or -errno */
 };
 
-static void *diag_socket_in(void *arg)
+static void *socket_in(void *arg)
 {
 	struct in_netns *a = arg;
 	int ns, rc = sv_caps_raise_for_lookup();
@@ -92,19 +95,20 @@ static void *diag_socket_in(void *arg)
 	ns = ioctl(a->sock, SIOCGSKNS);
 	if (ns < 0 || setns(ns, CLONE_NEWNET) != 0)
 		a->fd = -errno;
-	else if ((a->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) < 0)
+	else if ((a->fd = socket(a->domain, a->type | SOCK_CLOEXEC, a->proto)) < 0)
 		a->fd = -errno;
 	if (ns >= 0)
 		close(ns);
 	return NULL;
 }
 
-/* A sock_diag socket in the network namespace of socket sock: a dump
- * lists only the sockets of the namespace it is asked in. Returns it, or
- * -errno. */
-static int diag_socket_for(int sock)
+/* A socket (domain, type, proto) in the network namespace of socket sock:
+ * a dump lists only the sockets of the namespace it is asked in, and an
+ * abstract name is bound in one. Returns it, or -errno. */
+static int socket_for(int sock, int domain, int type, int proto)
 {
-	struct in_netns a = {.sock = sock, .fd = -EINVAL};
+	struct in_netns a = {
+	    .sock = sock, .domain = domain, .type = type, .proto = proto, .fd = -EINVAL};
 	pthread_t t;
 	int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG), rc;
 
@@ -116,12 +120,14 @@ static int diag_socket_for(int sock)
 	 * whichever the agent's socket connects in. */
 	rc = 1;
 #endif
-	if (rc == 1)
+	if (rc == 1 && domain == AF_NETLINK && proto == NETLINK_SOCK_DIAG)
 		return s;
 	close(s);
+	if (rc == 1)
+		return (s = socket(domain, type | SOCK_CLOEXEC, proto)) < 0 ? -errno : s;
 	if (rc < 0)
 		return rc;
-	rc = pthread_create(&t, NULL, diag_socket_in, &a);
+	rc = pthread_create(&t, NULL, socket_in, &a);
 	if (rc != 0)
 		return -rc;
 	pthread_join(t, NULL);
@@ -158,7 +164,7 @@ int sv_unixdiag_bound(int sock, int type, const struct sv_unix_bound *want,
 	 * mediating thread, kept. */
 	static _Thread_local char buf[32768];
 	const size_t bufsz = sizeof(buf);
-	int s = diag_socket_for(sock), found = 0, rc = 0;
+	int s = socket_for(sock, AF_NETLINK, SOCK_DGRAM, NETLINK_SOCK_DIAG), found = 0, rc = 0;
 
 	if (s < 0) {
 		rc = s;
@@ -304,6 +310,28 @@ int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock, struct sv_
 		close(holder->pin);
 		holder->pin = -1;
 	}
+	return rc;
+}
+
+int sv_unixdiag_name_free(int sock, int type, const struct sv_unix_bound *want)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int s, rc;
+
+	if (want->len + 1 > sizeof(a.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(a.sun_path + 1, want->name, want->len);
+	s = socket_for(sock, AF_UNIX, type, 0);
+	if (s < 0)
+		return s;
+	/* Bound for an instant and let go at once: the kernel's own look at
+	 * the name, in one step. */
+	rc = bind(s, (struct sockaddr *)&a,
+		  (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + want->len)) == 0
+		 ? 1
+	     : errno == EADDRINUSE ? 0
+				   : -errno;
+	close(s);
 	return rc;
 }
 

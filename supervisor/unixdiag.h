@@ -46,6 +46,13 @@ struct sv_unix_holder {
 int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock,
 			  struct sv_unix_holder *holder);
 
+/* Whether the abstract name want is free for a socket of this type in the
+ * network namespace of socket sock, asked of the kernel in one step: a
+ * socket of ours binds it and lets it go at once (a dump, which resumes by
+ * position, can miss a bound socket). Returns 1 (free), 0 (EADDRINUSE), or
+ * -errno. */
+int sv_unixdiag_name_free(int sock, int type, const struct sv_unix_bound *want);
+
 /* A new pin of a socket found held before, through the same process and
  * descriptor: the duplicate, or -1 when that descriptor is no longer the
  * socket with this cookie (then look again with sv_unixdiag_run_holds). */

@@ -201,8 +201,8 @@ static void cache(uint64_t cookie, const struct sv_unix_holder *holder)
 }
 
 /* Whether the listed socket u, which no process of the run holds, still
- * counts as bound for the judgement: 0 when only a pin of ours keeps it
- * open (another call's; the run closed it) or when a second dump no
+ * counts as bound for the judgement: 2 when only a pin of ours keeps it
+ * open (another call's; the run closed it), 0 when a second dump no
  * longer lists it (closed since the first), 1 when it does, or -errno. A
  * second dump, not a lookup by inode: that answers for the first socket
  * with the number, which after a wrap may be another one (ESTALE, or
@@ -220,7 +220,7 @@ static int still_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 	return 1;
 #endif
 	if (sv_call_pinned(u->cookie))
-		return 0;
+		return 2;
 	n = sv_unixdiag_bound(c->dup, type, want, again, MAX_NAMESAKES);
 	for (int i = 0; i < n; i++)
 		if (again[i].cookie == u->cookie)
@@ -228,33 +228,16 @@ static int still_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 	return n < 0 ? n : 0;
 }
 
-/* The socket bound to the abstract name want must be held by a process of
- * the run. */
-static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *want,
-		       const char **why, const char **deny, const char **mech)
+/* The sockets one dump listed as bound to want, each held by a process of
+ * the run (then pinned, and counted in *held), or only by another call's
+ * pin (counted in *kept), or gone since; any other sets *deny. Returns 0
+ * or -errno. */
+static int judge_listed(struct sv_call *c, int type, const struct sv_unix_bound *want,
+			const struct sv_unix_sock *socks, int n, const char **deny, int *held,
+			int *kept)
 {
-	struct sv_unix_sock socks[MAX_NAMESAKES];
-	int n, rc, held = 0;
+	int rc;
 
-	/* Each socket bound to the name stays open in our hands until the
-	 * act is done: while it is, no other socket can bind the name, so
-	 * the kernel's own lookup in the act finds what was judged (review
-	 * h-attack27: a host service that binds the name the moment the
-	 * run's listener closes, between the judgement and the act). A call
-	 * judged again (wait_again) lets its own pins go first: they must
-	 * not keep a listener the run closed meanwhile bound for the dump
-	 * (review h-attack28). */
-#ifndef SV_MUTANT_UNIX_CLOSED_IS_PEER
-	sv_call_unpin(c);
-#endif
-	*mech = "sock_diag";
-	n = sv_unixdiag_bound(c->dup, type, want, socks, MAX_NAMESAKES);
-	if (n < 0)
-		return n;
-	*mech = "proc_fd";
-#ifdef SV_MUTANT_UNIX_CLOSED_IS_PEER
-	sv_call_unpin(c);
-#endif
 	for (int i = 0; i < n; i++) {
 		struct sv_unix_holder h = {.pin = -1};
 
@@ -269,7 +252,7 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 				/* MUTANT unix-abstract-open: an abstract name
 				 * is the run's own whoever bound it, as
 				 * before. */
-				held++;
+				(*held)++;
 				break;
 #endif
 				/* Closed since the dump, or kept bound only by
@@ -278,14 +261,15 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 				rc = still_bound(c, type, want, &socks[i]);
 				if (rc < 0)
 					return rc;
-				if (rc == 0)
+				*kept += rc == 2;
+				if (rc != 1)
 					continue;
 				*deny = "unix-peer";
 				return 0;
 			}
 			cache(socks[i].cookie, &h);
 		}
-		held++;
+		(*held)++;
 #ifdef SV_MUTANT_UNIX_ABSTRACT_UNPINNED
 		/* MUTANT unix-abstract-unpinned: the judged socket is let go
 		 * before the act, as before review h-attack27. */
@@ -300,6 +284,69 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 #endif
 		if (h.pin >= 0 && (rc = sv_call_pin(c, h.pin, socks[i].cookie)) < 0)
 			return rc;
+	}
+	return 0;
+}
+
+/* How many times a name the dumps saw unbound but the kernel's bind found
+ * taken is judged again before the call is a mechanism failure: a server
+ * of the run that binds it in between is seen by the next dump. */
+#define UNBOUND_TRIES 3
+
+/* The socket bound to the abstract name want must be held by a process of
+ * the run. */
+static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *want,
+		       const char **why, const char **deny, const char **mech)
+{
+	struct sv_unix_sock socks[MAX_NAMESAKES];
+	int n, rc, held, kept;
+
+	for (int tries = 1;; tries++) {
+		/* Each socket bound to the name stays open in our hands until
+		 * the act is done: while it is, no other socket can bind the
+		 * name, so the kernel's own lookup in the act finds what was
+		 * judged (review h-attack27: a host service that binds the
+		 * name the moment the run's listener closes, between the
+		 * judgement and the act). A call judged again (wait_again) lets
+		 * its own pins go first: they must not keep a listener the run
+		 * closed meanwhile bound for the dump (review h-attack28). */
+#ifndef SV_MUTANT_UNIX_CLOSED_IS_PEER
+		sv_call_unpin(c);
+#endif
+		*mech = "sock_diag";
+		n = sv_unixdiag_bound(c->dup, type, want, socks, MAX_NAMESAKES);
+		if (n < 0)
+			return n;
+		*mech = "proc_fd";
+#ifdef SV_MUTANT_UNIX_CLOSED_IS_PEER
+		sv_call_unpin(c);
+#endif
+		held = kept = 0;
+		rc = judge_listed(c, type, want, socks, n, deny, &held, &kept);
+		if (rc < 0 || *deny)
+			return rc;
+		if (held || kept)
+			break;
+		/* No socket seen bound. A dump is not one look: it resumes by
+		 * position in each hash bucket, so sockets the agent closes
+		 * while it runs move a host's listener past it (review
+		 * h-attack30's ha30-dumpskip.sh: refused, allowed, a pass).
+		 * The kernel's own bind of the name says whether it is free;
+		 * taken, the name is judged again, and again taken after
+		 * UNBOUND_TRIES dumps that saw nothing, a mechanism failure. */
+		*mech = "bind_probe";
+#ifdef SV_MUTANT_DUMP_TRUSTED
+		/* MUTANT dump-trusted: a dump that lists nothing means nothing
+		 * is bound, as before review h-attack30. */
+		break;
+#endif
+		rc = sv_unixdiag_name_free(c->dup, type, want);
+		if (rc < 0)
+			return rc;
+		if (rc == 1)
+			break;
+		if (tries == UNBOUND_TRIES)
+			return -EAGAIN;
 	}
 	/* No socket bound to it in the namespace the agent's socket
 	 * connects in, or only ones the run has closed: the kernel's own

@@ -161,7 +161,6 @@ static int dump_find(const char *target, int *first2)
 	}
 }
 
-
 /* The first datagram of a dump: NLMSG_GOODSIZE, made in send() on a
  * fresh socket (netlink_dump: max_recvmsg_len still 0). */
 #define GOODSIZE (4096 - 320)
@@ -190,7 +189,8 @@ static int ahead_bytes(const char *target)
 		unsigned type = 0, st = 0;
 		unsigned long ino = 0;
 		char path[256] = "";
-		int nf = sscanf(line, "%*s %*s %*s %lx %x %x %lu %255s", &flags, &type, &st, &ino, path);
+		int nf =
+		    sscanf(line, "%*s %*s %*s %lx %x %x %lu %255s", &flags, &type, &st, &ino, path);
 
 		if (nf < 4 || !(flags & 0x10000))
 			continue;
