@@ -313,6 +313,8 @@ int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock, struct sv_
 	return rc;
 }
 
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int sv_unixdiag_name_free(int sock, int type, const struct sv_unix_bound *want)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -325,13 +327,18 @@ int sv_unixdiag_name_free(int sock, int type, const struct sv_unix_bound *want)
 	if (s < 0)
 		return s;
 	/* Bound for an instant and let go at once: the kernel's own look at
-	 * the name, in one step. */
+	 * the name, in one step. One probe at a time: two calls' probes of
+	 * one name would each find the other's (eight threads of the run
+	 * connecting while their listener closes: the unix-closed-race cell
+	 * was a mechanism failure on every Debian kernel). */
+	pthread_mutex_lock(&probe_lock);
 	rc = bind(s, (struct sockaddr *)&a,
 		  (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + want->len)) == 0
 		 ? 1
 	     : errno == EADDRINUSE ? 0
 				   : -errno;
 	close(s);
+	pthread_mutex_unlock(&probe_lock);
 	return rc;
 }
 
