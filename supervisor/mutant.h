@@ -230,6 +230,11 @@
  *                         which then skips a host's listener, and its
  *                         connect there is refused and allowed, a pass
  *                         (review h-attack30, ha30-dumpskip.sh)
+ *   PROBE_UNLOCKED        unixdiag.c  the bind probes of concurrent calls
+ *                         run at once and find each other's: threads of the
+ *                         run connecting while their listener closes are
+ *                         mechanism failures (capability-error where pass is
+ *                         due: unix-closed-race)
  *   PINNED_UNCHECKED      call.c  every socket counts as one only the
  *                         supervisor's pins keep bound, as when any
  *                         descriptor of its own did: a host service's

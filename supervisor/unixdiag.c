@@ -326,19 +326,26 @@ int sv_unixdiag_name_free(int sock, int type, const struct sv_unix_bound *want)
 	s = socket_for(sock, AF_UNIX, type, 0);
 	if (s < 0)
 		return s;
-	/* Bound for an instant and let go at once: the kernel's own look at
-	 * the name, in one step. One probe at a time: two calls' probes of
-	 * one name would each find the other's (eight threads of the run
-	 * connecting while their listener closes: the unix-closed-race cell
-	 * was a mechanism failure on every Debian kernel). */
+		/* Bound for an instant and let go at once: the kernel's own look at
+		 * the name, in one step. One probe at a time: two calls' probes of
+		 * one name would each find the other's (eight threads of the run
+		 * connecting while their listener closes: the unix-closed-race cell
+		 * was a mechanism failure on every Debian kernel). */
+#ifndef SV_MUTANT_PROBE_UNLOCKED
+	/* MUTANT probe-unlocked: concurrent probes, as first written. */
 	pthread_mutex_lock(&probe_lock);
+#else
+	(void)probe_lock;
+#endif
 	rc = bind(s, (struct sockaddr *)&a,
 		  (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + want->len)) == 0
 		 ? 1
 	     : errno == EADDRINUSE ? 0
 				   : -errno;
 	close(s);
+#ifndef SV_MUTANT_PROBE_UNLOCKED
 	pthread_mutex_unlock(&probe_lock);
+#endif
 	return rc;
 }
 
