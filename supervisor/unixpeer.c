@@ -200,15 +200,21 @@ static void cache(uint64_t cookie, const struct sv_unix_holder *holder)
 	pthread_mutex_unlock(&held_cache.lock);
 }
 
+/* What a second look says of a listed socket no process of the run holds. */
+enum listed {
+	LISTED_GONE,   /* a second dump no longer lists it: closed since */
+	LISTED_BOUND,  /* still listed: someone outside the run holds it */
+	LISTED_PINNED, /* only a pin of ours (another call's) keeps it: the run closed it */
+};
+
 /* Whether the listed socket u, which no process of the run holds, still
- * counts as bound for the judgement: 2 when only a pin of ours keeps it
- * open (another call's; the run closed it), 0 when a second dump no
- * longer lists it (closed since the first), 1 when it does, or -errno. A
- * second dump, not a lookup by inode: that answers for the first socket
- * with the number, which after a wrap may be another one (ESTALE, or
- * before 5.19 ENOENT for one in another namespace; review h-attack29). */
+ * counts as bound for the judgement: an enum listed, or -errno with *mech
+ * naming the step. A second dump, not a lookup by inode: that answers for
+ * the first socket with the number, which after a wrap may be another one
+ * (ESTALE, or before 5.19 ENOENT for one in another namespace; review
+ * h-attack29). */
 static int still_bound(struct sv_call *c, int type, const struct sv_unix_bound *want,
-		       const struct sv_unix_sock *u)
+		       const struct sv_unix_sock *u, const char **mech)
 {
 	struct sv_unix_sock again[MAX_NAMESAKES];
 	int n;
@@ -217,29 +223,34 @@ static int still_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 	/* MUTANT unix-closed-is-peer: a socket only our pins keep bound, or
 	 * one closed since the dump, is a host's, as before review
 	 * h-attack28. */
-	return 1;
+	return LISTED_BOUND;
 #endif
 	if (sv_call_pinned(u->cookie))
-		return 2;
-	n = sv_unixdiag_bound(c->dup, type, want, again, MAX_NAMESAKES);
+		return LISTED_PINNED;
+	*mech = "sock_diag";
+	n = sv_fault("unix_dump_again");
+	if (n == 0)
+		n = sv_unixdiag_bound(c->dup, type, want, again, MAX_NAMESAKES);
 	for (int i = 0; i < n; i++)
 		if (again[i].cookie == u->cookie)
-			return 1;
-	return n < 0 ? n : 0;
+			return LISTED_BOUND;
+	return n < 0 ? n : LISTED_GONE;
 }
 
 /* The sockets one dump listed as bound to want, each held by a process of
  * the run (then pinned, and counted in *held), or only by another call's
  * pin (counted in *kept), or gone since; any other sets *deny. Returns 0
- * or -errno. */
+ * or -errno with *mech naming the step. */
 static int judge_listed(struct sv_call *c, int type, const struct sv_unix_bound *want,
 			const struct sv_unix_sock *socks, int n, const char **deny, int *held,
-			int *kept)
+			int *kept, const char **mech)
 {
 	int rc;
 
 	for (int i = 0; i < n; i++) {
 		struct sv_unix_holder h = {.pin = -1};
+
+		*mech = "proc_fd";
 
 		if (cached(socks[i].cookie, &h))
 			h.pin = sv_unixdiag_pin(&h, socks[i].cookie);
@@ -258,11 +269,11 @@ static int judge_listed(struct sv_call *c, int type, const struct sv_unix_bound 
 				/* Closed since the dump, or kept bound only by
 				 * another call's pin: the run let it go, and
 				 * the kernel would not find it. */
-				rc = still_bound(c, type, want, &socks[i]);
+				rc = still_bound(c, type, want, &socks[i], mech);
 				if (rc < 0)
 					return rc;
-				*kept += rc == 2;
-				if (rc != 1)
+				*kept += rc == LISTED_PINNED;
+				if (rc != LISTED_BOUND)
 					continue;
 				*deny = "unix-peer";
 				return 0;
@@ -282,6 +293,7 @@ static int judge_listed(struct sv_call *c, int type, const struct sv_unix_bound 
 		sv_act_close_quiet(h.pin);
 		h.pin = -1;
 #endif
+		*mech = "pin";
 		if (h.pin >= 0 && (rc = sv_call_pin(c, h.pin, socks[i].cookie)) < 0)
 			return rc;
 	}
@@ -317,12 +329,11 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 		n = sv_unixdiag_bound(c->dup, type, want, socks, MAX_NAMESAKES);
 		if (n < 0)
 			return n;
-		*mech = "proc_fd";
 #ifdef SV_MUTANT_UNIX_CLOSED_IS_PEER
 		sv_call_unpin(c);
 #endif
 		held = kept = 0;
-		rc = judge_listed(c, type, want, socks, n, deny, &held, &kept);
+		rc = judge_listed(c, type, want, socks, n, deny, &held, &kept, mech);
 		if (rc < 0 || *deny)
 			return rc;
 		if (held || kept)

@@ -130,9 +130,9 @@ def listen(ctx, name):
     return listener
 
 
-def run_cases(ctx, cases, binary=SV, sv_args=(), uid1000=False):
-    """Runs AGENT under binary with the cases; returns (exit status, report,
-    {key: result})."""
+def run_cases(ctx, cases, binary=SV, sv_args=(), uid1000=False, env=None):
+    """Runs AGENT under binary (with env added to ours) with the cases;
+    returns (exit status, report, {key: result})."""
     script = os.path.join(ctx.tmp, "unix-agent.py")
     with open(script, "w") as f:
         f.write(AGENT)
@@ -146,7 +146,7 @@ def run_cases(ctx, cases, binary=SV, sv_args=(), uid1000=False):
         os.chmod(script, 0o644)
     ctx.last_argv = argv
     p = subprocess.run(argv, capture_output=True, text=True, timeout=60,
-                       stdin=subprocess.DEVNULL)
+                       stdin=subprocess.DEVNULL, env=dict(os.environ, **(env or {})))
     try:
         got = json.loads(p.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -184,6 +184,26 @@ def root_agent_is_denied_a_root_service_on_a_host_unix_socket(ctx):
     review_and_mutant(ctx, "ha19-unixsvc.sh", "unix-peer-open",
                       ["supervisor exit 1", "host's crontab: original", "host's marker: cat:"],
                       "host's crontab: HA19-UNIX")
+
+
+@test()
+def failed_second_dump_is_a_sock_diag_mechanism_failure(ctx):
+    # A host listener on an abstract name is listed by the first dump and
+    # held by no run process; a second dump asks whether it is still bound.
+    # When that dump fails (the seam's unix_dump_again), the call is a
+    # mechanism failure named for the dump, not for the holder proof before
+    # it: EPERM to the agent, capability-error, and the host gets nothing.
+    require_root(ctx)
+    tag = "@egress-it-again-%d" % os.getpid()
+    host = listen(ctx, tag)
+    rc, report, got = run_cases(ctx, [["host", tag, "stream", "plain"]], binary=SV_FAULTS,
+                                env={"EGRESS_SV_FAULT": "unix_dump_again:EIO"})
+    ctx.expect_eq(got.get("host"), "EPERM", "the agent's connect")
+    ctx.expect_eq(rc, 3, "exit status (capability-error)")
+    failures = [(e.get("mechanism"), e.get("dest")) for e in (report or {}).get("events", [])
+                if e.get("bucket") == "mechanism_failure"]
+    ctx.expect_eq(failures, [("sock_diag", "unix:" + tag)], "mechanism failures")
+    ctx.expect_eq(host.got, b"", "what the host's listener got")
 
 
 @test()
