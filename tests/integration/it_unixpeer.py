@@ -155,16 +155,21 @@ def run_cases(ctx, cases, binary=SV, sv_args=(), uid1000=False, env=None):
     return p.returncode, load_report(ctx, report), got
 
 
-def review_and_mutant(ctx, script, mutant, denied, reopened):
+def review_and_mutant(ctx, script, mutant, denied, reopened, mutant_tries=1):
     """Runs the review's script against the supervisor, where every string
     in denied must show and reopened must not, then against the mutant,
-    where reopened must show."""
+    where reopened must show in one of mutant_tries runs (a script that
+    needs a race to land shows the mutant's hole only when it does)."""
     out = review(ctx, script, SV)
     for want in denied:
         ctx.expect(want in out, "%s: no %r: %s" % (script, want, out[-800:]))
     ctx.expect(reopened not in out, "%s: %r against the supervisor: %s" % (script, reopened, out[-800:]))
-    out = review(ctx, script, mutant_binary(mutant))
-    ctx.expect(reopened in out, "%s: mutant %s did not reopen it: %s" % (script, mutant, out[-800:]))
+    for _ in range(mutant_tries):
+        out = review(ctx, script, mutant_binary(mutant))
+        if reopened in out:
+            break
+    ctx.expect(reopened in out, "%s: mutant %s did not reopen it in %d run(s): %s"
+               % (script, mutant, mutant_tries, out[-800:]))
 
 
 def reasons(report, bucket):
@@ -635,7 +640,7 @@ def host_socket_the_caller_left_open_is_still_denied(ctx):
                "mutant pinned-unchecked: %s" % out[-1500:])
 
 
-@test(timeout=150)
+@test(timeout=300)
 def abstract_listener_holder_is_pinned_so_a_reused_pid_proves_nothing(ctx):
     # Review h-attack23's ha23-pidreuse.sh: a run process dies while the
     # supervisor looks at it (widened with strace) and a host worker that
@@ -646,8 +651,11 @@ def abstract_listener_holder_is_pinned_so_a_reused_pid_proves_nothing(ctx):
     for tool in ("strace", "gcc", "ip", "unshare"):
         if not shutil.which(tool):
             raise Skip("needs %s" % tool)
+    # The strace that widens the window attaches while the run goes on: on
+    # a loaded machine it came too late in 1 of 3 mutant runs, so the
+    # mutant gets three.
     review_and_mutant(ctx, "ha23-pidreuse.sh", "holder-unpinned", ["supervisor exit 1"],
-                      "got: agent's line")
+                      "got: agent's line", mutant_tries=3)
 
 
 @test(timeout=150)
