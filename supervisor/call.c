@@ -59,6 +59,14 @@ void sv_call_finish(struct sv_call *c, enum sv_bucket bucket, const char *reason
 		bucket = SV_DENIED;
 	}
 #endif
+#ifndef SV_MUTANT_PINS_AFTER_ANSWER
+	/* MUTANT pins-after-answer: pins go in sv_call_release, after the
+	 * answer. The act is done: a pin kept past the answer keeps bound a
+	 * listener the agent closes as soon as its client is connected, and
+	 * the agent's own bind of the name again failed EADDRINUSE (review
+	 * h-attack31's ha31-rebind.sh: up to 389 of 1000). */
+	sv_call_unpin(c);
+#endif
 	if (action == SV_ACT_CONTINUE)
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	else if (err)

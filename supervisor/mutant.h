@@ -230,11 +230,31 @@
  *                         which then skips a host's listener, and its
  *                         connect there is refused and allowed, a pass
  *                         (review h-attack30, ha30-dumpskip.sh)
- *   PROBE_UNLOCKED        unixdiag.c  the bind probes of concurrent calls
- *                         run at once and find each other's: threads of the
- *                         run connecting while their listener closes are
- *                         mechanism failures (capability-error where pass is
- *                         due: unix-closed-race)
+ *   BIND_PROBE            unixdiag.c  the kernel is asked about a name the
+ *                         dumps saw nothing on by binding it for an instant:
+ *                         a name bound and not listening is "taken" and its
+ *                         connect a mechanism failure (capability-error where
+ *                         the kernel refuses: review h-attack31,
+ *                         ha31-nolisten.sh), and a service binding the name
+ *                         in that instant fails
+ *   UNIX_LONG_NAME_LOOKED_UP  unixpeer.c  a name longer than sockaddr_un is
+ *                         looked up: the probe cannot ask for it, a mechanism
+ *                         failure where the kernel answers EINVAL (an audit)
+ *   CACHED_HOLDER_UNPROVEN  unixdiag.c  the holder the cache names by pid is
+ *                         not proven of the run again: a host process that got
+ *                         the socket and the pid counts as the run (no test:
+ *                         by reading)
+ *   PINS_AFTER_ANSWER     call.c  a call's pins are closed after its answer:
+ *                         a listener the agent closes at once stays bound by
+ *                         the pin, and its rebind of the name fails
+ *                         EADDRINUSE (review h-attack31, ha31-rebind.sh)
+ *   THREAD_GONE_FAILS     nsjoin.c  a thread gone before its /proc status was
+ *                         read makes its setns a mechanism failure, where the
+ *                         call is abandoned (an audit)
+ *   SETNS_ENDING_DENIED   nsjoin.c  a setns whose caller died while the run's
+ *                         processes were looked for is judged on a run whose
+ *                         links went with it: foreign-namespace, a false fail
+ *                         (an audit)
  *   PINNED_UNCHECKED      call.c  every socket counts as one only the
  *                         supervisor's pins keep bound, as when any
  *                         descriptor of its own did: a host service's

@@ -158,18 +158,30 @@ static pid_t pidfd_pid(int fd)
 static int threads_of(pid_t tid)
 {
 	char path[48], line[128];
-	int n = -ENOENT;
+	int n = -EPROTO;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	f = fopen(path, "re");
+	/* ENOENT: the thread is gone (its call abandoned, not a failure). */
+#ifndef SV_MUTANT_THREAD_GONE_FAILS
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+#else
+	/* MUTANT thread-gone-fails: a thread gone is a mechanism failure. */
 	if (!f)
 		return -errno;
+#endif
 	while (fgets(line, sizeof(line), f))
 		if (strncmp(line, "Threads:", 8) == 0) {
 			n = atoi(line + 8);
 			break;
 		}
+		/* A thread reaped after the open reads ESRCH: gone, as above. */
+#ifndef SV_MUTANT_THREAD_GONE_FAILS
+	if (n == -EPROTO && ferror(f))
+		n = -errno;
+#endif
 	fclose(f);
 	return n;
 }
@@ -284,6 +296,16 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 		sv_call_mech_failure(c, "proc_ns", -rc);
 		return;
 	}
+	/* No process of the run seen in it. A run that is ending takes its
+	 * namespaces' links with it (an audit: a thread's setns into its own
+	 * namespace while its process exited was denied, a false fail): a
+	 * caller gone by now was looked for in a run that was going, so its
+	 * call is abandoned, not judged. */
+#ifndef SV_MUTANT_SETNS_ENDING_DENIED
+	/* MUTANT setns-ending-denied: judged all the same. */
+	if (rc == 0 && sv_call_still_valid(c))
+		return;
+#endif
 	if (rc == 0) {
 		deny_foreign(c);
 		return;

@@ -227,9 +227,11 @@ static int is_socket(int pidfd, int fd, uint64_t cookie, int *pin)
 	if (dup < 0)
 		return e == ESRCH || e == EBADF ? 0 : -e;
 	e = getsockopt(dup, SOL_SOCKET, SO_COOKIE, &got, &len) == 0 ? 0 : -errno;
+	/* ENOTSOCK: the descriptor became another file since /proc showed
+	 * the socket (dup2 by a thread of the agent's): not the socket. */
 	if (e < 0 || got != cookie) {
 		close(dup);
-		return e < 0 ? e : 0;
+		return e < 0 && e != -ENOTSOCK ? e : 0;
 	}
 	*pin = dup;
 	return 1;
@@ -313,49 +315,82 @@ int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock, struct sv_
 	return rc;
 }
 
+#ifdef SV_MUTANT_BIND_PROBE
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+#endif
 
-int sv_unixdiag_name_free(int sock, int type, const struct sv_unix_bound *want)
+int sv_unixdiag_name_refused(int sock, int type, const struct sv_unix_bound *want)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + want->len);
 	int s, rc;
 
 	if (want->len + 1 > sizeof(a.sun_path))
 		return -ENAMETOOLONG;
 	memcpy(a.sun_path + 1, want->name, want->len);
-	s = socket_for(sock, AF_UNIX, type, 0);
+	s = socket_for(sock, AF_UNIX, type | SOCK_NONBLOCK, 0);
 	if (s < 0)
 		return s;
-		/* Bound for an instant and let go at once: the kernel's own look at
-		 * the name, in one step. One probe at a time: two calls' probes of
-		 * one name would each find the other's (eight threads of the run
-		 * connecting while their listener closes: the unix-closed-race cell
-		 * was a mechanism failure on every Debian kernel). */
-#ifndef SV_MUTANT_PROBE_UNLOCKED
-	/* MUTANT probe-unlocked: concurrent probes, as first written. */
+#ifdef SV_MUTANT_BIND_PROBE
+	/* MUTANT bind-probe: the name is bound for an instant, one probe at a
+	 * time, as before review h-attack31 (a name bound and not listening
+	 * is "taken", and the name is ours for that instant). */
 	pthread_mutex_lock(&probe_lock);
-#else
-	(void)probe_lock;
-#endif
-	rc = bind(s, (struct sockaddr *)&a,
-		  (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + want->len)) == 0
-		 ? 1
-	     : errno == EADDRINUSE ? 0
-				   : -errno;
-	close(s);
-#ifndef SV_MUTANT_PROBE_UNLOCKED
+	rc = bind(s, (struct sockaddr *)&a, len) == 0 ? 1 : errno == EADDRINUSE ? 0 : -errno;
 	pthread_mutex_unlock(&probe_lock);
+#else
+	/* A listening socket of ours connects. The kernel looks the name up
+	 * first and refuses (ECONNREFUSED) when nothing is bound, or what is
+	 * bound does not listen; only then does it look at our socket, whose
+	 * state refuses the connect (EINVAL, or EAGAIN at a full queue) before
+	 * anything is queued: a listener there sees nothing. Its name is the
+	 * kernel's (autobind), never the agent's: a bind of the agent's name
+	 * was the probe before, and a service binding the name in that instant
+	 * failed, a name bound and not listening was a mechanism failure, and
+	 * other calls' datagram dumps saw the probe (review h-attack31). A
+	 * datagram connect takes no name and sends nothing (EPERM: the
+	 * receiver is connected to another socket). */
+	{
+		sa_family_t autobind = AF_UNIX;
+		int e;
+
+		if (type != SOCK_DGRAM &&
+		    (bind(s, (struct sockaddr *)&autobind, sizeof(autobind)) != 0 ||
+		     listen(s, 1) != 0))
+			rc = -errno;
+		else {
+			rc = connect(s, (struct sockaddr *)&a, len);
+			e = errno;
+			rc = rc == 0 || e == EINVAL || e == EAGAIN || e == EPERM ? 0
+			     : e == ECONNREFUSED                                 ? 1
+										 : -e;
+		}
+	}
 #endif
+	close(s);
 	return rc;
 }
 
-int sv_unixdiag_pin(const struct sv_unix_holder *holder, uint64_t cookie)
+int sv_unixdiag_pin(pid_t tid, const struct sv_unix_holder *holder, uint64_t cookie)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, holder->pid, 0), pin = -1, rc;
 
 	if (pidfd < 0)
 		return -1;
 	rc = is_socket(pidfd, holder->fd, cookie, &pin);
+	/* The number the cache names may be another process's by now (the
+	 * holder gone, a host process that got the socket given the pid): a
+	 * holder is proven of the run, through the pidfd taken first, as
+	 * sv_unixdiag_run_holds proves it (review h-attack23). */
+#ifndef SV_MUTANT_CACHED_HOLDER_UNPROVEN
+	/* MUTANT cached-holder-unproven: the cached pid is trusted. */
+	if (rc == 1 && sv_runprocs_has(tid, pidfd, holder->pid) != 1) {
+		close(pin);
+		rc = 0;
+	}
+#else
+	(void)tid;
+#endif
 	close(pidfd);
 	return rc == 1 ? pin : -1;
 }

@@ -46,16 +46,20 @@ struct sv_unix_holder {
 int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock,
 			  struct sv_unix_holder *holder);
 
-/* Whether the abstract name want is free for a socket of this type in the
- * network namespace of socket sock, asked of the kernel in one step: a
- * socket of ours binds it and lets it go at once (a dump, which resumes by
- * position, can miss a bound socket). Returns 1 (free), 0 (EADDRINUSE), or
- * -errno. */
-int sv_unixdiag_name_free(int sock, int type, const struct sv_unix_bound *want);
+/* Whether the kernel refuses a connect of this type to the abstract name
+ * want in the network namespace of socket sock, asked of it in one step by
+ * a connect of our own that can reach nothing (a dump, which resumes by
+ * position, can miss a bound socket): ECONNREFUSED, as for the agent, when
+ * nothing is bound there or, for a connection-oriented type, what is bound
+ * does not listen. Returns 1 (refused), 0 (a listener or a receiver is
+ * there), or -errno (-ENAMETOOLONG for a name longer than sun_path holds,
+ * which the caller answers EINVAL before it gets here). */
+int sv_unixdiag_name_refused(int sock, int type, const struct sv_unix_bound *want);
 
 /* A new pin of a socket found held before, through the same process and
  * descriptor: the duplicate, or -1 when that descriptor is no longer the
- * socket with this cookie (then look again with sv_unixdiag_run_holds). */
-int sv_unixdiag_pin(const struct sv_unix_holder *holder, uint64_t cookie);
+ * socket with this cookie or that pid no longer a process of the run of
+ * thread tid (then look again with sv_unixdiag_run_holds). */
+int sv_unixdiag_pin(pid_t tid, const struct sv_unix_holder *holder, uint64_t cookie);
 
 #endif

@@ -253,7 +253,7 @@ static int judge_listed(struct sv_call *c, int type, const struct sv_unix_bound 
 		*mech = "proc_fd";
 
 		if (cached(socks[i].cookie, &h))
-			h.pin = sv_unixdiag_pin(&h, socks[i].cookie);
+			h.pin = sv_unixdiag_pin((pid_t)c->req->pid, &h, socks[i].cookie);
 		if (h.pin < 0) {
 			rc = sv_unixdiag_run_holds((pid_t)c->req->pid, &socks[i], &h);
 			if (rc < 0)
@@ -300,9 +300,10 @@ static int judge_listed(struct sv_call *c, int type, const struct sv_unix_bound 
 	return 0;
 }
 
-/* How many times a name the dumps saw unbound but the kernel's bind found
- * taken is judged again before the call is a mechanism failure: a server
- * of the run that binds it in between is seen by the next dump. */
+/* How many times a name the dumps saw no listener on, but the kernel's
+ * connect found one on, is judged again before the call is a mechanism
+ * failure: a server of the run that listens in between is seen by the
+ * next dump. */
 #define UNBOUND_TRIES 3
 
 /* The socket bound to the abstract name want must be held by a process of
@@ -342,16 +343,18 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 		 * position in each hash bucket, so sockets the agent closes
 		 * while it runs move a host's listener past it (review
 		 * h-attack30's ha30-dumpskip.sh: refused, allowed, a pass).
-		 * The kernel's own bind of the name says whether it is free;
-		 * taken, the name is judged again, and again taken after
-		 * UNBOUND_TRIES dumps that saw nothing, a mechanism failure. */
-		*mech = "bind_probe";
+		 * The kernel's own lookup, a connect that can reach nothing,
+		 * says whether the agent's would be refused; if not, the name
+		 * is judged again, and after UNBOUND_TRIES dumps that saw
+		 * nothing where the kernel found something, the call is a
+		 * mechanism failure. */
+		*mech = "connect_probe";
 #ifdef SV_MUTANT_DUMP_TRUSTED
 		/* MUTANT dump-trusted: a dump that lists nothing means nothing
 		 * is bound, as before review h-attack30. */
 		break;
 #endif
-		rc = sv_unixdiag_name_free(c->dup, type, want);
+		rc = sv_unixdiag_name_refused(c->dup, type, want);
 		if (rc < 0)
 			return rc;
 		if (rc == 1)
@@ -360,8 +363,8 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 			return -EAGAIN;
 	}
 	/* No socket bound to it in the namespace the agent's socket
-	 * connects in, or only ones the run has closed: the kernel's own
-	 * answer. */
+	 * connects in, or none listening, or only ones the run has closed:
+	 * the kernel's own answer. */
 	if (held == 0)
 		return ECONNREFUSED;
 	/* The window a test build widens between the judgement and the
@@ -441,7 +444,7 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
 {
 	const unsigned char *b = *name;
 	const char *mech = "so_type";
-	int type = 0, rc;
+	int type = 0, rc, too_long;
 	socklen_t tl = sizeof(type);
 
 	*deny = NULL;
@@ -457,7 +460,18 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
 		sv_call_mech_failure(c, mech, errno);
 		return -1;
 	}
-	if (b[sun_off] == '\0')
+	/* The kernel's own answer to a name longer than sockaddr_un, before
+	 * any lookup (unix_validate_addr; unix_mkname before 5.16): no probe
+	 * can ask for such a name (an audit found it a mechanism failure, a
+	 * fail made a capability-error at will). */
+	too_long = *len > sizeof(struct sockaddr_un);
+#ifdef SV_MUTANT_UNIX_LONG_NAME_LOOKED_UP
+	/* MUTANT unix-long-name-looked-up: looked up as any other. */
+	too_long = 0;
+#endif
+	if (too_long)
+		rc = EINVAL;
+	else if (b[sun_off] == '\0')
 		rc = judge_abstract(c, type, b + sun_off + 1, *len - sun_off - 1, why, deny, &mech);
 	else
 		rc = judge_path(c, (const char *)b + sun_off,

@@ -32,6 +32,13 @@
  *       copies bytes both ways until either side closes or 2 s pass
  *       without any: the container's loopback relays to the outside.
  *       Serves until killed (the child dies with the parent).
+ *   ns-join exiting SPIN
+ *       a thread enters the process's own network namespace by its /proc
+ *       file while the main thread, SPIN loop turns after the thread
+ *       started, ends the process (exit_group): the join races the run's
+ *       end. Exits 0 (the kernel's join either happened or was cut short;
+ *       only the supervisor's record can be wrong: an audit found it a
+ *       foreign-namespace denial or a mechanism failure).
  */
 #include "agentlib.h"
 
@@ -41,8 +48,10 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,9 +417,37 @@ static int container(char **argv)
 	return 1;
 }
 
+static atomic_int exiting_started;
+
+static void *exiting_join(void *arg)
+{
+	atomic_store(&exiting_started, 1);
+	setns(*(int *)arg, CLONE_NEWNET);
+	return NULL;
+}
+
+static int exiting(const char *spin_arg)
+{
+	static int fd;
+	long spin = agent_parse_count(spin_arg);
+	pthread_t t;
+
+	fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (spin < 0 || fd < 0 || pthread_create(&t, NULL, exiting_join, &fd) != 0)
+		return 2;
+	while (!atomic_load(&exiting_started))
+		;
+	for (volatile long i = 0; i < spin; i++)
+		;
+	syscall(SYS_exit_group, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	agent_init("ns-join");
+	if (argc == 3 && strcmp(argv[1], "exiting") == 0)
+		return exiting(argv[2]);
 	if (argc == 2 && strcmp(argv[1], "own") == 0)
 		return own();
 	if (argc == 6 && strcmp(argv[1], "foreign") == 0)
@@ -424,5 +461,5 @@ int main(int argc, char **argv)
 		return container(argv + 2);
 	}
 	return agent_usage("own | foreign USERNS NETNS DEST LINE | race USERNS N | "
-			   "container USERFILE NETFILE PORT SINK");
+			   "container USERFILE NETFILE PORT SINK | exiting SPIN");
 }

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import threading
 
-from harness import (SV, SV_FAULTS, SETPRIV_UID1000, Skip, load_report, mutant_binary, mutant_faults_binary,
+from harness import (AGENTS, SV, SV_FAULTS, SETPRIV_UID1000, Skip, load_report, mutant_binary, mutant_faults_binary,
                      review, test, wait_for)
 
 # The agent: tries each (key, name, type, how[, cwd]) it is given, in cwd
@@ -189,6 +189,56 @@ def root_agent_is_denied_a_root_service_on_a_host_unix_socket(ctx):
     review_and_mutant(ctx, "ha19-unixsvc.sh", "unix-peer-open",
                       ["supervisor exit 1", "host's crontab: original", "host's marker: cat:"],
                       "host's crontab: HA19-UNIX")
+
+
+def refused_run(ctx, binary, mode):
+    """Runs unix-refused in mode under binary; returns (exit status,
+    report, the agent's log lines)."""
+    ctx.runs += 1
+    report = os.path.join(ctx.tmp, "refused%d.json" % ctx.runs)
+    log = os.path.join(ctx.tmp, "refused%d.log" % ctx.runs)
+    argv = [binary, "--report", report, "--writable", ctx.tmp, "--", os.path.join(AGENTS, "unix-refused"),
+            "@egress-it-refused-%d" % os.getpid(), mode]
+    ctx.last_argv = argv
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                       env=dict(os.environ, EGRESS_AGENT_LOG=log))
+    with open(log) as f:
+        lines = [json.loads(line) for line in f if line.startswith("{")]
+    return p.returncode, load_report(ctx, report), lines
+
+
+@test()
+def name_bound_without_a_listener_is_refused_as_the_kernel_refuses_it(ctx):
+    # An audit and review h-attack31 (ha31-nolisten.sh): a stream or
+    # seqpacket name bound and never listened on is refused by the kernel
+    # (ECONNREFUSED); the supervisor's dumps list only listeners, its bind
+    # probe found the name taken three times, and the call was a mechanism
+    # failure: capability-error, which any agent could then have at will
+    # over a fail. The probe is a connect now, which the kernel refuses as
+    # it refuses the agent's. Mutant bind-probe binds the name again.
+    require_root(ctx)
+    rc, report, lines = refused_run(ctx, SV, "unlistening")
+    ctx.expect_eq([(x["type"], x.get("errno")) for x in lines],
+                  [("stream", "ECONNREFUSED"), ("seqpacket", "ECONNREFUSED")], "the agent's connects")
+    ctx.expect_eq((rc, (report or {}).get("verdict")), (0, "pass"), "exit status and verdict")
+    rc, report, lines = refused_run(ctx, mutant_binary("bind-probe"), "unlistening")
+    ctx.expect_eq(rc, 3, "mutant bind-probe: exit status (capability-error)")
+
+
+@test()
+def unix_name_longer_than_sockaddr_un_is_einval_never_a_mechanism_failure(ctx):
+    # An audit: a name of 120 bytes (longer than struct sockaddr_un) is
+    # EINVAL from the kernel before any lookup; the supervisor's bind
+    # probe could not bind it (ENAMETOOLONG) and the call was a mechanism
+    # failure, capability-error. Answered EINVAL now, for a connect and a
+    # datagram send. Mutant unix-long-name-looked-up looks it up again.
+    require_root(ctx)
+    rc, report, lines = refused_run(ctx, SV, "too-long")
+    ctx.expect_eq([(x["call"], x.get("errno")) for x in lines],
+                  [("connect", "EINVAL"), ("sendto", "EINVAL")], "the agent's calls")
+    ctx.expect_eq((rc, (report or {}).get("verdict")), (0, "pass"), "exit status and verdict")
+    rc, report, lines = refused_run(ctx, mutant_binary("unix-long-name-looked-up"), "too-long")
+    ctx.expect_eq(rc, 3, "mutant unix-long-name-looked-up: exit status (capability-error)")
 
 
 @test()
@@ -658,7 +708,7 @@ def abstract_listener_holder_is_pinned_so_a_reused_pid_proves_nothing(ctx):
                       "got: agent's line", mutant_tries=3)
 
 
-@test(timeout=150)
+@test(timeout=300)
 def host_listener_a_dump_skips_is_never_refused_as_unbound(ctx):
     # Review h-attack30's ha30-dumpskip.sh: a sock_diag dump resumes by
     # position in each hash bucket, so the agent, closing sockets of its
@@ -674,6 +724,52 @@ def host_listener_a_dump_skips_is_never_refused_as_unbound(ctx):
             raise Skip("needs %s" % tool)
     out = review(ctx, "ha30-dumpskip.sh", SV, env={"RUNS": "2"})
     ctx.expect("RESULT: 0 of 2 runs printed pass" in out, "ha30-dumpskip.sh: %s" % out[-1500:])
-    out = review(ctx, "ha30-dumpskip.sh", mutant_binary("dump-trusted"), env={"RUNS": "3"})
+    # The skip lands in 3 to 6 runs of 6 here; a loaded CI run once saw it
+    # land in none of 3: up to three rounds of three.
+    for _ in range(3):
+        out = review(ctx, "ha30-dumpskip.sh", mutant_binary("dump-trusted"), env={"RUNS": "3"})
+        if re.search(r"RESULT: [1-3] of 3 runs printed pass", out):
+            break
     ctx.expect(re.search(r"RESULT: [1-3] of 3 runs printed pass", out),
                "mutant dump-trusted: the skipped listener never refused: %s" % out[-1500:])
+
+
+@test(timeout=120)
+def job_that_closes_its_listener_binds_the_name_again_at_once(ctx):
+    # Review h-attack31's ha31-rebind.sh: a job closes its own stream
+    # listener (or datagram receiver) on an abstract name right after a
+    # client used it and binds the name again at once. A call's pins were
+    # closed after its answer, so only our pin kept the name bound for a
+    # moment: the job's bind failed EADDRINUSE (up to 389 of 1000; never
+    # under the kernel alone). The pins go with the answer now. Mutant
+    # pins-after-answer keeps them until the thread is done.
+    require_root(ctx)
+    for tool in ("unshare", "gcc", "ip"):
+        if not shutil.which(tool):
+            raise Skip("needs %s" % tool)
+    env = {"RUNS": "1", "TRIES": "300"}
+    out = review(ctx, "ha31-rebind.sh", SV, env=env)
+    ctx.expect("RESULT: 0 of 600 binds" in out, "ha31-rebind.sh: %s" % out[-1500:])
+    out = review(ctx, "ha31-rebind.sh", mutant_binary("pins-after-answer"), env=env)
+    ctx.expect(re.search(r"RESULT: [1-9][0-9]* of 600 binds", out),
+               "mutant pins-after-answer: no rebind failed: %s" % out[-1500:])
+
+
+@test(timeout=150)
+def datagram_sends_to_an_unbound_name_are_refused_never_denied(ctx):
+    # Review h-attack31's ha31-dgram.sh: threads of the agent send to an
+    # abstract datagram name nobody binds. The bind probe of one call held
+    # the name for an instant, and another call's datagram dump (every
+    # bound socket, in any state) listed it, held by no process of the run:
+    # denied unix-peer, a false fail in 6 of 6 runs. The probe binds no
+    # name now. Mutant bind-probe binds it again. Root and a uid-1000
+    # supervisor with CAP_SYS_ADMIN, one run each.
+    require_root(ctx)
+    for tool in ("unshare", "gcc", "ip"):
+        if not shutil.which(tool):
+            raise Skip("needs %s" % tool)
+    out = review(ctx, "ha31-dgram.sh", SV, env={"RUNS": "1"})
+    ctx.expect("RESULT: 0 of 2 runs not pass" in out, "ha31-dgram.sh: %s" % out[-1500:])
+    out = review(ctx, "ha31-dgram.sh", mutant_binary("bind-probe"), env={"RUNS": "1"})
+    ctx.expect(re.search(r"RESULT: [12] of 2 runs not pass", out),
+               "mutant bind-probe: every run passed: %s" % out[-1500:])

@@ -71,7 +71,9 @@ static void set_name(const char *n)
 
 static int type_of(const char *t)
 {
-	return !strcmp(t, "dgram") ? SOCK_DGRAM : !strcmp(t, "seqpacket") ? SOCK_SEQPACKET : SOCK_STREAM;
+	return !strcmp(t, "dgram")       ? SOCK_DGRAM
+	       : !strcmp(t, "seqpacket") ? SOCK_SEQPACKET
+					 : SOCK_STREAM;
 }
 
 static double now(void)
@@ -164,7 +166,8 @@ static int binder(int secs, int gap)
 		usleep((useconds_t)(gap / 2 + rand() % (gap + 1)));
 	}
 	printf("binder: %ld binds, %ld EADDRINUSE (%.3f%%), %ld other\n", ok + inuse + other, inuse,
-	       100.0 * (double)inuse / (double)(ok + inuse + other ? ok + inuse + other : 1), other);
+	       100.0 * (double)inuse / (double)(ok + inuse + other ? ok + inuse + other : 1),
+	       other);
 	return 0;
 }
 
@@ -260,7 +263,8 @@ static int rebind(int tries)
 		refused += e != 0;
 		close(s);
 	}
-	printf("rebind: %d of %d binds EADDRINUSE, %d client calls failed\n", failed, tries, refused);
+	printf("rebind: %d of %d binds EADDRINUSE, %d client calls failed\n", failed, tries,
+	       refused);
 	return 0;
 }
 
@@ -301,7 +305,8 @@ static int clientrebind(const char *cli, int tries)
 		else
 			close(accept(r, NULL, NULL));
 	}
-	printf("clientrebind: %d of %d client binds EADDRINUSE, %d calls failed\n", failed, tries, bad);
+	printf("clientrebind: %d of %d client binds EADDRINUSE, %d calls failed\n", failed, tries,
+	       bad);
 	return 0;
 }
 
