@@ -242,8 +242,8 @@
  *                         failure where the kernel answers EINVAL (an audit)
  *   CACHED_HOLDER_UNPROVEN  unixdiag.c  the holder the cache names by pid is
  *                         not proven of the run again: a host process that got
- *                         the socket and the pid counts as the run (no test:
- *                         by reading)
+ *                         the socket and the pid counts as the run (an audit;
+ *                         listener_a_host_process_got_with_the_holders_pid_...)
  *   PINS_AFTER_ANSWER     call.c  a call's pins are closed after its answer:
  *                         a listener the agent closes at once stays bound by
  *                         the pin, and its rebind of the name fails

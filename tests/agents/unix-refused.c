@@ -40,7 +40,9 @@ static int expect(const char *call, int type, long rc, int err, int want)
 	char extra[48];
 
 	snprintf(extra, sizeof(extra), ",\"type\":\"%s\"",
-		 type == SOCK_STREAM ? "stream" : type == SOCK_DGRAM ? "dgram" : "seqpacket");
+		 type == SOCK_STREAM  ? "stream"
+		 : type == SOCK_DGRAM ? "dgram"
+				      : "seqpacket");
 	agent_log(call, dest, rc, rc < 0 ? err : 0, extra);
 	return rc < 0 && err == want ? 0 : 1;
 }

@@ -10,6 +10,7 @@ reopens what it checks, against that mutant.
 
 Registered into harness.TESTS when run.py imports it."""
 
+import ctypes
 import json
 import os
 import re
@@ -773,3 +774,161 @@ def datagram_sends_to_an_unbound_name_are_refused_never_denied(ctx):
     out = review(ctx, "ha31-dgram.sh", mutant_binary("bind-probe"), env={"RUNS": "1"})
     ctx.expect(re.search(r"RESULT: [12] of 2 runs not pass", out),
                "mutant bind-probe: every run passed: %s" % out[-1500:])
+
+
+# The run's listener moves to a host process (cached-holder test): P, a
+# child of the agent, listens on the name; the agent connects (the
+# supervisor caches P as the holder) and writes "ready" with P's pid in the
+# run and the listener's descriptor; the harness takes the listener from P
+# and writes "release"; P exits and the agent reaps it ("reaped"); the
+# harness gives a host process P's number and the listener at P's
+# descriptor and writes "go"; the agent connects again and sends a line.
+CACHED_AGENT = r'''
+import os, socket, sys, time
+name, d = "\0" + sys.argv[1], sys.argv[2]
+def wait(f):
+    while not os.path.exists(os.path.join(d, f)):
+        time.sleep(0.01)
+def note(f, text=""):
+    with open(os.path.join(d, f + ".tmp"), "w") as out:
+        out.write(text)
+    os.rename(os.path.join(d, f + ".tmp"), os.path.join(d, f))
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    l = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    l.bind(name); l.listen(8)
+    os.write(w, b"%d" % l.fileno())
+    wait("release")
+    os._exit(0)
+fd = int(os.read(r, 16))
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(name); s.close()
+note("ready", "%d %d" % (pid, fd))
+os.waitpid(pid, 0)
+note("reaped")
+wait("go")
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect(name); s.send(b"EGRESS-IT-CACHED"); print("sent")
+except OSError as e:
+    print("error %d" % e.errno)
+'''
+
+
+def host_pid_of(inner, marker):
+    """The host pid of the process whose innermost pid is inner and whose
+    command line holds marker, or None."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                if marker.encode() not in f.read():
+                    continue
+            with open("/proc/%s/status" % entry) as f:
+                nspid = [line.split()[1:] for line in f if line.startswith("NSpid:")][0]
+        except (OSError, IndexError):
+            continue
+        if len(nspid) > 1 and nspid[-1] == str(inner):
+            return int(entry)
+    return None
+
+
+def take_pid(pid, listener, fd, got_path):
+    """Forks a process of ours with number pid (ns_last_pid, tried a few
+    times) that holds listener at descriptor fd and appends what it is sent
+    to got_path. Returns its pid, or None."""
+    for _ in range(20):
+        with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+            f.write(str(pid - 1))
+        child = os.fork()
+        if child == 0:
+            try:
+                if os.getpid() == pid:
+                    if listener != fd:
+                        os.dup2(listener, fd, inheritable=False)
+                    lsock = socket.socket(fileno=os.dup(fd))
+                    lsock.settimeout(10)
+                    # The agent's first connect waits in the queue too
+                    # (never accepted, closed): the second is the one.
+                    for _ in range(2):
+                        c, _ = lsock.accept()
+                        c.settimeout(5)
+                        with open(got_path, "ab") as out:
+                            out.write(c.recv(4096))
+            except BaseException as e:  # noqa: B902 (the child reports and ends)
+                with open(got_path + ".err", "a") as out:
+                    out.write(repr(e))
+            finally:
+                os._exit(0)
+        if child == pid:
+            return child
+        os.waitpid(child, 0)
+    return None
+
+
+@test(timeout=120)
+def listener_a_host_process_got_with_the_holders_pid_is_denied(ctx):
+    # An audit: the holder the supervisor caches for an abstract name (a
+    # pid and a descriptor) was trusted on the cookie alone. The run's
+    # listener, taken by a host process that then has the holder's pid
+    # (the holder gone and reaped, its number reused), counted as held by
+    # the run: the agent's connect reached the host process. A cached
+    # holder is proven of the run again now (its pid namespace, through the
+    # pidfd): denied unix-peer. Mutant cached-holder-unproven trusts the
+    # pid. The host's pid reuse is arranged with ns_last_pid, as
+    # ha23-pidreuse.sh does; the harness is the host process.
+    require_root(ctx)
+    if not hasattr(os, "pidfd_open"):
+        raise Skip("needs os.pidfd_open (Python 3.9)")
+    script = os.path.join(ctx.tmp, "cached.py")
+    with open(script, "w") as f:
+        f.write(CACHED_AGENT)
+    libc = ctypes.CDLL(None, use_errno=True)
+    for binary, arrives in ((SV, False), (mutant_binary("cached-holder-unproven"), True)):
+        d = tempfile.mkdtemp(dir=ctx.tmp)
+        marker = "egress-it-cached-%d-%d" % (os.getpid(), arrives)
+        got = os.path.join(d, "got")
+        argv = [binary, "--writable", ctx.tmp, "--", PYTHON, script, marker, d]
+        ctx.last_argv = argv
+        agent = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 stdin=subprocess.DEVNULL)
+        taker = None
+        try:
+            ctx.expect(wait_for(lambda: os.path.exists(os.path.join(d, "ready")), timeout=20),
+                       "%s: the agent never got ready" % binary)
+            with open(os.path.join(d, "ready")) as f:
+                inner, fd = (int(x) for x in f.read().split())
+            holder = host_pid_of(inner, marker)
+            ctx.expect(holder is not None, "no host pid for the holder")
+            pidfd = os.pidfd_open(holder)
+            listener = libc.syscall(438, pidfd, fd, 0)  # pidfd_getfd
+            os.close(pidfd)
+            ctx.expect(listener >= 0, "pidfd_getfd: errno %d" % ctypes.get_errno())
+            open(os.path.join(d, "release"), "w").close()
+            ctx.expect(wait_for(lambda: os.path.exists(os.path.join(d, "reaped")), timeout=20),
+                       "the holder was never reaped")
+            taker = take_pid(holder, listener, fd, got)
+            os.close(listener)
+            if taker is None:
+                raise Skip("pid %d could not be taken again (other processes took pids)" % holder)
+            open(os.path.join(d, "go"), "w").close()
+            out, err = agent.communicate(timeout=30)
+        finally:
+            if agent.poll() is None:
+                agent.kill()
+                agent.wait()
+            if taker:
+                # It ends by itself once it has what it was sent; when nothing
+                # came, its accept would wait 10 s: it is killed after 2.
+                if not wait_for(lambda: os.waitpid(taker, os.WNOHANG)[0] == taker, timeout=2):
+                    os.kill(taker, 9)
+                    os.waitpid(taker, 0)
+        with open(got, "ab+") as f:
+            f.seek(0)
+            data = f.read()
+        if os.path.exists(got + ".err"):
+            with open(got + ".err") as f:
+                ctx.expect(False, "%s: the host process failed: %s" % (binary, f.read()))
+        ctx.expect((b"EGRESS-IT-CACHED" in data) == arrives,
+                   "%s: the host process got %r (agent: %r %r)" % (binary, data, out, err[-300:]))
