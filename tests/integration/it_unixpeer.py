@@ -208,6 +208,18 @@ def refused_run(ctx, binary, mode):
     return p.returncode, load_report(ctx, report), lines
 
 
+def refused_as_the_kernel(ctx, mode, key, want, mutant):
+    """unix-refused in mode: under the supervisor each call's (key, errno)
+    is as in want and the run passes; under the mutant it is
+    capability-error."""
+    require_root(ctx)
+    rc, report, lines = refused_run(ctx, SV, mode)
+    ctx.expect_eq([(x[key], x.get("errno")) for x in lines], want, "the agent's calls")
+    ctx.expect_eq((rc, (report or {}).get("verdict")), (0, "pass"), "exit status and verdict")
+    rc, report, lines = refused_run(ctx, mutant_binary(mutant), mode)
+    ctx.expect_eq(rc, 3, "mutant %s: exit status (capability-error)" % mutant)
+
+
 @test()
 def name_bound_without_a_listener_is_refused_as_the_kernel_refuses_it(ctx):
     # An audit and review h-attack31 (ha31-nolisten.sh): a stream or
@@ -217,13 +229,8 @@ def name_bound_without_a_listener_is_refused_as_the_kernel_refuses_it(ctx):
     # failure: capability-error, which any agent could then have at will
     # over a fail. The probe is a connect now, which the kernel refuses as
     # it refuses the agent's. Mutant bind-probe binds the name again.
-    require_root(ctx)
-    rc, report, lines = refused_run(ctx, SV, "unlistening")
-    ctx.expect_eq([(x["type"], x.get("errno")) for x in lines],
-                  [("stream", "ECONNREFUSED"), ("seqpacket", "ECONNREFUSED")], "the agent's connects")
-    ctx.expect_eq((rc, (report or {}).get("verdict")), (0, "pass"), "exit status and verdict")
-    rc, report, lines = refused_run(ctx, mutant_binary("bind-probe"), "unlistening")
-    ctx.expect_eq(rc, 3, "mutant bind-probe: exit status (capability-error)")
+    refused_as_the_kernel(ctx, "unlistening", "type",
+                          [("stream", "ECONNREFUSED"), ("seqpacket", "ECONNREFUSED")], "bind-probe")
 
 
 @test()
@@ -233,13 +240,8 @@ def unix_name_longer_than_sockaddr_un_is_einval_never_a_mechanism_failure(ctx):
     # probe could not bind it (ENAMETOOLONG) and the call was a mechanism
     # failure, capability-error. Answered EINVAL now, for a connect and a
     # datagram send. Mutant unix-long-name-looked-up looks it up again.
-    require_root(ctx)
-    rc, report, lines = refused_run(ctx, SV, "too-long")
-    ctx.expect_eq([(x["call"], x.get("errno")) for x in lines],
-                  [("connect", "EINVAL"), ("sendto", "EINVAL")], "the agent's calls")
-    ctx.expect_eq((rc, (report or {}).get("verdict")), (0, "pass"), "exit status and verdict")
-    rc, report, lines = refused_run(ctx, mutant_binary("unix-long-name-looked-up"), "too-long")
-    ctx.expect_eq(rc, 3, "mutant unix-long-name-looked-up: exit status (capability-error)")
+    refused_as_the_kernel(ctx, "too-long", "call", [("connect", "EINVAL"), ("sendto", "EINVAL")],
+                          "unix-long-name-looked-up")
 
 
 @test()
