@@ -46,7 +46,7 @@ rm -f $W/binder.out $W/restart.out
 echo "RESULT: $failed host binds failed with EADDRINUSE (none without the supervisor)"
 [ $failed -eq 0 ]
 INNER
-W=$W timeout 600 unshare -n env W=$W bash $W/hostbind-inner.sh "$SV" "$SECS"
+timeout 600 unshare -n env W="$W" bash "$W/hostbind-inner.sh" "$SV" "$SECS"
 rc=$?
 rm -f $W/hostbind-inner.sh
 exit $rc
