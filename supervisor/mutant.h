@@ -251,10 +251,11 @@
  *   THREAD_GONE_FAILS     nsjoin.c  a thread gone before its /proc status was
  *                         read makes its setns a mechanism failure, where the
  *                         call is abandoned (an audit)
- *   SETNS_ENDING_DENIED   nsjoin.c  a setns whose caller died while the run's
- *                         processes were looked for is judged on a run whose
- *                         links went with it: foreign-namespace, a false fail
- *                         (an audit)
+ *   SETNS_CHECKED_AFTER_SCAN  nsjoin.c  whether a setns's caller is alive is
+ *                         looked at after the scan found no process of the run
+ *                         in the namespace: an agent that interrupts its own
+ *                         foreign join during the scan has it filed abandoned,
+ *                         a pass (review h-attack32, ha32-nshide.sh)
  *   PINNED_UNCHECKED      call.c  every socket counts as one only the
  *                         supervisor's pins keep bound, as when any
  *                         descriptor of its own did: a host service's

@@ -14,6 +14,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "notify.h"
 #include "runprocs.h"
 
 #ifndef CLONE_NEWTIME
@@ -218,7 +219,8 @@ static int is_nsfs(int fd)
 }
 
 /* Whether the namespace behind the duplicate is the run's: 1, 0, -errno;
- * or -EINVAL for flags the kernel refuses with it. */
+ * -EINVAL for flags the kernel refuses with it, or -ECANCELED when the
+ * caller was gone before it was looked at. */
 static int judge_nsfd(struct sv_call *c, int type, int flags)
 {
 	struct wanted w = {.target = 0};
@@ -236,8 +238,33 @@ static int judge_nsfd(struct sv_call *c, int type, int flags)
 		return -EINVAL;
 	w.target = st.st_ino;
 	rc = owner_chain(c->dup, type, &w, fds);
-	if (rc == 0)
-		rc = sv_runprocs_each((pid_t)c->req->pid, lives_in, &w);
+	if (rc == 0) {
+		/* The caller itself first, then whether its call was alive when
+		 * its links were read: a run that is ending takes its processes'
+		 * links with it, so a scan then finds no one in the caller's own
+		 * namespace (an audit: a false foreign-namespace); and a caller
+		 * found alive here is judged, whatever becomes of its call after
+		 * (review h-attack32: a check after the scan let an agent file
+		 * its foreign join as abandoned by interrupting it). */
+		char tid[16];
+		int own;
+
+		snprintf(tid, sizeof(tid), "%d", (int)c->req->pid);
+		own = lives_in(-1, tid, &w);
+#ifndef SV_MUTANT_SETNS_CHECKED_AFTER_SCAN
+		rc = sv_notify_id_valid(c->listener, c->req->id);
+		if (rc == -ENOENT)
+			rc = -ECANCELED;
+		else if (rc == 0)
+			rc = own == 1 ? 1 : sv_runprocs_each((pid_t)c->req->pid, lives_in, &w);
+#else
+		/* MUTANT setns-checked-after-scan: the call's life is looked at
+		 * after the scan found no one, as at 923d8e9. */
+		rc = own == 1 ? 1 : sv_runprocs_each((pid_t)c->req->pid, lives_in, &w);
+		if (rc == 0 && sv_notify_id_valid(c->listener, c->req->id) == -ENOENT)
+			rc = -ECANCELED;
+#endif
+	}
 	for (int i = 0; i < w.nusers; i++)
 		close(fds[i]);
 	return rc;
@@ -284,6 +311,10 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 	} else {
 		rc = -EINVAL;
 	}
+	if (rc == -ECANCELED) {
+		sv_call_finish(c, SV_ABANDONED, "target-gone", SV_ACT_NONE, 0, 0);
+		return;
+	}
 	if (rc == -EINVAL || rc == -ESRCH) {
 		/* The kernel's own answers: a descriptor that is neither a
 		 * namespace nor a pidfd, flags that do not fit it, a process
@@ -296,16 +327,6 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 		sv_call_mech_failure(c, "proc_ns", -rc);
 		return;
 	}
-	/* No process of the run seen in it. A run that is ending takes its
-	 * namespaces' links with it (an audit: a thread's setns into its own
-	 * namespace while its process exited was denied, a false fail): a
-	 * caller gone by now was looked for in a run that was going, so its
-	 * call is abandoned, not judged. */
-#ifndef SV_MUTANT_SETNS_ENDING_DENIED
-	/* MUTANT setns-ending-denied: judged all the same. */
-	if (rc == 0 && sv_call_still_valid(c))
-		return;
-#endif
 	if (rc == 0) {
 		deny_foreign(c);
 		return;
