@@ -93,6 +93,13 @@ void sv_call_unpin(struct sv_call *c);
  * hold (review h-attack29: one its caller left open). */
 int sv_call_pinned(uint64_t cookie);
 
+/* Around a holder proof, from its first duplicate of a socket until that
+ * duplicate is counted by sv_call_pin or closed: sv_call_pinned waits for
+ * every proof under way before it says a socket is not pinned. Never call
+ * sv_call_pinned between the two. */
+void sv_call_proof_begin(void);
+void sv_call_proof_end(void);
+
 /* The errno a denied call of c answers: the policy's --deny-errno, else
  * SV_ERR_DENIED (never 0: a policy without the field still denies). The
  * report promises the same value (supervisor.denial_errno). */

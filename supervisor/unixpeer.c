@@ -251,11 +251,14 @@ static int judge_listed(struct sv_call *c, int type, const struct sv_unix_bound 
 		struct sv_unix_holder h = {.pin = -1};
 
 		*mech = "proc_fd";
-
+		/* Its duplicate keeps the socket open before it is counted. */
+		sv_call_proof_begin();
 		if (cached(socks[i].cookie, &h))
 			h.pin = sv_unixdiag_pin((pid_t)c->req->pid, &h, socks[i].cookie);
 		if (h.pin < 0) {
 			rc = sv_unixdiag_run_holds((pid_t)c->req->pid, &socks[i], &h);
+			if (rc <= 0)
+				sv_call_proof_end();
 			if (rc < 0)
 				return rc;
 			if (rc == 0) {
@@ -294,7 +297,9 @@ static int judge_listed(struct sv_call *c, int type, const struct sv_unix_bound 
 		h.pin = -1;
 #endif
 		*mech = "pin";
-		if (h.pin >= 0 && (rc = sv_call_pin(c, h.pin, socks[i].cookie)) < 0)
+		rc = h.pin >= 0 ? sv_call_pin(c, h.pin, socks[i].cookie) : 0;
+		sv_call_proof_end();
+		if (rc < 0)
 			return rc;
 	}
 	return 0;
