@@ -78,9 +78,13 @@ print(json.dumps(out))
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 
 
-def require_root(ctx):
+def require_root(ctx, *tools):
+    """Skips unless root, and unless each of tools is on PATH."""
     if os.geteuid() != 0:
         raise Skip("needs root: the class is a root agent")
+    for tool in tools:
+        if not shutil.which(tool):
+            raise Skip("needs %s" % tool)
 
 
 class HostListener:
@@ -397,10 +401,7 @@ def root_agent_abstract_name_is_judged_in_its_sockets_network_namespace(ctx):
     # whose own mutant the next test kills alone). Both mutants together
     # (setns-open+unix-diag-own-netns: the name looked up in the
     # supervisor's namespace) let the marker through.
-    require_root(ctx)
-    for tool in ("unshare", "gcc", "python3"):
-        if not shutil.which(tool):
-            raise Skip("needs %s" % tool)
+    require_root(ctx, "unshare", "gcc", "python3")
     review_and_mutant(ctx, "ha21-netns.sh", "setns-open+unix-diag-own-netns",
                       ["supervisor exit 1", "setns user: Permission denied"], "host's marker: HA21")
 
@@ -455,10 +456,7 @@ def abstract_name_act_never_waits_in_the_kernel_for_a_rebind(ctx):
     # agent keeps full, a full queue), which then looked the name up again
     # after the agent let a host service bind it. Acts never wait there
     # now: no marker in any part. Mutant unix-abstract-waits delivers.
-    require_root(ctx)
-    for tool in ("unshare", "gcc", "ip"):
-        if not shutil.which(tool):
-            raise Skip("needs %s" % tool)
+    require_root(ctx, "unshare", "gcc", "ip")
     out = review(ctx, "ha25-rebind.sh", SV)
     ctx.expect(out.count("supervisor exit") == 4 and "SECRET" not in out,
                "ha25-rebind.sh: %s" % out[-1500:])
@@ -580,10 +578,7 @@ def agent_cannot_clear_nonblock_under_the_supervisors_connect(ctx):
     # unix_wait_for_peer (and, the socket held, for good: the run is
     # killed after WAIT_S). Three seconds of toggling: the mutant's first
     # connect parks well within them (1 of 4 parked in each of 3 tries here).
-    require_root(ctx)
-    for tool in ("unshare", "gcc", "ip"):
-        if not shutil.which(tool):
-            raise Skip("needs %s" % tool)
+    require_root(ctx, "unshare", "gcc", "ip")
     never_parks(ctx, "ha27-nbrace.sh", "nonblock-clear-open")
 
 
@@ -598,10 +593,7 @@ def cap_sys_admin_supervisor_traps_the_flags_its_nonblocking_connects_need(ctx):
     # (sv_contain_judges_names). Mutant file-flags-by-uid keys the trap on
     # the uid again: a connect parks. The mode the check is about is read
     # back: without it the test would prove nothing.
-    require_root(ctx)
-    for tool in ("unshare", "gcc", "ip", "setpriv"):
-        if not shutil.which(tool):
-            raise Skip("needs %s" % tool)
+    require_root(ctx, "unshare", "gcc", "ip", "setpriv")
     never_parks(ctx, "ha28-capsys.sh", "file-flags-by-uid", want=['"containment": "pid-namespace"'])
 
 
@@ -618,10 +610,7 @@ def listener_the_run_closed_is_refused_never_denied(ctx):
     # both back: the waiting connect is denied every time (the racing form
     # depends on the threads' overlap, so the next test shows the other
     # half through the seam).
-    require_root(ctx)
-    for tool in ("unshare", "gcc", "ip"):
-        if not shutil.which(tool):
-            raise Skip("needs %s" % tool)
+    require_root(ctx, "unshare", "gcc", "ip")
     out = review(ctx, "ha28-closed.sh", SV, env={"RUNS": "2"})
     ctx.expect("RESULT: 0 of 4 supervised runs printed fail" in out, "ha28-closed.sh: %s" % out[-1500:])
     ctx.expect(out.count("Connection refused") >= 2, "ha28-closed.sh: no ECONNREFUSED: %s" % out[-1500:])
@@ -680,10 +669,7 @@ def host_socket_the_caller_left_open_is_still_denied(ctx):
     # connect and sendto were refused ECONNREFUSED, allowed, pass. Only a
     # call's pins count now (sv_call_pinned): both denied unix-peer, fail.
     # Mutant pinned-unchecked counts every socket as pinned: pass again.
-    require_root(ctx)
-    for tool in ("unshare", "gcc", "ip"):
-        if not shutil.which(tool):
-            raise Skip("needs %s" % tool)
+    require_root(ctx, "unshare", "gcc", "ip")
     out = review(ctx, "ha29-heldbyus.sh", SV, env={"RUNS": "1"})
     ctx.expect("RESULT: 0 of 1 runs of the current build printed pass" in out, "ha29-heldbyus.sh: %s"
                % out[-1500:])
@@ -700,10 +686,7 @@ def abstract_listener_holder_is_pinned_so_a_reused_pid_proves_nothing(ctx):
     # holds the host's listener takes its pid. The holder is looked at
     # through a pidfd taken first and found alive last: denied, no marker.
     # Mutant holder-unpinned names the holder by its pid again: pass.
-    require_root(ctx)
-    for tool in ("strace", "gcc", "ip", "unshare"):
-        if not shutil.which(tool):
-            raise Skip("needs %s" % tool)
+    require_root(ctx, "strace", "gcc", "ip", "unshare")
     # The strace that widens the window attaches while the run goes on: on
     # a loaded machine it came too late in 1 of 3 mutant runs, so the
     # mutant gets three.
@@ -721,10 +704,7 @@ def host_listener_a_dump_skips_is_never_refused_as_unbound(ctx):
     # the name; taken, the name is judged again, and after three such
     # dumps the call is a mechanism failure: never a pass. Mutant
     # dump-trusted believes the dump again.
-    require_root(ctx)
-    for tool in ("unshare", "gcc", "ip"):
-        if not shutil.which(tool):
-            raise Skip("needs %s" % tool)
+    require_root(ctx, "unshare", "gcc", "ip")
     out = review(ctx, "ha30-dumpskip.sh", SV, env={"RUNS": "2"})
     ctx.expect("RESULT: 0 of 2 runs printed pass" in out, "ha30-dumpskip.sh: %s" % out[-1500:])
     # The skip lands in 3 to 6 runs of 6 here; a loaded CI run once saw it
@@ -746,10 +726,7 @@ def job_that_closes_its_listener_binds_the_name_again_at_once(ctx):
     # moment: the job's bind failed EADDRINUSE (up to 389 of 1000; never
     # under the kernel alone). The pins go with the answer now. Mutant
     # pins-after-answer keeps them until the thread is done.
-    require_root(ctx)
-    for tool in ("unshare", "gcc", "ip"):
-        if not shutil.which(tool):
-            raise Skip("needs %s" % tool)
+    require_root(ctx, "unshare", "gcc", "ip")
     env = {"RUNS": "1", "TRIES": "300"}
     out = review(ctx, "ha31-rebind.sh", SV, env=env)
     ctx.expect("RESULT: 0 of 600 binds" in out, "ha31-rebind.sh: %s" % out[-1500:])
@@ -767,10 +744,7 @@ def datagram_sends_to_an_unbound_name_are_refused_never_denied(ctx):
     # denied unix-peer, a false fail in 6 of 6 runs. The probe binds no
     # name now. Mutant bind-probe binds it again. Root and a uid-1000
     # supervisor with CAP_SYS_ADMIN, one run each.
-    require_root(ctx)
-    for tool in ("unshare", "gcc", "ip"):
-        if not shutil.which(tool):
-            raise Skip("needs %s" % tool)
+    require_root(ctx, "unshare", "gcc", "ip")
     out = review(ctx, "ha31-dgram.sh", SV, env={"RUNS": "1"})
     ctx.expect("RESULT: 0 of 2 runs not pass" in out, "ha31-dgram.sh: %s" % out[-1500:])
     out = review(ctx, "ha31-dgram.sh", mutant_binary("bind-probe"), env={"RUNS": "1"})
