@@ -262,6 +262,10 @@
  *                         in the namespace: an agent that interrupts its own
  *                         foreign join during the scan has it filed abandoned,
  *                         a pass (review h-attack32, ha32-nshide.sh)
+ *   RUN_NAMED_LATE        nsjoin.c  the run is named through a setns's caller
+ *                         after its call was found alive: a caller gone by
+ *                         the scan makes its foreign join no-process
+ *                         (invalid), a pass (foreign_join_whose_caller_dies_...)
  *   PINNED_UNCHECKED      call.c  every socket counts as one only the
  *                         supervisor's pins keep bound, as when any
  *                         descriptor of its own did: a host service's

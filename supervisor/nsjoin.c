@@ -14,6 +14,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "notify.h"
 #include "runprocs.h"
 
@@ -218,10 +219,11 @@ static int is_nsfs(int fd)
 	return fstatfs(fd, &fs) == 0 && fs.f_type == NSFS_MAGIC;
 }
 
-/* Whether the namespace behind the duplicate is the run's: 1, 0, -errno;
- * -EINVAL for flags the kernel refuses with it, or -ECANCELED when the
- * caller was gone before it was looked at. */
-static int judge_nsfd(struct sv_call *c, int type, int flags)
+/* Whether the namespace behind the duplicate is the run's (the run named
+ * by tidns): 1, 0, -errno; -EINVAL for flags the kernel refuses with it,
+ * or -ECANCELED when the caller was gone before it was looked at. A
+ * failure of the call's life check itself sets *mech. */
+static int judge_nsfd(struct sv_call *c, int tidns, int type, int flags, const char **mech)
 {
 	struct wanted w = {.target = 0};
 	int fds[MAX_CHAIN], rc;
@@ -253,14 +255,37 @@ static int judge_nsfd(struct sv_call *c, int type, int flags)
 		own = lives_in(-1, tid, &w);
 #ifndef SV_MUTANT_SETNS_CHECKED_AFTER_SCAN
 		rc = sv_notify_id_valid(c->listener, c->req->id);
-		if (rc == -ENOENT)
+		if (rc == -ENOENT) {
 			rc = -ECANCELED;
-		else if (rc == 0)
-			rc = own == 1 ? 1 : sv_runprocs_each((pid_t)c->req->pid, lives_in, &w);
+		} else if (rc < 0) {
+			*mech = "id_valid";
+		} else if (own == 1) {
+			rc = 1;
+		} else {
+			/* The window a test build widens, so the caller can
+			 * be gone before the scan every time. */
+			if (sv_fault("setns_window"))
+				usleep(300 * 1000);
+#ifndef SV_MUTANT_RUN_NAMED_LATE
+			rc = sv_runprocs_each(tidns, lives_in, &w);
+#else
+			/* MUTANT run-named-late: the run is named through the
+			 * caller after its call was found alive, so a caller
+			 * gone by then is filed no-process (invalid), as
+			 * before. */
+			int late = sv_runprocs_open((pid_t)c->req->pid);
+
+			(void)tidns;
+			rc = late < 0 ? late : sv_runprocs_each(late, lives_in, &w);
+			if (late >= 0)
+				close(late);
+#endif
+		}
 #else
 		/* MUTANT setns-checked-after-scan: the call's life is looked at
 		 * after the scan found no one, as at 923d8e9. */
-		rc = own == 1 ? 1 : sv_runprocs_each((pid_t)c->req->pid, lives_in, &w);
+		(void)mech;
+		rc = own == 1 ? 1 : sv_runprocs_each(tidns, lives_in, &w);
 		if (rc == 0 && sv_notify_id_valid(c->listener, c->req->id) == -ENOENT)
 			rc = -ECANCELED;
 #endif
@@ -279,7 +304,8 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 {
 	const int all = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
 			CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME;
-	int flags = (int)a[1], type, rc, alone = 0;
+	int flags = (int)a[1], type, rc, alone = 0, tidns;
+	const char *mech = "proc_ns";
 	pid_t pid;
 
 	/* A subreaper run's agent can make no namespace (the host refused
@@ -296,9 +322,22 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 #endif
 	if (sv_call_take(c, (int)a[0]))
 		return;
+	/* The run is named through the caller before its call's life is
+	 * looked at (judge_nsfd), so a caller found alive is judged even if
+	 * it is gone by the scan (it was filed no-process). */
+	tidns = sv_runprocs_open((pid_t)c->req->pid);
+	if (tidns < 0) {
+		rc = sv_notify_id_valid(c->listener, c->req->id);
+		if (rc == -ENOENT)
+			sv_call_finish(c, SV_ABANDONED, "target-gone", SV_ACT_NONE, 0, 0);
+		else
+			sv_call_mech_failure(c, rc < 0 ? "id_valid" : "proc_ns",
+					     rc < 0 ? -rc : -tidns);
+		return;
+	}
 	type = is_nsfs(c->dup) ? ioctl(c->dup, NS_GET_NSTYPE) : -1;
 	if (type >= 0) {
-		rc = judge_nsfd(c, type, flags);
+		rc = judge_nsfd(c, tidns, type, flags, &mech);
 	} else if ((pid = pidfd_pid(c->dup)) != 0) {
 		/* A pidfd joins the namespaces of its process: all the run's
 		 * when the process is. */
@@ -307,10 +346,11 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 		else if (pid < 0)
 			rc = -ESRCH;
 		else
-			rc = sv_runprocs_has((pid_t)c->req->pid, c->dup, pid);
+			rc = sv_runprocs_has(tidns, c->dup, pid);
 	} else {
 		rc = -EINVAL;
 	}
+	close(tidns);
 	if (rc == -ECANCELED) {
 		sv_call_finish(c, SV_ABANDONED, "target-gone", SV_ACT_NONE, 0, 0);
 		return;
@@ -324,7 +364,7 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 		return;
 	}
 	if (rc < 0) {
-		sv_call_mech_failure(c, "proc_ns", -rc);
+		sv_call_mech_failure(c, mech, -rc);
 		return;
 	}
 	if (rc == 0) {

@@ -38,23 +38,11 @@ static int ns_in_run(int nsfd, const struct stat *run)
 	return 0;
 }
 
-/* The run's pid namespace, named through thread tid: only a process of
- * the run carries our filter, and every process of the run lives in the
- * run's pid namespace or one below it, so it is tid's own, or the one of
- * its ancestors whose parent is ours. Never through the reaper, init of
- * it: the reaper is not dumpable, and its /proc/PID/ns/pid needs
- * CAP_SYS_PTRACE (review h-nsguest: a root supervisor without it judged
- * nothing), where tid's needs only the access mediation needs anyway. A
- * thread in our own pid namespace (a run without one) names no run:
- * -ESRCH. */
-static int run_ns(pid_t tid, struct stat *run)
+int sv_runprocs_open(pid_t tid)
 {
-	struct stat self, st;
 	char link[64];
-	int ns, parent, err = ESRCH;
+	int ns;
 
-	if (stat("/proc/self/ns/pid", &self) != 0)
-		return -errno;
 #ifdef SV_MUTANT_RUN_NS_BY_REAPER
 	/* MUTANT run-ns-by-reaper: the namespace is named through the reaper
 	 * (our child, an ancestor of tid), as before review h-nsguest. */
@@ -80,6 +68,28 @@ static int run_ns(pid_t tid, struct stat *run)
 	ns = open(link, O_RDONLY | O_CLOEXEC);
 	if (ns < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
+	return ns;
+}
+
+/* The run's pid namespace, named through tidns (sv_runprocs_open): only a
+ * process of the run carries our filter, and every process of the run
+ * lives in the run's pid namespace or one below it, so it is the thread's
+ * own, or the one of its ancestors whose parent is ours. Never through the
+ * reaper, init of it: the reaper is not dumpable, and its
+ * /proc/PID/ns/pid needs CAP_SYS_PTRACE (review h-nsguest: a root
+ * supervisor without it judged nothing), where the thread's needs only
+ * the access mediation needs anyway. A thread in our own pid namespace (a
+ * run without one) names no run: -ESRCH. */
+static int run_ns(int tidns, struct stat *run)
+{
+	struct stat self, st;
+	int ns, parent, err = ESRCH;
+
+	if (stat("/proc/self/ns/pid", &self) != 0)
+		return -errno;
+	ns = fcntl(tidns, F_DUPFD_CLOEXEC, 0);
+	if (ns < 0)
+		return -errno;
 	for (int depth = 0; depth < 33; depth++) {
 		if (fstat(ns, run) != 0) {
 			err = errno;
@@ -127,12 +137,12 @@ static int alive(int pidfd)
 #endif
 }
 
-int sv_runprocs_each(pid_t tid, int (*fn)(int pidfd, const char *pid, void *arg), void *arg)
+int sv_runprocs_each(int tidns, int (*fn)(int pidfd, const char *pid, void *arg), void *arg)
 {
 	struct stat run;
 	struct dirent *e;
 	DIR *proc;
-	int found = 0, rc = run_ns(tid, &run);
+	int found = 0, rc = run_ns(tidns, &run);
 
 	if (rc < 0)
 		return rc;
@@ -156,11 +166,11 @@ int sv_runprocs_each(pid_t tid, int (*fn)(int pidfd, const char *pid, void *arg)
 	return found;
 }
 
-int sv_runprocs_has(pid_t tid, int pidfd, pid_t pid)
+int sv_runprocs_has(int tidns, int pidfd, pid_t pid)
 {
 	struct stat run;
 	char name[16];
-	int rc = run_ns(tid, &run);
+	int rc = run_ns(tidns, &run);
 
 	if (rc < 0)
 		return rc;

@@ -304,10 +304,15 @@ static int process_holds(int pidfd, const char *pid, void *arg)
 int sv_unixdiag_run_holds(pid_t tid, const struct sv_unix_sock *sock, struct sv_unix_holder *holder)
 {
 	struct holding h = {.sock = sock, .holder = holder};
-	int rc;
+	int rc, tidns;
 
 	holder->pin = -1;
-	rc = sv_runprocs_each(tid, process_holds, &h);
+	rc = sv_runprocs_open(tid);
+	if (rc < 0)
+		return rc;
+	tidns = rc;
+	rc = sv_runprocs_each(tidns, process_holds, &h);
+	close(tidns);
 	if (rc != 1 && holder->pin >= 0) {
 		close(holder->pin);
 		holder->pin = -1;
@@ -371,6 +376,20 @@ int sv_unixdiag_name_refused(int sock, int type, const struct sv_unix_bound *wan
 	return rc;
 }
 
+#ifndef SV_MUTANT_CACHED_HOLDER_UNPROVEN
+/* Whether the process behind pidfd is of thread tid's run (1, 0, -errno). */
+static int run_has(pid_t tid, int pidfd, pid_t pid)
+{
+	int tidns = sv_runprocs_open(tid), rc;
+
+	if (tidns < 0)
+		return tidns;
+	rc = sv_runprocs_has(tidns, pidfd, pid);
+	close(tidns);
+	return rc;
+}
+#endif
+
 int sv_unixdiag_pin(pid_t tid, const struct sv_unix_holder *holder, uint64_t cookie)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, holder->pid, 0), pin = -1, rc;
@@ -384,7 +403,7 @@ int sv_unixdiag_pin(pid_t tid, const struct sv_unix_holder *holder, uint64_t coo
 	 * sv_unixdiag_run_holds proves it (review h-attack23). */
 #ifndef SV_MUTANT_CACHED_HOLDER_UNPROVEN
 	/* MUTANT cached-holder-unproven: the cached pid is trusted. */
-	if (rc == 1 && sv_runprocs_has(tid, pidfd, holder->pid) != 1) {
+	if (rc == 1 && run_has(tid, pidfd, holder->pid) != 1) {
 		close(pin);
 		rc = 0;
 	}

@@ -32,13 +32,15 @@
  *       copies bytes both ways until either side closes or 2 s pass
  *       without any: the container's loopback relays to the outside.
  *       Serves until killed (the child dies with the parent).
- *   ns-join exiting SPIN
+ *   ns-join exiting SPIN [NSFILE]
  *       a thread enters the process's own network namespace by its /proc
- *       file while the main thread, SPIN loop turns after the thread
- *       started, ends the process (exit_group): the join races the run's
- *       end. Exits 0 (the kernel's join either happened or was cut short;
- *       only the supervisor's record can be wrong: an audit found it a
- *       foreign-namespace denial or a mechanism failure).
+ *       file (or the one of NSFILE) while the main thread, SPIN loop turns
+ *       after the thread started, ends the process (exit_group): the join
+ *       races the run's end. Exits 0 (the kernel's join either happened or
+ *       was cut short; only the supervisor's record can be wrong: an audit
+ *       found its own join a foreign-namespace denial or a mechanism
+ *       failure, and a foreign one was filed no-process where its caller
+ *       died before the scan).
  */
 #include "agentlib.h"
 
@@ -426,13 +428,13 @@ static void *exiting_join(void *arg)
 	return NULL;
 }
 
-static int exiting(const char *spin_arg)
+static int exiting(const char *spin_arg, const char *nsfile)
 {
 	static int fd;
 	long spin = agent_parse_count(spin_arg);
 	pthread_t t;
 
-	fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	fd = open(nsfile ? nsfile : "/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (spin < 0 || fd < 0 || pthread_create(&t, NULL, exiting_join, &fd) != 0)
 		return 2;
 	while (!atomic_load(&exiting_started))
@@ -446,8 +448,8 @@ static int exiting(const char *spin_arg)
 int main(int argc, char **argv)
 {
 	agent_init("ns-join");
-	if (argc == 3 && strcmp(argv[1], "exiting") == 0)
-		return exiting(argv[2]);
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "exiting") == 0)
+		return exiting(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 2 && strcmp(argv[1], "own") == 0)
 		return own();
 	if (argc == 6 && strcmp(argv[1], "foreign") == 0)
@@ -461,5 +463,5 @@ int main(int argc, char **argv)
 		return container(argv + 2);
 	}
 	return agent_usage("own | foreign USERNS NETNS DEST LINE | race USERNS N | "
-			   "container USERFILE NETFILE PORT SINK | exiting SPIN");
+			   "container USERFILE NETFILE PORT SINK | exiting SPIN [NSFILE]");
 }

@@ -17,8 +17,8 @@ import shutil
 import subprocess
 import sys
 
-from harness import (AGENTS, NO_USERNS, SETPRIV_UID1000, SV, Skip, expect_event, mutant_binary, review, test,
-                     wait_for)
+from harness import (AGENTS, NO_USERNS, SETPRIV_UID1000, SV, Skip, expect_event, mutant_binary,
+                     mutant_faults_binary, review, test, wait_for)
 
 # One uid 1000 may execute too (not a pyenv under /root).
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
@@ -309,3 +309,27 @@ def foreign_join_interrupted_during_the_scan_stays_a_denial(ctx):
     out = review(ctx, "ha32-nshide.sh", mutant_binary("setns-checked-after-scan"), env=env)
     ctx.expect(re.search(r"RESULT: [1-9][0-9]* release runs", out),
                "mutant setns-checked-after-scan: no attempt hidden: %s" % out[-1500:])
+
+
+@test(timeout=120)
+def foreign_join_whose_caller_dies_before_the_scan_stays_a_denial(ctx):
+    # A thread's setns into a container's network namespace, its process
+    # ended (exit_group) while the supervisor, having found the call
+    # alive, waits before the scan (the test build's setns_window, 300 ms;
+    # the main thread spins some 10 to 100 ms first). The run is named
+    # through the caller before that check, so the scan still runs and
+    # the attempt is denied: fail. Mutant run-named-late names it after,
+    # through a caller that is gone: the attempt was filed no-process
+    # (invalid, which a dead notification makes abandoned), a pass.
+    require_root_and_tools(ctx)
+    for binary, rc, bucket in ((None, 1, "denied"),
+                               (mutant_faults_binary("run-named-late"), 0, "abandoned")):
+        box = Container(ctx)
+        preexec, ns = bind_namespaces(ctx, box.proc.pid, ("net",))
+        run = ctx.finish(*ctx.start("ns-join", ["exiting", "50000000", ns["net"]], binary=binary,
+                                    preexec=preexec, fault="setns_window:EIO"))
+        box.close()
+        what = binary or "supervisor"
+        ctx.expect_eq(run.rc, rc, "%s: exit status (%s)" % (what, run.err[-400:]))
+        ctx.expect(run.events(syscall="setns", bucket=bucket),
+                   "%s: no setns %s: %s" % (what, bucket, run.report and run.report.get("events")))

@@ -735,7 +735,7 @@ def job_that_closes_its_listener_binds_the_name_again_at_once(ctx):
                "mutant pins-after-answer: no rebind failed: %s" % out[-1500:])
 
 
-@test(timeout=150)
+@test(timeout=240)
 def datagram_sends_to_an_unbound_name_are_refused_never_denied(ctx):
     # Review h-attack31's ha31-dgram.sh: threads of the agent send to an
     # abstract datagram name nobody binds. The bind probe of one call held
@@ -743,13 +743,18 @@ def datagram_sends_to_an_unbound_name_are_refused_never_denied(ctx):
     # bound socket, in any state) listed it, held by no process of the run:
     # denied unix-peer, a false fail in 6 of 6 runs. The probe binds no
     # name now. Mutant bind-probe binds it again. Root and a uid-1000
-    # supervisor with CAP_SYS_ADMIN, one run each.
+    # supervisor with CAP_SYS_ADMIN, one run each; the mutant's race is
+    # lost now and then on a loaded machine (1 of 3 tries at load 5 to 7),
+    # so it gets up to three tries.
     require_root(ctx, "unshare", "gcc", "ip")
     out = review(ctx, "ha31-dgram.sh", SV, env={"RUNS": "1"})
     ctx.expect("RESULT: 0 of 2 runs not pass" in out, "ha31-dgram.sh: %s" % out[-1500:])
-    out = review(ctx, "ha31-dgram.sh", mutant_binary("bind-probe"), env={"RUNS": "1"})
+    for _ in range(3):
+        out = review(ctx, "ha31-dgram.sh", mutant_binary("bind-probe"), env={"RUNS": "1"})
+        if re.search(r"RESULT: [12] of 2 runs not pass", out):
+            break
     ctx.expect(re.search(r"RESULT: [12] of 2 runs not pass", out),
-               "mutant bind-probe: every run passed: %s" % out[-1500:])
+               "mutant bind-probe: every run of three tries passed: %s" % out[-1500:])
 
 
 # The run's listener moves to a host process (cached-holder test): P, a
