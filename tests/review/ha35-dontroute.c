@@ -1,0 +1,79 @@
+/* ha35-dontroute: hostile review h-attack35. The agent sends to its
+ * DECLARED address with "don't route" asked (MSG_DONTROUTE or SO_DONTROUTE,
+ * no capability, neither trapped), so the kernel's route lookup wants a
+ * route of scope link (RTO_ONLINK: fib_table_lookup skips every alias whose
+ * scope is wider). Where the host holds a route to the address through a
+ * gateway and another, link-scope route that also covers it (a second
+ * default route with a higher metric over a backup link, a VPN or PPP link,
+ * a broader on-link prefix), the route the host chose is skipped and the
+ * datagram or connection leaves by the other link, to whoever answers ARP
+ * for the address there (review h-attack12 tried both with only a gateway
+ * route: ENETUNREACH, "held").
+ *
+ *   ha35-dontroute MODE DEST:PORT
+ *     plain      sendto(DEST)                            (control: the route)
+ *     flag       sendto(DEST, MSG_DONTROUTE)
+ *     sockopt    SO_DONTROUTE, then sendto(DEST)
+ *     connected  connect(DEST), then send(MSG_DONTROUTE): no name, so the
+ *                supervisor answers CONTINUE
+ *     tcp        SO_DONTROUTE, connect(DEST), write()
+ *
+ * Each sends "agent-secret via MODE" and prints what the calls returned. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	const struct sockaddr *sa = (const struct sockaddr *)&sin;
+	char msg[64], host[64], *colon;
+	const char *mode;
+	int s, one = 1, tcp;
+	long rc;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: ha35-dontroute MODE DEST:PORT\n");
+		return 2;
+	}
+	mode = argv[1];
+	snprintf(host, sizeof(host), "%s", argv[2]);
+	colon = strchr(host, ':');
+	if (!colon)
+		return 2;
+	*colon = '\0';
+	sin.sin_port = htons((unsigned short)atoi(colon + 1));
+	if (inet_pton(AF_INET, host, &sin.sin_addr) != 1)
+		return 2;
+	snprintf(msg, sizeof(msg), "agent-secret via %s", mode);
+	tcp = strcmp(mode, "tcp") == 0;
+	s = socket(AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+	if ((strcmp(mode, "sockopt") == 0 || tcp) &&
+	    setsockopt(s, SOL_SOCKET, SO_DONTROUTE, &one, sizeof(one)) != 0) {
+		printf("agent: SO_DONTROUTE: %s\n", strerror(errno));
+		return 1;
+	}
+	if (strcmp(mode, "plain") == 0 || strcmp(mode, "sockopt") == 0) {
+		rc = sendto(s, msg, strlen(msg), 0, sa, sizeof(sin));
+	} else if (strcmp(mode, "flag") == 0) {
+		rc = sendto(s, msg, strlen(msg), MSG_DONTROUTE, sa, sizeof(sin));
+	} else if (strcmp(mode, "connected") == 0 || tcp) {
+		rc = connect(s, sa, sizeof(sin));
+		printf("agent: connect = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
+		if (rc == 0)
+			rc = tcp ? write(s, msg, strlen(msg)) : send(s, msg, strlen(msg), MSG_DONTROUTE);
+		if (tcp)
+			usleep(300 * 1000);
+	} else {
+		return 2;
+	}
+	printf("agent uid %d %s to %s: %ld (%s)\n", getuid(), mode, argv[2], rc,
+	       rc < 0 ? strerror(errno) : "ok");
+	close(s);
+	return 0;
+}
