@@ -17,6 +17,10 @@
  *     connected  connect(DEST), then send(MSG_DONTROUTE): no name, so the
  *                supervisor answers CONTINUE
  *     tcp        SO_DONTROUTE, connect(DEST), write()
+ *     sendmsg    sendmsg(DEST, MSG_DONTROUTE)
+ *     sendmmsg   sendmmsg(one message to DEST, MSG_DONTROUTE)
+ *     mapped     an AF_INET6 socket: sendto(::ffff:DEST, MSG_DONTROUTE)
+ *                (IPv4's path; IPv6 proper ignores "don't route")
  *
  * Each sends "agent-secret via MODE" and prints what the calls returned. */
 #include <arpa/inet.h>
@@ -26,12 +30,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sin = {.sin_family = AF_INET};
+	struct sockaddr_in6 six = {.sin6_family = AF_INET6};
 	const struct sockaddr *sa = (const struct sockaddr *)&sin;
+	struct iovec iov;
+	struct mmsghdr mm = {0};
 	char msg[64], host[64], *colon;
 	const char *mode;
 	int s, one = 1, tcp;
@@ -52,7 +60,14 @@ int main(int argc, char **argv)
 		return 2;
 	snprintf(msg, sizeof(msg), "agent-secret via %s", mode);
 	tcp = strcmp(mode, "tcp") == 0;
-	s = socket(AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+	s = socket(strcmp(mode, "mapped") == 0 ? AF_INET6 : AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM,
+		   0);
+	iov.iov_base = msg;
+	iov.iov_len = strlen(msg);
+	mm.msg_hdr.msg_name = &sin;
+	mm.msg_hdr.msg_namelen = sizeof(sin);
+	mm.msg_hdr.msg_iov = &iov;
+	mm.msg_hdr.msg_iovlen = 1;
 	if ((strcmp(mode, "sockopt") == 0 || tcp) &&
 	    setsockopt(s, SOL_SOCKET, SO_DONTROUTE, &one, sizeof(one)) != 0) {
 		printf("agent: SO_DONTROUTE: %s\n", strerror(errno));
@@ -69,6 +84,17 @@ int main(int argc, char **argv)
 			rc = tcp ? write(s, msg, strlen(msg)) : send(s, msg, strlen(msg), MSG_DONTROUTE);
 		if (tcp)
 			usleep(300 * 1000);
+	} else if (strcmp(mode, "sendmsg") == 0) {
+		rc = sendmsg(s, &mm.msg_hdr, MSG_DONTROUTE);
+	} else if (strcmp(mode, "sendmmsg") == 0) {
+		rc = syscall(SYS_sendmmsg, s, &mm, 1, MSG_DONTROUTE); /* not musl's loop of sendmsg */
+	} else if (strcmp(mode, "mapped") == 0) {
+		six.sin6_port = sin.sin_port;
+		six.sin6_addr.s6_addr[10] = 0xff;
+		six.sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&six.sin6_addr.s6_addr[12], &sin.sin_addr, 4);
+		rc = sendto(s, msg, strlen(msg), MSG_DONTROUTE, (struct sockaddr *)&six,
+			    sizeof(six));
 	} else {
 		return 2;
 	}

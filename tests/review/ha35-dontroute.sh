@@ -31,7 +31,7 @@ echo "--- the kernel's choice for 198.51.100.7:"
 ip -n ha35a route get 198.51.100.7 | sed 's/^/  /'
 review_net_sinks ha35 "$d"
 for r in $(seq "${ROUNDS:-1}"); do
-	for mode in ${MODES:-plain flag sockopt connected tcp}; do
+	for mode in ${MODES:-plain flag sockopt connected tcp sendmsg sendmmsg mapped}; do
 		review_net_run ha35 "$d" "$mode.$r" -- "$d/sv" --allow 198.51.100.7:9999 -- \
 			"$d/agent" "$mode" 198.51.100.7:9999
 	done
