@@ -17,6 +17,13 @@
  *     connected  connect(DEST), then send(MSG_DONTROUTE): no name, so the
  *                supervisor answers CONTINUE
  *     tcp        SO_DONTROUTE, connect(DEST), write()
+ *     tcplate    connect(DEST), write() (part 1, by the host's route), then
+ *                SO_DONTROUTE on the established connection (it drops the
+ *                cached route: sk_dst_reset) and write() (part 2): its
+ *                segments leave by the link-scope route, to whichever host
+ *                holds the address there (no listener can take them: the
+ *                connection is the declared server's, so only a capture
+ *                on that host sees them)
  *     sendmsg    sendmsg(DEST, MSG_DONTROUTE)
  *     sendmmsg   sendmmsg(one message to DEST, MSG_DONTROUTE)
  *     mapped     an AF_INET6 socket: sendto(::ffff:DEST, MSG_DONTROUTE)
@@ -42,7 +49,7 @@ int main(int argc, char **argv)
 	struct mmsghdr mm = {0};
 	char msg[64], host[64], *colon;
 	const char *mode;
-	int s, one = 1, tcp;
+	int s, one = 1, tcp, late;
 	long rc;
 
 	if (argc != 3) {
@@ -59,7 +66,8 @@ int main(int argc, char **argv)
 	if (inet_pton(AF_INET, host, &sin.sin_addr) != 1)
 		return 2;
 	snprintf(msg, sizeof(msg), "agent-secret via %s", mode);
-	tcp = strcmp(mode, "tcp") == 0;
+	late = strcmp(mode, "tcplate") == 0;
+	tcp = strcmp(mode, "tcp") == 0 || late;
 	s = socket(strcmp(mode, "mapped") == 0 ? AF_INET6 : AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM,
 		   0);
 	iov.iov_base = msg;
@@ -68,7 +76,7 @@ int main(int argc, char **argv)
 	mm.msg_hdr.msg_namelen = sizeof(sin);
 	mm.msg_hdr.msg_iov = &iov;
 	mm.msg_hdr.msg_iovlen = 1;
-	if ((strcmp(mode, "sockopt") == 0 || tcp) &&
+	if ((strcmp(mode, "sockopt") == 0 || (tcp && !late)) &&
 	    setsockopt(s, SOL_SOCKET, SO_DONTROUTE, &one, sizeof(one)) != 0) {
 		printf("agent: SO_DONTROUTE: %s\n", strerror(errno));
 		return 1;
@@ -80,8 +88,17 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "connected") == 0 || tcp) {
 		rc = connect(s, sa, sizeof(sin));
 		printf("agent: connect = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
-		if (rc == 0)
+		if (rc == 0 && late) {
+			rc = write(s, "agent-secret via tcplate, part 1 ", 33);
+			printf("agent: part 1 = %ld\n", rc);
+			usleep(300 * 1000);
+			if (setsockopt(s, SOL_SOCKET, SO_DONTROUTE, &one, sizeof(one)) != 0)
+				printf("agent: SO_DONTROUTE: %s\n", strerror(errno));
+			rc = write(s, "agent-secret via tcplate, part 2", 32);
+			usleep(1500 * 1000);
+		} else if (rc == 0) {
 			rc = tcp ? write(s, msg, strlen(msg)) : send(s, msg, strlen(msg), MSG_DONTROUTE);
+		}
 		if (tcp)
 			usleep(300 * 1000);
 	} else if (strcmp(mode, "sendmsg") == 0) {

@@ -30,8 +30,33 @@ ip -n ha35a route | sed 's/^/  /'
 echo "--- the kernel's choice for 198.51.100.7:"
 ip -n ha35a route get 198.51.100.7 | sed 's/^/  /'
 review_net_sinks ha35 "$d"
+# A capture on ha35x's link for the tcplate mode's segments, which no
+# listener there can take (they belong to the declared server's connection).
+cat >"$d/capture.py" <<'PY'
+import socket, struct
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.ntohs(0x0800))
+s.bind(("x0", 0))
+s.settimeout(120)
+while True:
+    try:
+        f = s.recv(65535)
+    except OSError:
+        break
+    ip = f[14:]
+    if len(ip) < 20 or ip[9] != 6:
+        continue
+    ihl = (ip[0] & 15) * 4
+    tcp = ip[ihl:]
+    data = tcp[(tcp[12] >> 4) * 4:]
+    if b"agent-secret" in data:
+        print("UNDECLARED host ha35x on a1's link captured a TCP segment %s:%d -> %s:%d with %r"
+              % (socket.inet_ntoa(ip[12:16]), struct.unpack("!H", tcp[0:2])[0],
+                 socket.inet_ntoa(ip[16:20]), struct.unpack("!H", tcp[2:4])[0],
+                 data.decode(errors="replace")), flush=True)
+PY
+ip netns exec ha35x python3 "$d/capture.py" >>"$d/sinks.log" 2>&1 &
 for r in $(seq "${ROUNDS:-1}"); do
-	for mode in ${MODES:-plain flag sockopt connected tcp sendmsg sendmmsg mapped}; do
+	for mode in ${MODES:-plain flag sockopt connected tcp tcplate sendmsg sendmmsg mapped}; do
 		review_net_run ha35 "$d" "$mode.$r" -- "$d/sv" --allow 198.51.100.7:9999 -- \
 			"$d/agent" "$mode" 198.51.100.7:9999
 	done
