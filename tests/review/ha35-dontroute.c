@@ -97,14 +97,16 @@ int main(int argc, char **argv)
 			rc = write(s, "agent-secret via tcplate, part 2", 32);
 			usleep(1500 * 1000);
 		} else if (rc == 0) {
-			rc = tcp ? write(s, msg, strlen(msg)) : send(s, msg, strlen(msg), MSG_DONTROUTE);
+			rc = tcp ? write(s, msg, strlen(msg))
+				 : send(s, msg, strlen(msg), MSG_DONTROUTE);
 		}
 		if (tcp)
 			usleep(300 * 1000);
 	} else if (strcmp(mode, "sendmsg") == 0) {
 		rc = sendmsg(s, &mm.msg_hdr, MSG_DONTROUTE);
 	} else if (strcmp(mode, "sendmmsg") == 0) {
-		rc = syscall(SYS_sendmmsg, s, &mm, 1, MSG_DONTROUTE); /* not musl's loop of sendmsg */
+		/* The system call, not musl's loop of sendmsg. */
+		rc = syscall(SYS_sendmmsg, s, &mm, 1, MSG_DONTROUTE);
 	} else if (strcmp(mode, "mapped") == 0) {
 		six.sin6_port = sin.sin_port;
 		six.sin6_addr.s6_addr[10] = 0xff;

@@ -117,7 +117,8 @@ int main(int argc, char **argv)
 		if (rc >= 0)
 			printf("agent: a listener of its own: fd %ld\n", rc);
 	} else if (strcmp(mode, "ownnotif") == 0) {
-		say("seccomp RET_USER_NOTIF without a listener", own_filter(SECCOMP_RET_USER_NOTIF, 0));
+		say("seccomp RET_USER_NOTIF without a listener",
+		    own_filter(SECCOMP_RET_USER_NOTIF, 0));
 		tcp_to(&undecl, 0);
 	} else if (strcmp(mode, "socketpair") == 0) {
 		int made = 0;
@@ -191,7 +192,8 @@ int main(int argc, char **argv)
 		a.insns = (unsigned long)prog;
 		a.insn_cnt = 2;
 		a.license = (unsigned long)"GPL";
-		say("bpf(BPF_PROG_LOAD cgroup/connect4)", syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a)));
+		say("bpf(BPF_PROG_LOAD cgroup/connect4)",
+		    syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a)));
 	} else {
 		return 2;
 	}
