@@ -24,6 +24,9 @@
  *                holds the address there (no listener can take them: the
  *                connection is the declared server's, so only a capture
  *                on that host sees them)
+ *     stdin      the caller's TCP connection to DEST on descriptor 0 (the
+ *                stdio check passes it: TCP, no IP options, no device):
+ *                SO_DONTROUTE on it, then write(0): as tcplate
  *     sendmsg    sendmsg(DEST, MSG_DONTROUTE)
  *     sendmmsg   sendmmsg(one message to DEST, MSG_DONTROUTE)
  *     mapped     an AF_INET6 socket: sendto(::ffff:DEST, MSG_DONTROUTE)
@@ -66,6 +69,15 @@ int main(int argc, char **argv)
 	if (inet_pton(AF_INET, host, &sin.sin_addr) != 1)
 		return 2;
 	snprintf(msg, sizeof(msg), "agent-secret via %s", mode);
+	if (strcmp(mode, "stdin") == 0) {
+		if (setsockopt(0, SOL_SOCKET, SO_DONTROUTE, &one, sizeof(one)) != 0)
+			printf("agent: SO_DONTROUTE on 0: %s\n", strerror(errno));
+		rc = write(0, msg, strlen(msg));
+		printf("agent uid %d %s: write(0) = %ld (%s)\n", getuid(), mode, rc,
+		       rc < 0 ? strerror(errno) : "ok");
+		usleep(1500 * 1000);
+		return 0;
+	}
 	late = strcmp(mode, "tcplate") == 0;
 	tcp = strcmp(mode, "tcp") == 0 || late;
 	s = socket(strcmp(mode, "mapped") == 0 ? AF_INET6 : AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM,

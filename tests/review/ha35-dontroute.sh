@@ -54,10 +54,20 @@ while True:
                  socket.inet_ntoa(ip[16:20]), struct.unpack("!H", tcp[2:4])[0],
                  data.decode(errors="replace")), flush=True)
 PY
+cat >"$d/stdin.py" <<'PY'
+import os, socket, sys
+s = socket.create_connection(("198.51.100.7", 9999))
+os.dup2(s.fileno(), 0)
+os.execv(sys.argv[1], sys.argv[1:])
+PY
 ip netns exec ha35x python3 "$d/capture.py" >>"$d/sinks.log" 2>&1 &
 for r in $(seq "${ROUNDS:-1}"); do
-	for mode in ${MODES:-plain flag sockopt connected tcp tcplate sendmsg sendmmsg mapped}; do
-		review_net_run ha35 "$d" "$mode.$r" -- "$d/sv" --allow 198.51.100.7:9999 -- \
+	for mode in ${MODES:-plain flag sockopt connected tcp tcplate stdin sendmsg sendmmsg mapped}; do
+		# stdin: the supervisor's caller connects to the declared server
+		# and hands the connection over on descriptor 0.
+		pre=()
+		[ "$mode" = stdin ] && pre=(/usr/bin/python3 "$d/stdin.py")
+		review_net_run ha35 "$d" "$mode.$r" -- "${pre[@]}" "$d/sv" --allow 198.51.100.7:9999 -- \
 			"$d/agent" "$mode" 198.51.100.7:9999
 	done
 done
