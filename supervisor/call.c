@@ -573,6 +573,45 @@ static int send_flags(const struct sv_call *c)
 	return 0;
 }
 
+/* Whether an inet send would take only a link-scope route: MSG_DONTROUTE
+ * in its flags, or SO_DONTROUTE on its socket (set outside the run: the
+ * agent's setsockopt of it is denied). IPv4 then passes over the gateway
+ * route the host chose for any route without a gateway that covers the
+ * address, on whatever link (review h-attack35: a fallback default route
+ * over a second link; IPv6 did not follow it there, a v4-mapped send did,
+ * so both families are refused). */
+static int dontroute(const struct sv_call *c)
+{
+	int on = 0;
+	socklen_t l = sizeof(on);
+
+#ifdef SV_MUTANT_DONTROUTE_FLAG_OPEN
+	/* MUTANT dontroute-flag-open: neither is looked at. */
+	(void)c;
+	(void)on;
+	(void)l;
+	return 0;
+#endif
+	if (send_flags(c) & MSG_DONTROUTE)
+		return 1;
+	return getsockopt(c->dup, SOL_SOCKET, SO_DONTROUTE, &on, &l) == 0 && on;
+}
+
+void sv_call_nameless_send(struct sv_call *c, int agent_fd)
+{
+	if (send_flags(c) & MSG_DONTROUTE) {
+		if (sv_call_prepare(c, agent_fd))
+			return;
+		if ((c->domain == AF_INET || c->domain == AF_INET6) && dontroute(c)) {
+			if (sv_call_denial_valid(c, "output-interface") == 0)
+				sv_call_finish(c, SV_DENIED, "output-interface", SV_ACT_ERRNO,
+					       sv_call_denial_errno(c), 0);
+			return;
+		}
+	}
+	sv_call_finish(c, SV_ALLOWED, "connected-peer", SV_ACT_CONTINUE, 0, 0);
+}
+
 int sv_call_device_fits(struct sv_call *c, const struct sv_dest *d, const char **deny)
 {
 	struct sv_dest peer;
@@ -583,6 +622,10 @@ int sv_call_device_fits(struct sv_call *c, const struct sv_dest *d, const char *
 	 * (review h-attack16's false red: denied after a scoped connect). */
 	if ((c->domain != AF_INET && c->domain != AF_INET6) || d->kind == SV_DEST_UNSPEC)
 		return 0;
+	if (dontroute(c)) {
+		*deny = "output-interface";
+		return 0;
+	}
 #ifdef SV_MUTANT_DEVICE_UNCHECKED
 	/* MUTANT device-unchecked: a device the socket got without a trapped
 	 * call (a failed bind of a scoped address) is not looked at. */

@@ -159,6 +159,13 @@ int sv_call_prepare(struct sv_call *c, int agent_fd);
  * Never finishes the call. */
 int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags);
 
+/* A send with no name (sendto's addr NULL): the kernel sends to the
+ * socket's peer, mediated when it connected, so the call goes on
+ * (connected-peer) without a look at the socket, unless flags hold
+ * MSG_DONTROUTE: then the socket is prepared, and an inet one is denied
+ * output-interface (see sv_call_device_fits). Always finishes the call. */
+void sv_call_nameless_send(struct sv_call *c, int agent_fd);
+
 /* Closes what sv_call_prepare opened (quietly: nothing the agent sees
  * depends on it). Safe to call twice. */
 void sv_call_release(struct sv_call *c);
@@ -209,7 +216,9 @@ int sv_call_device_last(struct sv_call *c, const struct sv_dest *d, const char *
  * duplicate is bound to no device, or the destination (d, or the socket's
  * peer when d is no name) is a link-local (or link-scope multicast) IPv6
  * address whose scope id is 0 or names that device; else
- * "output-interface". Records the device and the one a connect to d would
+ * "output-interface", as it is for a send with MSG_DONTROUTE or on a
+ * socket with SO_DONTROUTE (a link-scope route only: review h-attack35).
+ * Records the device and the one a connect to d would
  * bind for sv_call_device_changed. Returns 0, or -errno with nothing judged
  * when a portless socket could not be given its port. Needs c->dup. */
 int sv_call_device_fits(struct sv_call *c, const struct sv_dest *d, const char **deny);

@@ -88,6 +88,15 @@ static const struct {
     {IPPROTO_IPV6, 76, "output-interface"}, /* IPV6_UNICAST_IF */
     {IPPROTO_IPV6, 50, "output-interface"}, /* IPV6_PKTINFO (sticky) */
 #endif
+#ifndef SV_MUTANT_DONTROUTE_OPTION_OPEN
+    /* SO_DONTROUTE: IPv4 then takes only a route of link scope, so a route
+     * without a gateway (a fallback default over a VPN, PPP or LTE link)
+     * wins over the gateway route the host chose, and whoever answers ARP
+     * for the address on that link gets the data (review h-attack35). Its
+     * per-send form, MSG_DONTROUTE, is judged with the device
+     * (sv_call_device_fits). */
+    {SOL_SOCKET, 5, "output-interface"}, /* SO_DONTROUTE */
+#endif
 #ifndef SV_MUTANT_PASSRIGHTS_OPEN
     /* SO_PASSRIGHTS (6.16): not a path, but the supervisor turns it off on
      * an AF_UNIX socket on 0-2 (stdfds.c) so that no descriptor reaches the

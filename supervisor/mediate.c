@@ -95,7 +95,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	/* No destination in memory: everything the kernel will use is in
 	 * registers, and the socket's peer was mediated when it connected. */
 	if (a[4] == 0) {
-		sv_call_finish(c, SV_ALLOWED, "connected-peer", SV_ACT_CONTINUE, 0, 0);
+		sv_call_nameless_send(c, (int)a[0]);
 		return;
 	}
 	if (read_name(c, a[4], len, name, &d) ||

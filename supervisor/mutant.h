@@ -266,6 +266,16 @@
  *                         after its call was found alive: a caller gone by
  *                         the scan makes its foreign join no-process
  *                         (invalid), a pass (foreign_join_whose_caller_dies_...)
+ *   DONTROUTE_OPTION_OPEN filter.c  SO_DONTROUTE is not trapped: IPv4 then
+ *                         takes a route without a gateway, on another link,
+ *                         to the declared address (review h-attack35,
+ *                         send_marked_dont_route_is_denied)
+ *   DONTROUTE_FLAG_OPEN   call.c  MSG_DONTROUTE on a send, and SO_DONTROUTE
+ *                         on a socket from outside the run, are not looked
+ *                         at (the same review and test)
+ *   STDIO_DONTROUTE_KEPT  stdfds.c  a caller's TCP socket on 0-2 with
+ *                         SO_DONTROUTE is given to the agent (tcp_socket_on_
+ *                         stdin_marked_dont_route_refuses_the_run)
  *   PINNED_UNCHECKED      call.c  every socket counts as one only the
  *                         supervisor's pins keep bound, as when any
  *                         descriptor of its own did: a host service's

@@ -207,6 +207,15 @@ static const char *inet_state_refused(int fd, int dom)
 		return "an IPv6 routing header set (it sends through other addresses)";
 	if (sv_device_bound_ifindex(fd) != 0)
 		return "bound to a device (it sends on that link whatever the routes say)";
+#ifndef SV_MUTANT_STDIO_DONTROUTE_KEPT
+	/* MUTANT stdio-dontroute-kept: SO_DONTROUTE is not read. */
+	int dontroute = 0;
+
+	l = sizeof(dontroute);
+	if (getsockopt(fd, SOL_SOCKET, SO_DONTROUTE, &dontroute, &l) != 0 || dontroute)
+		return "SO_DONTROUTE set (it sends by a route without a gateway where one covers "
+		       "the address, on whatever link: review h-attack35)";
+#endif
 	return reroute(fd) ? "its route could not be made again (IP_TOS or SO_PRIORITY refused: a "
 			     "priority above 6 needs CAP_NET_ADMIN to be put back)"
 			   : NULL;

@@ -97,7 +97,8 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	nonblock-clear-open unix-closed-is-peer file-flags-by-uid pinned-unchecked \
 	dump-trusted bind-probe unix-long-name-looked-up \
 	cached-holder-unproven thread-gone-fails pins-after-answer \
-	setns-checked-after-scan proof-unwaited run-named-late
+	setns-checked-after-scan proof-unwaited run-named-late \
+	dontroute-option-open dontroute-flag-open stdio-dontroute-kept
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
 # original report needed both defects at once.

@@ -399,6 +399,28 @@ def inet_socket_on_stdin_with_state_beyond_its_peer_refuses_the_run(ctx):
 
 
 @test()
+def tcp_socket_on_stdin_marked_dont_route_refuses_the_run(ctx):
+    # Review h-attack35: SO_DONTROUTE makes IPv4 take only a route without
+    # a gateway, so a fallback default route over another link wins over
+    # the host's gateway route (ha35-dontroute.sh). A caller's TCP socket
+    # with it set is refused (capability-error naming it); mutant
+    # stdio-dontroute-kept gives it to the agent: pass.
+    tl = ctx.tcp()
+    for binary in (SV, mutant_binary("stdio-dontroute-kept")):
+        t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        ctx.closers.append(t.close)
+        t.connect(tl.sock.getsockname()[:2])
+        t.setsockopt(socket.SOL_SOCKET, socket.SO_DONTROUTE, 1)
+        run = stdin_inet_run(ctx, binary, t, tl.sock.getsockname()[1])
+        if binary == SV:
+            expect_outcome(ctx, run, 3, "capability-error")
+            ctx.expect("SO_DONTROUTE" in (run.report.get("reason") or ""),
+                       "tcp marked don't-route: reason %r" % run.report.get("reason"))
+        else:
+            expect_outcome(ctx, run, 0, "pass")
+
+
+@test()
 def tcp_socket_on_stdin_routed_through_a_cleared_source_route_is_routed_again(ctx):
     # Review h-attack10: a caller's TCP socket connected through a loose
     # source route (via 127.0.0.2) whose option was then cleared reads back

@@ -532,6 +532,43 @@ def send_out_of_an_interface_of_the_agents_choice_is_denied(ctx):
                           "%s: modes that reached the undeclared host" % os.path.basename(os.path.dirname(binary)))
 
 
+@test(timeout=400)
+def send_marked_dont_route_is_denied(ctx):
+    # Review h-attack35: MSG_DONTROUTE on a send, or SO_DONTROUTE on the
+    # socket, makes IPv4 take only a route without a gateway: with a
+    # fallback default route over a second link (a VPN, PPP or LTE link),
+    # the datagram or connection to the declared address went out of that
+    # link to whoever answered ARP for it there (an undeclared host), pass.
+    # The review's reproduction (review-net.sh's five namespaces plus that
+    # route) is run as it is; `plain` is the control that reaches the
+    # declared server. Mutant dontroute-option-open leaves SO_DONTROUTE
+    # untrapped: a send with a name, or a connect, still finds it on the
+    # socket, but a write() on a connection made before it was set (or on
+    # the caller's connection on 0) is never trapped, and a capture on the
+    # other link sees its segments. Mutant dontroute-flag-open lets
+    # MSG_DONTROUTE through.
+    if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("musl-gcc"):
+        raise Skip("needs root (network namespaces, veth), iproute2 and musl-gcc")
+    modes = "plain flag sockopt connected tcp tcplate stdin sendmsg sendmmsg mapped"
+    runs = ((SV, modes), (mutant_binary("dontroute-option-open"), "tcplate stdin"),
+            (mutant_binary("dontroute-flag-open"), "flag connected"))
+    for binary, run_modes in runs:
+        out = run_review(ctx, "ha35-dontroute.sh", binary, run_modes, timeout=180)
+        undeclared = set(re.findall(r"UNDECLARED host \S+ on \S+ link (?:got \S+ \d+ bytes|captured a TCP "
+                                    r"segment .*? with) 'agent-secret via (\w+)", out))
+        verdicts = dict(re.findall(r"^== (\w+)\.1: supervisor exit (\d+)", out, re.M))
+        ctx.require(len(verdicts) == len(run_modes.split()), "modes run: %s (%s)" % (verdicts, out[-500:]))
+        if binary == SV:
+            ctx.expect_eq(sorted(undeclared), [], "modes whose data reached the undeclared host")
+            ctx.expect_eq(verdicts, dict((m, "0" if m == "plain" else "1") for m in modes.split()),
+                          "supervisor exits")
+            ctx.expect(re.search(r"DECLARED server \S+ 198.51.100.7 got UDP \d+ bytes 'agent-secret via plain'",
+                                 out), "the control's datagram at the declared server: %s" % out[-300:])
+        else:
+            ctx.expect_eq(sorted(undeclared), sorted(run_modes.split()),
+                          "%s: modes that reached the undeclared host" % os.path.basename(os.path.dirname(binary)))
+
+
 @test()
 def request_key_with_a_callout_is_denied_and_a_lookup_is_not_trapped(ctx):
     # Review h-attack12: request_key with a callout string makes the kernel
