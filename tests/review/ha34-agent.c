@@ -14,6 +14,10 @@
  *                                write, made one the supervisor cannot.
  *   ha34-agent rename DIR        rename DIR to DIR.gone and exit 0 (the same,
  *                                for a root agent under a --writable path).
+ *   ha34-agent redirect DIR TARGET  try to create TARGET/agent-was-here (a
+ *                                root agent: EROFS outside the declared
+ *                                paths), then rename DIR to DIR.gone and
+ *                                put a symbolic link to TARGET in its place.
  *   ha34-agent fill FILE         write FILE until the file system is full
  *                                (ENOSPC) and exit 0, leaving it there.
  *   ha34-agent churn P [S]       S sleeping children, and P workers, each
@@ -30,6 +34,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -219,6 +224,20 @@ int main(int argc, char **argv)
 		snprintf(to, sizeof(to), "%s.gone", argv[2]);
 		rc = rename(argv[2], to);
 		printf("rename %s %s -> %d (%s)\n", argv[2], to, rc, rc ? strerror(errno) : "ok");
+		return 0;
+	}
+	if (argc == 4 && strcmp(argv[1], "redirect") == 0) {
+		char gone[4096], probe[4096];
+		int fd, rc;
+
+		snprintf(probe, sizeof(probe), "%s/agent-was-here", argv[3]);
+		fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		printf("create %s -> %s\n", probe, fd < 0 ? strerror(errno) : "created");
+		if (fd >= 0)
+			close(fd);
+		snprintf(gone, sizeof(gone), "%s.gone", argv[2]);
+		rc = rename(argv[2], gone) == 0 ? symlink(argv[3], argv[2]) : -1;
+		printf("%s -> symlink to %s: %s\n", argv[2], argv[3], rc ? strerror(errno) : "ok");
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "fill") == 0) {
