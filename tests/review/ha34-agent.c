@@ -18,6 +18,12 @@
  *                                root agent: EROFS outside the declared
  *                                paths), then rename DIR to DIR.gone and
  *                                put a symbolic link to TARGET in its place.
+ *   ha34-agent cgroup DIR FILE   a root agent: a user namespace of its own
+ *                                (0 mapped to 0), then a mount and cgroup
+ *                                namespace in it, cgroup2 mounted on DIR
+ *                                (its cgroup namespace's root: the cgroup
+ *                                the supervisor started in) and "1" written
+ *                                to DIR/FILE (cgroup.kill, cgroup.freeze).
  *   ha34-agent fill FILE         write FILE until the file system is full
  *                                (ENOSPC) and exit 0, leaving it there.
  *   ha34-agent churn P [S]       S sleeping children, and P workers, each
@@ -41,6 +47,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -203,6 +211,42 @@ static int mode_victims(int secs, int keep, int sleep_ms)
 	return killed ? 1 : 0;
 }
 
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = -1;
+
+	if (fd >= 0) {
+		rc = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -1;
+		close(fd);
+	}
+	printf("write %s <- %s: %s\n", path, text, rc ? strerror(errno) : "ok");
+	return rc;
+}
+
+static int mode_cgroup(const char *dir, const char *file)
+{
+	char path[4096];
+
+	if (unshare(CLONE_NEWUSER) != 0) {
+		printf("unshare(CLONE_NEWUSER): %s\n", strerror(errno));
+		return 0;
+	}
+	write_text("/proc/self/uid_map", "0 0 1");
+	write_text("/proc/self/setgroups", "deny");
+	write_text("/proc/self/gid_map", "0 0 1");
+	if (unshare(CLONE_NEWNS | CLONE_NEWCGROUP) != 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("cgroup2", dir, "cgroup2", 0, NULL) != 0) {
+		printf("namespaces or mount of cgroup2 on %s: %s\n", dir, strerror(errno));
+		return 0;
+	}
+	printf("cgroup2 mounted on %s\n", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fflush(stdout);
+	write_text(path, "1");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -240,6 +284,8 @@ int main(int argc, char **argv)
 		printf("%s -> symlink to %s: %s\n", argv[2], argv[3], rc ? strerror(errno) : "ok");
 		return 0;
 	}
+	if (argc == 4 && strcmp(argv[1], "cgroup") == 0)
+		return mode_cgroup(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "fill") == 0) {
 		static char block[65536];
 		long long total = 0;
@@ -266,7 +312,7 @@ int main(int argc, char **argv)
 		return mode_victims(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 64,
 				    argc > 4 ? atoi(argv[4]) : 300);
 	fprintf(stderr, "usage: ha34-agent probe ADDR PORT | threads N SECS | chmod DIR MODE | "
-			"rename DIR | fill FILE | churn P [S] | "
+			"rename DIR | cgroup DIR FILE | fill FILE | churn P [S] | "
 			"victims SECS [K [MS]]\n");
 	return 2;
 }
