@@ -23,7 +23,9 @@
  *                                namespace in it, cgroup2 mounted on DIR
  *                                (its cgroup namespace's root: the cgroup
  *                                the supervisor started in) and "1" written
- *                                to DIR/FILE (cgroup.kill, cgroup.freeze).
+ *                                to DIR/FILE (cgroup.kill, cgroup.freeze);
+ *                                FILE "hide": make DIR/hide, move itself
+ *                                into it, sleep 3 s.
  *   ha34-agent fill FILE         write FILE until the file system is full
  *                                (ENOSPC) and exit 0, leaving it there.
  *   ha34-agent churn P [S]       S sleeping children, and P workers, each
@@ -241,6 +243,26 @@ static int mode_cgroup(const char *dir, const char *file)
 		return 0;
 	}
 	printf("cgroup2 mounted on %s\n", dir);
+	if (strcmp(file, "hide") == 0) {
+		/* A cgroup below the supervisor's, and this process moved into
+		 * it: a check that reads only the supervisor's cgroup.procs no
+		 * longer lists it. */
+		char line[256];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/hide", dir);
+		printf("mkdir %s: %s\n", path, mkdir(path, 0755) == 0 ? "ok" : strerror(errno));
+		snprintf(path, sizeof(path), "%s/hide/cgroup.procs", dir);
+		write_text(path, "0");
+		f = fopen("/proc/self/cgroup", "re");
+		while (f && fgets(line, sizeof(line), f))
+			printf("now in %s", line);
+		if (f)
+			fclose(f);
+		fflush(stdout);
+		sleep(3);
+		return 0;
+	}
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	fflush(stdout);
 	write_text(path, "1");

@@ -20,6 +20,9 @@
 #            script reads CG/cgroup.events and whether the caller's timeout
 #            has fired, then thaws and kills CG from outside.
 #   control: the agent does nothing (`probe` to loopback).
+#   hide:    the agent makes CG/hide and moves itself into it; 1.5 s in,
+#            CG/cgroup.procs (all the guest init's survivor check reads for
+#            a cell that is not delegated) and CG/hide/cgroup.procs.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-3}
@@ -33,7 +36,7 @@ cleanup() {
 	[ -e "$cg/cgroup.freeze" ] && echo 0 >"$cg/cgroup.freeze"
 	[ -e "$cg/cgroup.kill" ] && echo 1 >"$cg/cgroup.kill"
 	sleep 0.2
-	rmdir "$cg" 2>/dev/null || true
+	rmdir "$cg/hide" "$cg" 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -76,4 +79,13 @@ for n in $(seq "$runs"); do
 	one 20 0 cgroup "$work/mnt" cgroup.kill
 	echo "== run $n: freeze (cgroup.freeze)"
 	one 2 1 cgroup "$work/mnt" cgroup.freeze
+	echo "== run $n: hide (a cgroup below the supervisor's)"
+	bash -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' _ "$cg" \
+		"$work/sv" -- "$work/ha34-agent" cgroup "$work/mnt" hide >"$work/out" 2>"$work/err" &
+	caller=$!
+	sleep 1.5
+	echo "  $cg/cgroup.procs: $(tr '\n' ' ' <"$cg/cgroup.procs")(the supervisor and the reaper)"
+	echo "  $cg/hide/cgroup.procs: $(tr '\n' ' ' <"$cg/hide/cgroup.procs" 2>/dev/null)(the agent)"
+	wait "$caller" || true
+	rmdir "$cg/hide" 2>/dev/null || true
 done
