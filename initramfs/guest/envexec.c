@@ -189,6 +189,7 @@ static void parse_cell(const char *path, struct cell *c)
 	    "sysctl",
 	    "service",
 	    "addr",
+	    "route",
 	    "requires",
 	    "expect",
 	    "expect_why",

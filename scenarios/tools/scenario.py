@@ -66,7 +66,7 @@ PTRACE_SCOPE_KEY = "kernel.yama.ptrace_scope"
 SINGLE_KEYS = ("name", "description", "agent", "loopback", "user", "uid", "gid",
                "timeout", "expect", "kill_supervisor_after", "expect_agent_exit", "launcher",
                "guest_profile", "isolation", "cgroup")
-REPEATED_KEYS = ("allow", "service", "addr", "sysctl", "drop_cap", "mask", "requires",
+REPEATED_KEYS = ("allow", "service", "addr", "route", "sysctl", "drop_cap", "mask", "requires",
                  "sink", "stdio", "mount", "writable", "unix_peer")
 # stdio = FD KIND [ADDR:PORT]: what the supervisor's caller puts on its
 # descriptor FD (docs/scenarios.md), and the feature each kind's set-up needs.
@@ -365,6 +365,9 @@ def parse_field(sc, path, no, key, value):
         err = f"bad allow {value!r}: {e}" if e else None
     elif key == "addr":
         err = check_addr(value)
+    elif key == "route":
+        err = check_route(value)
+        value = " ".join(value.split())
     elif key == "sysctl":
         k, sep, v = value.partition("=")
         if not sep or not SYSCTL_KEY_RE.match(k.strip()) or not v.strip():
@@ -469,6 +472,32 @@ def check_addr(value):
     return None
 
 
+def check_route(value):
+    """A route the guest adds: 'unreachable PREFIX' or 'PREFIX dev lo
+    [metric N]', PREFIX 'default' (IPv4) or a documentation network with
+    its prefix (lo is the guest's only link)."""
+    words = value.split()
+    if len(words) == 2 and words[0] == "unreachable":
+        prefix = words[1]
+    elif len(words) in (3, 5) and words[1:3] == ["dev", "lo"] and \
+            (len(words) == 3 or (words[3] == "metric" and words[4].isdigit() and
+                                 0 < int(words[4]) < 2 ** 32)):
+        prefix = words[0]
+    else:
+        return (f"route must be 'unreachable PREFIX' or 'PREFIX dev lo [metric N]', "
+                f"not {value!r}")
+    if prefix == "default":
+        return None
+    try:
+        net = ipaddress.ip_network(prefix, strict=True)
+    except ValueError:
+        return f"route prefix must be default or NET/PREFIX with no host bits, not {prefix!r}"
+    if "/" not in prefix or not any(net.subnet_of(d) for d in DOC_NETS if d.version == net.version):
+        return (f"route prefix {prefix} must be written with its prefix and lie inside the "
+                f"documentation ranges ({', '.join(str(n) for n in DOC_NETS)})")
+    return None
+
+
 def parse_axis(sc, path, no, name, value):
     if not known_axis(name):
         raise ScenarioError(path, no, f"unknown axis {name!r} (axes: ptrace_scope, "
@@ -537,6 +566,12 @@ def finish(sc, kernels):
         if key is not None and key in static_sysctls:
             raise ScenarioError(path, ln, f"axis {name} sets sysctl {key}, which line "
                                 f"{static_sysctls[key]} also sets")
+    # The reset between a batch's cells puts links and addresses back, not
+    # routes: a scenario that adds one gets a boot of its own.
+    if sc.lists["route"] and sc.get("isolation", "batch") != "boot":
+        raise ScenarioError(path, sc.lists["route"][0][1],
+                            "route needs 'isolation = boot': the reset between cells does not "
+                            "put routes back")
     # A sink binds its address, so the address must be on lo: loopback, or
     # inside an addr= line; one endpoint once.
     addrs = [ipaddress.ip_interface(a) for a, _ in sc.lists["addr"]]
@@ -679,6 +714,7 @@ def compile_cell(sc, axes, kernel):
     out += [f"mask={m}" for m, _ in sc.lists["mask"]]
     out += [f"service={' '.join(check_argv(s, 'service')[0])}" for s, _ in sc.lists["service"]]
     out += [f"addr={a}" for a, _ in sc.lists["addr"]]
+    out += [f"route={r}" for r, _ in sc.lists["route"]]
     out += [f"sink={x}" for x, _ in sc.lists["sink"]]
     out += [f"stdio={x}" for x, _ in sc.lists["stdio"]]
     out += [f"mount={x}" for x, _ in sc.lists["mount"]]

@@ -604,6 +604,31 @@ def error_bad_sink_kill_and_agent_exit():
     expect_error(base.format("cgroup = delegated\ncgroup = delegated"), 12, "duplicate key")
 
 
+@test
+def route_lines_compile_in_order_and_need_a_boot_of_their_own():
+    text = replace("loopback = yes\n", "loopback = yes\nroute = unreachable 198.51.100.7/32\n"
+                   "route = default  dev lo metric 500\nisolation = boot\n")
+    sc = parse(text)
+    _, cell = S.compile_cell(sc, sc.cells()[0][1], "debian-6.1")
+    lines = cell.splitlines()
+    assert lines.index("route=unreachable 198.51.100.7/32") < lines.index(
+        "route=default dev lo metric 500"), cell
+    expect_error(replace("loopback = yes\n", "loopback = yes\nroute = default dev lo\n"), 10,
+                 "isolation = boot")
+
+
+@test
+def route_outside_the_documentation_ranges_or_off_lo_is_refused():
+    for bad, fragment in (("unreachable 10.0.0.0/8", "documentation ranges"),
+                          ("unreachable 198.51.100.7", "with its prefix"),
+                          ("198.51.100.0/24 dev eth0", "PREFIX dev lo"),
+                          ("default via 192.0.2.1", "PREFIX dev lo"),
+                          ("default dev lo metric x", "PREFIX dev lo"),
+                          ("198.51.100.1/24 dev lo", "no host bits")):
+        expect_error(replace("loopback = yes\n", "loopback = yes\nroute = %s\nisolation = boot\n"
+                             % bad), 10, fragment)
+
+
 def main():
     passed = failed = 0
     for fn in TESTS:

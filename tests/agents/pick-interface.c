@@ -21,6 +21,13 @@
  *                   100 ms after the sendto began: inside the supervisor's
  *                   window between judging the socket and sending (the test
  *                   build's device_window seam)
+ *     dontroute     sendto(DEST) with MSG_DONTROUTE (review h-attack35):
+ *                   IPv4 then takes only a route without a gateway, so one
+ *                   covering DEST (a fallback default over IFNAME) wins
+ *                   over the route the host chose for DEST
+ *     dontroute-opt SO_DONTROUTE, then sendto(DEST)
+ *     dontroute-connected  connect(DEST), then send() with no name and
+ *                   MSG_DONTROUTE (a nameless send was answered CONTINUE)
  *
  * Each mode sends "agent-secret via MODE" and logs every call; the agent
  * exits 0 whatever the calls returned. */
@@ -39,7 +46,8 @@
 #include <unistd.h>
 
 #define USAGE                                                                                      \
-	"DEST:PORT IFNAME MODE... (plain pktinfo bindtodevice unicastif tcp bindfail bindrace)"
+	"DEST:PORT IFNAME MODE... (plain pktinfo bindtodevice unicastif tcp bindfail bindrace "    \
+	"dontroute dontroute-opt dontroute-connected)"
 
 static long send_pktinfo(int s, const struct agent_dest *d, const char *msg, unsigned ifindex)
 {
@@ -182,17 +190,38 @@ static void run_mode(const char *mode, const struct agent_dest *d, const char *i
 			r = sendto(s, msg, strlen(msg), 0, (const struct sockaddr *)&d->ss, d->len);
 			agent_log("sendto", d->text, r, errno, ",\"mode\":\"bindtodevice\"");
 		}
+	} else if (strcmp(mode, "dontroute-opt") == 0) {
+		int on = 1;
+
+		r = setsockopt(s, SOL_SOCKET, SO_DONTROUTE, &on, sizeof(on));
+		agent_log("setsockopt", NULL, r, errno, ",\"mode\":\"dontroute-opt\"");
+		if (r == 0) {
+			r = sendto(s, msg, strlen(msg), 0, (const struct sockaddr *)&d->ss, d->len);
+			agent_log("sendto", d->text, r, errno, ",\"mode\":\"dontroute-opt\"");
+		}
+	} else if (strcmp(mode, "dontroute-connected") == 0) {
+		r = connect(s, (const struct sockaddr *)&d->ss, d->len);
+		agent_log("connect", d->text, r, errno, ",\"mode\":\"dontroute-connected\"");
+		if (r == 0) {
+			r = send(s, msg, strlen(msg), MSG_DONTROUTE);
+			agent_log("send", d->text, r, errno, ",\"mode\":\"dontroute-connected\"");
+		}
 	} else {
-		r = sendto(s, msg, strlen(msg), 0, (const struct sockaddr *)&d->ss, d->len);
-		agent_log("sendto", d->text, r, errno, ",\"mode\":\"plain\"");
+		int dontroute = strcmp(mode, "dontroute") == 0;
+
+		r = sendto(s, msg, strlen(msg), dontroute ? MSG_DONTROUTE : 0,
+			   (const struct sockaddr *)&d->ss, d->len);
+		agent_log("sendto", d->text, r, errno,
+			  dontroute ? ",\"mode\":\"dontroute\"" : ",\"mode\":\"plain\"");
 	}
 	close(s);
 }
 
 int main(int argc, char **argv)
 {
-	static const char *const modes[] = {"plain", "pktinfo",  "bindtodevice", "unicastif",
-					    "tcp",   "bindfail", "bindrace"};
+	static const char *const modes[] = {
+	    "plain",    "pktinfo",  "bindtodevice", "unicastif",     "tcp",
+	    "bindfail", "bindrace", "dontroute",    "dontroute-opt", "dontroute-connected"};
 	struct agent_dest d;
 	unsigned ifindex;
 
