@@ -21,7 +21,8 @@ static const char *const sites[] = {"recv",          "process_vm_readv", "proces
 				    "signal_scope",  "userns",           "device_window",
 				    "unshare_files", "handover",         "rootfs",
 				    "clone_newipc",  "statx_mnt_id",     "setid_ro",
-				    "unix_window",   "unix_dump_again",  "setns_window"};
+				    "unix_window",   "unix_dump_again",  "setns_window",
+				    "report_path"};
 
 static struct {
 	char site[32];

@@ -273,6 +273,10 @@
  *   DONTROUTE_FLAG_OPEN   call.c  MSG_DONTROUTE on a send, and SO_DONTROUTE
  *                         on a socket from outside the run, are not looked
  *                         at (the same review and test)
+ *   REPORT_FD_FIRST       report.c  the descriptor's record is written before
+ *                         the report file: a file write the agent made fail
+ *                         leaves exit 3 behind a final pass on the channel it
+ *                         cannot write (review h-attack34, failed_report_file_...)
  *   STDIO_DONTROUTE_KEPT  stdfds.c  a caller's TCP socket on 0-2 with
  *                         SO_DONTROUTE is given to the agent (tcp_socket_on_
  *                         stdin_marked_dont_route_refuses_the_run)

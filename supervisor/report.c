@@ -649,14 +649,38 @@ int sv_report_write(int complete)
 	 * provisional writes (before the agent runs) and the final one (after
 	 * it has gone) take it, so no notification waits on the disk. */
 	pthread_mutex_lock(&R.lock);
+#ifdef SV_MUTANT_REPORT_FD_FIRST
+	/* MUTANT report-fd-first: the descriptor's record is written before
+	 * the file's fate is known, as before review h-attack34. */
 	if (rfd >= 0)
 		err = write_record(rfd, complete);
+#endif
+	/* The file first: the descriptor's record must say what the exit
+	 * status will (review h-attack34: the agent made the file's write fail,
+	 * exit 3, while the descriptor, which it cannot touch, already held a
+	 * complete pass). A failed write is an internal error, so the record
+	 * after it says capability-error. */
 	if (path) {
-		int perr = write_path(path, complete);
+		/* Seam: the final write of the file fails (the agent made its
+		 * directory unwritable, or filled the disk). */
+		err = complete ? sv_fault("report_path") : 0;
+		if (!err)
+			err = write_path(path, complete);
+		if (err && !R.internal[0]) {
+			const char *en = sv_errno_name(-err);
+
+			snprintf(R.internal, sizeof(R.internal), "report file: %s",
+				 en ? en : "write failed");
+		}
+	}
+#ifndef SV_MUTANT_REPORT_FD_FIRST
+	if (rfd >= 0) {
+		int ferr = write_record(rfd, complete);
 
 		if (!err)
-			err = perr;
+			err = ferr;
 	}
+#endif
 	pthread_mutex_unlock(&R.lock);
 	return err;
 }

@@ -133,6 +133,9 @@ int sv_report_verdict(int complete);
  * - report_path: replaces the file atomically (an O_TMPFILE, or mkstemp where
  *   the filesystem has none, written, fsynced, named, renamed over the path,
  *   the directory fsynced).
+ * The file is written first: when it fails, the run has an internal error
+ * (its verdict is capability-error, as the exit status), and the descriptor's
+ * record, written after, says so.
  * Returns 0 (also when there is no channel) or the first -errno. */
 int sv_report_write(int complete);
 

@@ -52,5 +52,5 @@ integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervi
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	rights-mech-unlabelled no-signal-scope fallback-keeps-admin device-unchecked \
 	disconnect-unlocked ipc-retry-blind stream-connect-portless unix-abstract-unpinned \
-	unix-closed-is-peer run-named-late
+	unix-closed-is-peer run-named-late report-fd-first
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

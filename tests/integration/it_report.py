@@ -13,7 +13,8 @@ import subprocess
 
 from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      subreaper_containment, expect_agent, expect_outcome,
-                     host_descendants, landlock_abi, load_report, mutant_binary, process_alive,
+                     host_descendants, landlock_abi, load_report, mutant_binary, mutant_faults_binary,
+                     process_alive,
                      read_log, sv_with_channel, test, wait_for)
 
 
@@ -113,6 +114,34 @@ def report_fd_holds_provisional_then_final_record(ctx):
                                                 "path_agent_writable": False},
                   "channel")
     ctx.expect_eq(rest, b"", "bytes after the last record")
+
+
+@test()
+def failed_report_file_makes_the_descriptors_final_record_a_capability_error(ctx):
+    # Review h-attack34 (ha34-reportfail.sh): with --report-fd and --report
+    # FILE, the record went to the descriptor first; when the agent then
+    # made the file's write fail (its directory made read-only or renamed,
+    # the disk filled) the supervisor exited 3 while the descriptor, the
+    # channel the agent cannot write, ended in a complete pass. The file is
+    # written first now, and its failure is an internal error that the
+    # record after it carries. The test build's report_path seam fails the
+    # final write of the file; mutant report-fd-first puts the old order
+    # back.
+    lis = ctx.tcp()
+    for binary, verdict in ((None, "capability-error"),
+                            (mutant_faults_binary("report-fd-first"), "pass")):
+        # The harness's own check of record against exit status is the
+        # defect the mutant shows: checked here instead.
+        run, recs, _, _ = sv_with_channel(ctx, "connect-tcp", [lis.dest], path=True, binary=binary,
+                                          fault="report_path:EIO", check=binary is None)
+        ctx.expect_eq(run.rc, 3, "%s: exit status" % (binary or "supervisor"))
+        ctx.require(recs, "no record on the report channel")
+        kind, last = recs[-1]
+        ctx.expect_eq((kind, last.get("complete"), last.get("verdict")), ("final", True, verdict),
+                      "%s: the channel's last record" % (binary or "supervisor"))
+        if binary is None:
+            ctx.expect("report file: EIO" in (last.get("reason") or ""),
+                       "reason %r" % last.get("reason"))
 
 
 @test()
