@@ -610,8 +610,11 @@ int main(int argc, char **argv)
 			"directory of '%s': a report there is only as good as the exit status "
 			"that agrees with it (use --report-fd for one the agent cannot write)\n",
 			cli.report);
-	if (sv_report_init(&info) < 0) {
-		fprintf(stderr, "egress-supervisor: out of memory\n");
+	rc = sv_report_init(&info);
+	if (rc < 0) {
+		fprintf(stderr, "egress-supervisor: --report %s: %s\n",
+			cli.report ? cli.report : "",
+			rc == -ENOMEM ? "out of memory" : strerror(-rc));
 		return EXIT_CAPABILITY;
 	}
 	/* A caller that ignores SIGCHLD (an exec keeps SIG_IGN) would have the

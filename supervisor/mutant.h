@@ -277,6 +277,10 @@
  *                         the report file: a file write the agent made fail
  *                         leaves exit 3 behind a final pass on the channel it
  *                         cannot write (review h-attack34, failed_report_file_...)
+ *   REPORT_PATH_RESOLVED  report.c  every write of --report FILE looks its
+ *                         directory up again: a root agent that swaps it for
+ *                         a symbolic link has the report replace a host file
+ *                         it cannot write (review h-attack34, report_file_...)
  *   STDIO_DONTROUTE_KEPT  stdfds.c  a caller's TCP socket on 0-2 with
  *                         SO_DONTROUTE is given to the agent (tcp_socket_on_
  *                         stdin_marked_dont_route_refuses_the_run)

@@ -55,7 +55,22 @@ static struct {
 	char internal[256];
 	char first_denial[320];
 	char first_failure[320];
-} R = {.lock = PTHREAD_MUTEX_INITIALIZER, .agent_status = -1};
+	int dirfd;        /* --report FILE's directory, opened once at set-up */
+	const char *base; /* FILE's last component, in that directory */
+} R = {.lock = PTHREAD_MUTEX_INITIALIZER, .agent_status = -1, .dirfd = -1};
+
+/* The directory part of path ("." when there is none). */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	char *slash;
+
+	snprintf(dir, len, "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	else
+		snprintf(dir, len, ".");
+}
 
 int sv_report_init(const struct sv_run_info *info)
 {
@@ -63,7 +78,27 @@ int sv_report_init(const struct sv_run_info *info)
 	R.info = info;
 	R.cap = 1024;
 	R.events = calloc(R.cap, sizeof(*R.events));
-	return R.events ? 0 : -ENOMEM;
+	if (!R.events)
+		return -ENOMEM;
+	if (info->report_path) {
+		/* Resolved once, before the agent exists: every later write is
+		 * relative to this directory, so an agent that swaps a directory
+		 * on the path for a symbolic link (one under a --writable path)
+		 * cannot send the supervisor's write anywhere else (review
+		 * h-attack34: a root supervisor replaced a host file the agent
+		 * could not write). */
+		char dir[PATH_MAX];
+		const char *slash = strrchr(info->report_path, '/');
+
+		R.base = slash ? slash + 1 : info->report_path;
+		if (!*R.base)
+			return -EISDIR;
+		dir_of(info->report_path, dir, sizeof(dir));
+		R.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (R.dirfd < 0)
+			return -errno;
+	}
+	return 0;
 }
 
 double sv_report_now_ms(void)
@@ -468,38 +503,51 @@ static void write_body(FILE *f, int complete)
 	fputs("  ]\n}\n", f);
 }
 
-/* The directory part of path ("." when there is none), for the final fsync
- * and the O_TMPFILE. */
-static void dir_of(const char *path, char *dir, size_t len)
-{
-	char *slash;
-
-	snprintf(dir, len, "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	else
-		snprintf(dir, len, ".");
-}
-
-/* A file for the next version of the report at path: an unnamed O_TMPFILE in
- * its directory (the agent cannot open it by name while it is written), or,
- * where the filesystem has none, mkstemp (O_EXCL, a random name: a link or
- * FIFO the agent planted is never followed). *tmp is the name given to it. */
-static int open_next(const char *path, char *tmp, size_t len, int *unnamed)
+#ifdef SV_MUTANT_REPORT_PATH_RESOLVED
+/* MUTANT report-path-resolved: every write looks FILE's directory up
+ * again, as before review h-attack34. */
+static int report_dir(const char *path)
 {
 	char dir[PATH_MAX];
+
+	dir_of(path, dir, sizeof(dir));
+	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+#else
+static int report_dir(const char *path)
+{
+	(void)path;
+	return fcntl(R.dirfd, F_DUPFD_CLOEXEC, 0);
+}
+#endif
+
+/* A random name "BASE.XXXXXX" for the next version in tmp. */
+static void next_name(char *tmp, size_t len, int attempt)
+{
+	unsigned long long r = (unsigned long long)sv_report_now_ms() * 2654435761ULL +
+			       (unsigned long long)attempt * 40503ULL + (unsigned)getpid();
+	char x[7];
+
+	for (int i = 0; i < 6; i++, r /= 26)
+		x[i] = (char)('a' + r % 26);
+	x[6] = '\0';
+	snprintf(tmp, len, "%s.%s", R.base, x);
+}
+
+/* A file for the next version of the report in dir: an unnamed O_TMPFILE
+ * (the agent cannot open it by name while it is written), or, where the
+ * filesystem has none, a new file of a random name (O_EXCL, O_NOFOLLOW: a
+ * link or FIFO the agent planted is never followed), named in tmp. */
+static int open_next(int dir, char *tmp, size_t len, int *unnamed)
+{
 	int fd;
 
-	if (snprintf(tmp, len, "%s.XXXXXX", path) >= (int)len)
-		return -ENAMETOOLONG;
-	dir_of(path, dir, sizeof(dir));
 	/* Seam: a filesystem without O_TMPFILE (EOPNOTSUPP). */
 	fd = sv_fault("tmpfile");
 	if (fd < 0)
 		errno = -fd;
 	else
-		fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+		fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		*unnamed = 1;
 		return fd;
@@ -507,25 +555,26 @@ static int open_next(const char *path, char *tmp, size_t len, int *unnamed)
 	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
 		return -errno;
 	*unnamed = 0;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	return fd >= 0 ? fd : -errno;
+	for (int attempt = 0; attempt < 16; attempt++) {
+		next_name(tmp, len, attempt);
+		fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
 }
 
-/* Gives the unnamed file fd the name tmp (O_TMPFILE files are linked through
- * /proc/self/fd: AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH). */
-static int name_tmpfile(int fd, char *tmp)
+/* Gives the unnamed file fd a name in dir, into tmp (O_TMPFILE files are
+ * linked through /proc/self/fd: AT_EMPTY_PATH would need
+ * CAP_DAC_READ_SEARCH). */
+static int name_tmpfile(int dir, int fd, char *tmp, size_t len)
 {
 	char proc[40];
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	for (int attempt = 0; attempt < 16; attempt++) {
-		char *x = tmp + strlen(tmp) - 6;
-		unsigned long long r = (unsigned long long)sv_report_now_ms() * 2654435761ULL +
-				       (unsigned long long)attempt * 40503ULL + (unsigned)getpid();
-
-		for (int i = 0; i < 6; i++, r /= 26)
-			x[i] = (char)('a' + r % 26);
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+		next_name(tmp, len, attempt);
+		if (linkat(AT_FDCWD, proc, dir, tmp, AT_SYMLINK_FOLLOW) == 0)
 			return 0;
 		if (errno != EEXIST)
 			return -errno;
@@ -535,13 +584,20 @@ static int name_tmpfile(int fd, char *tmp)
 
 static int write_path(const char *path, int complete)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
-	int fd, err = 0, unnamed = 0, named;
+	char tmp[NAME_MAX + 1];
+	int dir, fd, err = 0, unnamed = 0, named;
 	FILE *f;
 
-	fd = open_next(path, tmp, sizeof(tmp), &unnamed);
-	if (fd < 0)
+	if (strlen(R.base) + 8 > sizeof(tmp))
+		return -ENAMETOOLONG;
+	dir = report_dir(path);
+	if (dir < 0)
+		return -errno;
+	fd = open_next(dir, tmp, sizeof(tmp), &unnamed);
+	if (fd < 0) {
+		close(dir);
 		return fd;
+	}
 	f = fdopen(fd, "w");
 	if (!f || fchmod(fd, 0644) != 0) {
 		err = -errno;
@@ -550,32 +606,30 @@ static int write_path(const char *path, int complete)
 		else
 			close(fd);
 		if (!unnamed)
-			unlink(tmp);
+			unlinkat(dir, tmp, 0);
+		close(dir);
 		return err;
 	}
 	write_body(f, complete);
 	if (fflush(f) != 0 || ferror(f) || fsync(fd) != 0)
 		err = -(errno ? errno : EIO);
 	if (!err && unnamed)
-		err = name_tmpfile(fd, tmp);
+		err = name_tmpfile(dir, fd, tmp, sizeof(tmp));
 	named = !unnamed || !err;
 	if (fclose(f) != 0 && !err)
 		err = -errno;
-	if (!err && rename(tmp, path) != 0)
+	if (!err && renameat(dir, tmp, dir, R.base) != 0)
 		err = -errno;
 	if (err) {
 		if (named)
-			unlink(tmp);
+			unlinkat(dir, tmp, 0);
+		close(dir);
 		return err;
 	}
 	/* The rename is only durable once the directory is synced. */
-	dir_of(path, dir, sizeof(dir));
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (fsync(fd) != 0)
-			err = -errno;
-		close(fd);
-	}
+	if (fsync(dir) != 0)
+		err = -errno;
+	close(dir);
 	return err;
 }
 

@@ -87,7 +87,10 @@ struct sv_run_info {
 /* The first word of every record on the report descriptor. */
 #define SV_REPORT_RECORD_MAGIC "egress-supervisor-report-record/1"
 
-/* Sets up the record for a run. Returns 0 or -ENOMEM. */
+/* Sets up the record for a run, and opens the directory of
+ * info->report_path once (every write of the file is relative to it).
+ * Returns 0, -ENOMEM, or -errno of that open (-EISDIR: the path names no
+ * file). */
 int sv_report_init(const struct sv_run_info *info);
 
 /* Milliseconds since sv_report_init. */

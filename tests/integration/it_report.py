@@ -8,14 +8,15 @@ Registered into harness.TESTS when run.py imports it."""
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 
 from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      subreaper_containment, expect_agent, expect_outcome,
                      host_descendants, landlock_abi, load_report, mutant_binary, mutant_faults_binary,
-                     process_alive,
-                     read_log, sv_with_channel, test, wait_for)
+                     process_alive, read_log, review, sv_with_channel, test, wait_for)
 
 
 def start_long_running(ctx):
@@ -142,6 +143,26 @@ def failed_report_file_makes_the_descriptors_final_record_a_capability_error(ctx
         if binary is None:
             ctx.expect("report file: EIO" in (last.get("reason") or ""),
                        "reason %r" % last.get("reason"))
+
+
+@test(timeout=120)
+def report_file_directory_swapped_for_a_link_is_not_followed(ctx):
+    # Review h-attack34's ha34-redirect.sh: a root agent replaced the
+    # directory of --report FILE (under a --writable path) with a symbolic
+    # link to a host directory it cannot write (EROFS); the root
+    # supervisor's final write looked the directory up again and replaced
+    # the host's file of that name, pass. The directory is opened once at
+    # set-up and every write is relative to it now. Mutant
+    # report-path-resolved looks it up at each write again.
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent and a root supervisor")
+    if not shutil.which("musl-gcc"):
+        raise Skip("needs musl-gcc")
+    out = review(ctx, "ha34-redirect.sh", SV)
+    ctx.expect("RESULT: the host's file replaced in 0 of 3 runs" in out, "ha34-redirect.sh: %s" % out[-1200:])
+    out = review(ctx, "ha34-redirect.sh", mutant_binary("report-path-resolved"))
+    ctx.expect(re.search(r"RESULT: the host's file replaced in [1-3] of 3 runs", out),
+               "mutant report-path-resolved: %s" % out[-1200:])
 
 
 @test()

@@ -9,14 +9,18 @@
 # file of FILE's name in) a directory the agent itself cannot write
 # (EROFS). Exit status and verdict are untouched (pass).
 #
-#   tests/review/ha34-redirect.sh [RUNS]     (as root)
+#   tests/review/ha34-redirect.sh [RUNS]     (as root; SV=BINARY picks the
+#                                            supervisor; the last line says
+#                                            in how many runs the host's file
+#                                            was replaced)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-3}
 work=$(mktemp -d /tmp/ha34-redirect.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 musl-gcc -D_GNU_SOURCE -O2 -static -pthread -o "$work/ha34-agent" "$top/tests/review/ha34-agent.c"
-cp "$top/build/egress-supervisor" "$work/sv"
+cp "${SV:-$top/build/egress-supervisor}" "$work/sv"
+replaced=0
 for n in $(seq "$runs"); do
 	rm -rf "$work/w" "$work/elsewhere"
 	mkdir -p "$work/w/out" "$work/elsewhere"
@@ -30,4 +34,6 @@ for n in $(seq "$runs"); do
 	echo "  $work/elsewhere/report.json now: $(head -c 60 "$work/elsewhere/report.json" | tr '\n' ' ')..."
 	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print("  its verdict:", r["verdict"], "complete:", r["complete"])' \
 		"$work/elsewhere/report.json" 2>/dev/null || true
+	grep -q '"the host"' "$work/elsewhere/report.json" || replaced=$((replaced + 1))
 done
+echo "RESULT: the host's file replaced in $replaced of $runs runs"
