@@ -167,6 +167,34 @@ static int notify_if_nonzero(scmp_filter_ctx ctx, const char *name, unsigned arg
  * command's low 32 bits. */
 static const uint32_t snapshot_ioctls[] = {BTRFS_IOC_SNAP_CREATE, BTRFS_IOC_SNAP_CREATE_V2};
 
+/* A root agent's new cgroup namespace (unshare or clone with
+ * CLONE_NEWCGROUP; clone3 is neutralized): inside a user namespace of its
+ * own it has CAP_SYS_ADMIN over a cgroup2 mount whose root is the cgroup the
+ * supervisor started in, and its uid 0 owns those files, so cgroup.kill and
+ * cgroup.freeze reach the supervisor, its caller and everything beside them
+ * (review h-attack34). Without a cgroup namespace of its own, mounting
+ * cgroup2 needs CAP_SYS_ADMIN over the user namespace that owns the run's,
+ * which it never has. A uid-1000 agent owns none of those files, and
+ * Landlock refuses its mount(). */
+static int add_cgroup_namespace(scmp_filter_ctx ctx)
+{
+	static const char *const calls[] = {"unshare", "clone"};
+	int rc = 0;
+
+#ifdef SV_MUTANT_CGROUP_NAMESPACE_OPEN
+	/* MUTANT cgroup-namespace-open: a root agent makes cgroup namespaces,
+	 * as before review h-attack34. */
+	(void)calls;
+	(void)ctx;
+	return 0;
+#endif
+	for (size_t i = 0; rc == 0 && i < N(calls); i++)
+		rc = seccomp_rule_add(
+		    ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name(calls[i]), 1,
+		    SCMP_CMP(0, SCMP_CMP_MASKED_EQ, CLONE_NEWCGROUP, CLONE_NEWCGROUP));
+	return rc;
+}
+
 /* The setuid rules (setuid_modes), openat2 and the snapshot ioctls, for a
  * root agent (SV_FILTER_SETID). */
 static int add_setuid(scmp_filter_ctx ctx)
@@ -529,6 +557,8 @@ int sv_filter_build(void **out, unsigned rules)
 	rc = add_native(ctx);
 	if (rc == 0 && (rules & SV_FILTER_SETID))
 		rc = add_setuid(ctx);
+	if (rc == 0 && (rules & SV_FILTER_SETID))
+		rc = add_cgroup_namespace(ctx);
 	if (rc == 0 && (rules & SV_FILTER_FILE_FLAGS))
 		rc = add_file_flags(ctx);
 	/* The foreign ABIs are trapped to be denied and recorded by the
@@ -543,6 +573,8 @@ int sv_filter_build(void **out, unsigned rules)
 		rc = add_foreign(foreign);
 	if (rc == 0 && (rules & SV_FILTER_SETID))
 		rc = add_setuid(foreign);
+	if (rc == 0 && (rules & SV_FILTER_SETID))
+		rc = add_cgroup_namespace(foreign);
 	if (rc == 0 && (rules & SV_FILTER_FILE_FLAGS))
 		rc = add_file_flags(foreign);
 	if (rc == 0) {

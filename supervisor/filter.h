@@ -19,7 +19,8 @@
  * With SV_FILTER_SETID in rules (a root agent), on every ABI also: chmod,
  * fchmod, fchmodat, fchmodat2, creat, mknod and mknodat whose mode holds
  * S_ISUID or S_ISGID, open and openat that create with either, openat2
- * whole, and the btrfs snapshot ioctls. With SV_FILTER_FILE_FLAGS (a run
+ * whole, the btrfs snapshot ioctls, and unshare and clone with
+ * CLONE_NEWCGROUP. With SV_FILTER_FILE_FLAGS (a run
  * whose AF_UNIX names are judged, sv_contain_judges_names), on every ABI
  * also: fcntl (and i386's fcntl64) F_SETFL without O_NONBLOCK, and ioctl
  * FIONBIO. Used by sv_filter_install and by the filter table tests

@@ -328,7 +328,8 @@ static void on_openat2(struct sv_call *c, const __u64 *a)
 /* Syscall numbers per ABI (arch/x86/entry/syscalls/syscall_{64,32}.tbl).
  * A NULL handler on a foreign ABI is denied as foreign-abi; cross-process,
  * prlimit64, request_key, io_uring, clone3, setns, a clone sharing its
- * table and a root agent's mode calls are handled alike on every ABI. */
+ * table, a root agent's mode calls and its cgroup namespaces are handled
+ * alike on every ABI. */
 static const struct entry native_table[] = {{42, "connect", on_connect},
 					    {44, "sendto", on_sendto},
 					    {46, "sendmsg", sv_mediate_sendmsg},
@@ -352,6 +353,7 @@ static const struct entry native_table[] = {{42, "connect", on_connect},
 					    {72, "fcntl", on_fcntl},
 					    {308, "setns", sv_nsjoin_mediate},
 					    {56, "clone", sv_nsjoin_table_shared},
+					    {272, "unshare", sv_nsjoin_new_cgroup},
 					    MODE_CALLS_64};
 static const struct entry i386_table[] = {
     {102, "socketcall", NULL},
@@ -389,6 +391,7 @@ static const struct entry i386_table[] = {
     {221, "fcntl64", on_fcntl},
     {346, "setns", sv_nsjoin_mediate},
     {120, "clone", sv_nsjoin_table_shared},
+    {310, "unshare", sv_nsjoin_new_cgroup},
 };
 static const struct entry x32_table[] = {{42, "connect", NULL},
 					 {44, "sendto", NULL},
@@ -413,6 +416,7 @@ static const struct entry x32_table[] = {{42, "connect", NULL},
 					 {72, "fcntl", on_fcntl},
 					 {308, "setns", sv_nsjoin_mediate},
 					 {56, "clone", sv_nsjoin_table_shared},
+					 {272, "unshare", sv_nsjoin_new_cgroup},
 					 MODE_CALLS_64};
 
 static const struct entry *lookup(const struct entry *t, size_t n, int nr)

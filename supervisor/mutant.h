@@ -281,6 +281,10 @@
  *                         directory up again: a root agent that swaps it for
  *                         a symbolic link has the report replace a host file
  *                         it cannot write (review h-attack34, report_file_...)
+ *   CGROUP_NAMESPACE_OPEN filter.c  a root agent makes a cgroup namespace: in a
+ *                         user namespace of its own it mounts cgroup2 over the
+ *                         supervisor's cgroup and kills or freezes it, the
+ *                         caller too (review h-attack34, root_agent_cannot_...)
  *   STDIO_DONTROUTE_KEPT  stdfds.c  a caller's TCP socket on 0-2 with
  *                         SO_DONTROUTE is given to the agent (tcp_socket_on_
  *                         stdin_marked_dont_route_refuses_the_run)

@@ -393,8 +393,21 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 
 void sv_nsjoin_table_shared(struct sv_call *c, const __u64 *a)
 {
-	(void)a;
+	/* The filter traps a root agent's CLONE_NEWCGROUP here too: refused
+	 * first, so a clone that does not happen shares no table. */
+	if ((uint32_t)a[0] & CLONE_NEWCGROUP) {
+		sv_nsjoin_new_cgroup(c, a);
+		return;
+	}
 	/* Set before the clone happens (it waits for this answer). */
 	atomic_store(&table_shared, 1);
 	sv_call_finish(c, SV_ALLOWED, "shared-table", SV_ACT_CONTINUE, 0, 0);
+}
+
+void sv_nsjoin_new_cgroup(struct sv_call *c, const __u64 *a)
+{
+	if ((uint32_t)a[0] & CLONE_NEWCGROUP)
+		sv_call_finish(c, SV_NEUTRALIZED, "cgroup-namespace", SV_ACT_ERRNO, EPERM, 0);
+	else
+		sv_call_finish(c, SV_ALLOWED, "no-cgroup-namespace", SV_ACT_CONTINUE, 0, 0);
 }

@@ -34,8 +34,16 @@ void sv_nsjoin_set_judged(int judged);
 void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a);
 
 /* clone() with CLONE_FILES but not CLONE_THREAD (the filter traps only
- * that): another process now shares a descriptor table, so from here on
- * no setns of the run can be judged without a race. Allowed; recorded. */
+ * that, and a root agent's CLONE_NEWCGROUP: sv_nsjoin_new_cgroup): another
+ * process now shares a descriptor table, so from here on no setns of the
+ * run can be judged without a race. Allowed; recorded. */
 void sv_nsjoin_table_shared(struct sv_call *c, const __u64 *a);
+
+/* A root agent's unshare or clone with CLONE_NEWCGROUP (the filter traps
+ * only those): a cgroup namespace of its own lets it mount cgroup2 over the
+ * supervisor's cgroup and kill or freeze everything in it, its caller too
+ * (review h-attack34). Neutralized, "cgroup-namespace", EPERM (one without
+ * the flag goes on). Finishes the call. */
+void sv_nsjoin_new_cgroup(struct sv_call *c, const __u64 *a);
 
 #endif

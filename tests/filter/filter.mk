@@ -17,7 +17,8 @@ LIBSECCOMP_TOOLS := $(BUILD)/libseccomp/src/tools
 FILTER_MUTANTS := path-options-open unmasked-compares socket-deny-list no-listen-mediation cross-process-open \
 	io-uring-enter-open io-uring-open prlimit-open passrights-open clone3-open \
 	output-interface-open key-upcall-open module-name-open root-setuid-open snapshot-open \
-	setns-open nonblock-clear-open file-flags-by-uid dontroute-option-open
+	setns-open nonblock-clear-open file-flags-by-uid dontroute-option-open \
+	cgroup-namespace-open
 
 # Same compiler and flags as the supervisor, so the filter is the same code.
 $(FILTER_EXPORT): $(FILTER_DIR)/filter-export.c $(SV_DIR)/filter.c $(SV_DIR)/filter.h $(LIBSECCOMP)

@@ -165,6 +165,32 @@ def report_file_directory_swapped_for_a_link_is_not_followed(ctx):
                "mutant report-path-resolved: %s" % out[-1200:])
 
 
+@test(timeout=150)
+def root_agent_cannot_kill_or_freeze_its_callers_cgroup(ctx):
+    # Review h-attack34's ha34-cgroup.sh: a root agent made a user
+    # namespace of its own, a cgroup namespace in it, and mounted cgroup2,
+    # whose root is the cgroup the supervisor started in and whose files
+    # its uid 0 owns: cgroup.kill killed the supervisor, its caller and a
+    # bystander; cgroup.freeze froze them, the caller's timeout included.
+    # A root agent's CLONE_NEWCGROUP is refused now (neutralized). Mutant
+    # cgroup-namespace-open lets it through: the kill and freeze legs reach
+    # the caller's cgroup.
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent")
+    if not shutil.which("musl-gcc") or not shutil.which("timeout"):
+        raise Skip("needs musl-gcc and timeout")
+    with open("/proc/mounts") as f:
+        if not any(line.split()[2] == "cgroup2" for line in f):
+            raise Skip("needs a cgroup2 mount")
+    out = review(ctx, "ha34-cgroup.sh", SV, timeout=70, env={"RUNS": "1"})
+    ctx.expect("RESULT: the caller's cgroup killed or frozen in 0 of 3 legs" in out,
+               "ha34-cgroup.sh: %s" % out[-1500:])
+    out = review(ctx, "ha34-cgroup.sh", mutant_binary("cgroup-namespace-open"), timeout=70,
+                 env={"RUNS": "1"})
+    ctx.expect(re.search(r"RESULT: the caller's cgroup killed or frozen in [12] of 3 legs", out),
+               "mutant cgroup-namespace-open: %s" % out[-1500:])
+
+
 @test()
 def report_fd_forgery_by_agent_finds_no_route_and_killed_supervisor_vouches_for_nothing(ctx):
     # As uid 1000 in the supervisor's user namespace the agent's parent is

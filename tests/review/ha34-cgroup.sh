@@ -11,7 +11,10 @@
 # own timeout included. Refused only where the host mounted cgroup2 with
 # nsdelegate (systemd does; this host and the appliance's guest do not).
 #
-#   tests/review/ha34-cgroup.sh [RUNS]     (as root, cgroup2 mounted)
+#   tests/review/ha34-cgroup.sh [RUNS]     (as root, cgroup2 mounted; SV=BINARY
+#                                          picks the supervisor; the last line
+#                                          counts the legs that reached the
+#                                          caller's cgroup)
 # Per run, in a cgroup of the script's own (CG below the cgroup2 mount):
 #   kill:    the caller (a shell running `timeout 20 sv ...`) and a
 #            bystander (`sleep 60`, the script's child moved into CG);
@@ -25,7 +28,7 @@
 #            a cell that is not delegated) and CG/hide/cgroup.procs.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-runs=${1:-3}
+runs=${1:-${RUNS:-3}}
 root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$root" ] || { echo "no cgroup2 mount" >&2; exit 2; }
 grep -q " $root cgroup2 .*nsdelegate" /proc/mounts && echo "note: $root has nsdelegate: expect EPERM"
@@ -41,7 +44,7 @@ cleanup() {
 }
 trap cleanup EXIT
 musl-gcc -D_GNU_SOURCE -O2 -static -pthread -o "$work/ha34-agent" "$top/tests/review/ha34-agent.c"
-cp "$top/build/egress-supervisor" "$work/sv"
+cp "${SV:-$top/build/egress-supervisor}" "$work/sv"
 mkdir "$work/mnt"
 
 one() { # TIMEOUT FREEZE(0|1) AGENT-ARG...
@@ -55,6 +58,7 @@ one() { # TIMEOUT FREEZE(0|1) AGENT-ARG...
 	caller=$!
 	if [ "$freeze" = 1 ]; then
 		sleep 4
+		grep -q '^frozen 1' "$cg/cgroup.events" && reached=$((reached + 1))
 		echo "  after 4 s: $(tr '\n' ' ' <"$cg/cgroup.events")caller (timeout $tmo) $(kill -0 "$caller" 2>/dev/null && echo 'still running' || echo 'gone')"
 		echo 0 >"$cg/cgroup.freeze"
 		echo 1 >"$cg/cgroup.kill"
@@ -67,11 +71,13 @@ one() { # TIMEOUT FREEZE(0|1) AGENT-ARG...
 	if [ "$freeze" = 1 ]; then
 		echo "  caller exit $rc, bystander exit $brc: both ended by the script's thaw and kill"
 	else
+		[ "$brc" = 137 ] && reached=$((reached + 1))
 		echo "  caller exit $rc; bystander sleep exit $brc ($([ "$brc" = 137 ] && echo SIGKILL || echo 'not by SIGKILL: alive until the script ended it'))"
 	fi
 	grep -h 'write\|mount\|unshare' "$work/out" | sed 's/^/  agent: /' || true
 }
 
+reached=0
 for n in $(seq "$runs"); do
 	echo "== run $n: control (the agent does nothing to its cgroup)"
 	one 20 0 probe 127.0.0.1 9
@@ -89,3 +95,4 @@ for n in $(seq "$runs"); do
 	wait "$caller" || true
 	rmdir "$cg/hide" 2>/dev/null || true
 done
+echo "RESULT: the caller's cgroup killed or frozen in $reached of $((runs * 3)) legs (the control counts too)"
