@@ -38,6 +38,12 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:-${HA34_MODE:?MODE: root, uid1000, subreaper or control}}
 runs=${2:-${HA34_RUNS:-10}}
+IFS=. read -r kmaj kmin _ <<<"$(uname -r)"
+kmin=${kmin%%[!0-9]*}
+if ((kmaj < 6 || (kmaj == 6 && kmin < 14))); then
+	echo "needs Linux 6.14 (pid_max per pid namespace): not lowering this host's" >&2
+	exit 2
+fi
 work=$(mktemp -d /tmp/ha34-reuse.XXXXXX)
 chmod 0755 "$work"
 trap 'rm -rf "$work"' EXIT
