@@ -2,7 +2,6 @@
  * allow-list and answers pass, fail or capability-error. It never says pass
  * when it could not see. The flow: parse, probe, spawn, mediate, reap,
  * report. Only set-up exits early; see docs/design.md. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,6 +19,7 @@
 #include "call.h"
 #include "cli.h"
 #include "contain.h"
+#include "descendants.h"
 #include "errnames.h"
 #include "fault.h"
 #include "notify.h"
@@ -100,187 +100,18 @@ static void record_exit(pid_t w, pid_t agent, int status)
 		sv_report_set_agent_exit(sv_spawn_agent_status(&agent_ch, status));
 }
 
-#ifdef SV_MUTANT_OLD_DESCENDANT_KILL
-/* MUTANT old-descendant-kill: one pass over /proc in pid order per round,
- * direct children only, at most 1000 rounds. */
-static void kill_descendants(pid_t agent)
+/* A child reaped while the tree is killed (sv_descendants_kill). */
+static void record_reaped(pid_t w, int status)
 {
-	pid_t self = getpid();
-
-	for (int round = 0; round < 1000; round++) {
-		DIR *d = opendir("/proc");
-		struct dirent *e;
-		int status;
-		pid_t w;
-
-		while (d && (e = readdir(d))) {
-			char path[300], buf[512], *p;
-			int ppid = 0;
-			FILE *f;
-
-			if (e->d_name[0] < '1' || e->d_name[0] > '9')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-			f = fopen(path, "re");
-			if (!f)
-				continue;
-			if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
-			    sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == self)
-				kill(atoi(e->d_name), SIGKILL);
-			fclose(f);
-		}
-		if (d)
-			closedir(d);
-		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
-			record_exit(w, agent, status);
-		if (w < 0 && errno == ECHILD)
-			return;
-		usleep(1000);
-	}
-}
-#else
-struct proc_link {
-	pid_t pid, ppid;
-};
-
-/* Every process's parent, from /proc: *out (malloc'd, caller frees) and the
- * count, or -errno. */
-static int read_parents(struct proc_link **out, size_t *n)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	size_t cap = 256;
-	struct proc_link *v = malloc(cap * sizeof(*v));
-
-	*n = 0;
-	if (!d || !v) {
-		int err = d ? ENOMEM : errno;
-
-		if (d)
-			closedir(d);
-		free(v);
-		return -err;
-	}
-	while ((e = readdir(d))) {
-		char path[300], buf[512], *p;
-		int ppid = 0, fd;
-		ssize_t len;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = 0;
-		if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %*c %d", &ppid) != 1)
-			continue;
-		if (*n == cap) {
-			struct proc_link *nv = realloc(v, 2 * cap * sizeof(*v));
-
-			if (!nv)
-				break; /* the rest is killed next round */
-			v = nv;
-			cap *= 2;
-		}
-		v[*n].pid = (pid_t)atoi(e->d_name);
-		v[(*n)++].ppid = (pid_t)ppid;
-	}
-	closedir(d);
-	*out = v;
-	return 0;
+	record_exit(w, agent_ch.pid, status);
 }
 
-static int by_pid(const void *a, const void *b)
+/* Kills and reaps the agent's whole tree (descendants.h): in pid-namespace
+ * modes our child is the namespace's reaper. */
+static void kill_descendants(void)
 {
-	pid_t x = ((const struct proc_link *)a)->pid, y = ((const struct proc_link *)b)->pid;
-
-	return (x > y) - (x < y);
+	sv_descendants_kill(agent_ch.mode != SV_CONTAIN_SUBREAPER, record_reaped);
 }
-
-/* SIGKILLs every process whose chain of parents reaches self. Each process
- * walks up at most n links (a /proc read is not atomic: a cycle of stale
- * entries must not loop), with the answer memoized per process. */
-static void kill_tree(struct proc_link *v, size_t n, pid_t self)
-{
-	/* 0 unknown, 1 ours, 2 not ours */
-	unsigned char *state = calloc(n ? n : 1, 1);
-
-	qsort(v, n, sizeof(*v), by_pid);
-	for (size_t i = 0; i < n; i++) {
-		size_t cur = i, steps = 0;
-		unsigned char verdict = 2;
-
-		if (!state) {
-			if (v[i].ppid == self)
-				kill(v[i].pid, SIGKILL);
-			continue;
-		}
-		while (steps++ <= n) {
-			struct proc_link key = {.pid = v[cur].ppid}, *up;
-
-			if (state[cur]) {
-				verdict = state[cur];
-				break;
-			}
-			if (v[cur].ppid == self) {
-				verdict = 1;
-				break;
-			}
-			up = bsearch(&key, v, n, sizeof(*v), by_pid);
-			if (!up)
-				break;
-			cur = (size_t)(up - v);
-		}
-		/* Memoize along the walked path. */
-		for (size_t k = i, s2 = 0; s2 < steps && !state[k]; s2++) {
-			struct proc_link key = {.pid = v[k].ppid}, *up;
-
-			state[k] = verdict;
-			up = bsearch(&key, v, n, sizeof(*v), by_pid);
-			if (!up)
-				break;
-			k = (size_t)(up - v);
-		}
-		if (state[i] == 1)
-			kill(v[i].pid, SIGKILL);
-	}
-	free(state);
-}
-
-/* SIGKILLs every descendant, however deep, until waitpid says ECHILD.
- * We are a child subreaper, so an orphan is re-parented to us, never past
- * us: when we have no child left, no process of the agent's tree is left.
- * Each round kills the whole tree as /proc shows it (parents before the
- * scan can miss nothing that lives: a process forked after its parent was
- * killed cannot exist, fork fails with a fatal signal pending). In
- * pid-namespace mode our only child is the reaper, and killing it kills
- * the namespace. No round limit: returning early is what left survivors. */
-static void kill_descendants(pid_t agent)
-{
-	pid_t self = getpid();
-
-	for (;;) {
-		struct proc_link *v = NULL;
-		size_t n = 0;
-		int status;
-		pid_t w;
-
-		if (read_parents(&v, &n) == 0)
-			kill_tree(v, n, self);
-		free(v);
-		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
-			record_exit(w, agent, status);
-		if (w < 0 && errno == ECHILD)
-			return;
-		usleep(1000);
-	}
-}
-#endif
 
 /* --report-fd must name a descriptor open for writing; it is made
  * close-on-exec so that no program we start holds it. Returns 0 or -errno
@@ -380,12 +211,12 @@ static void supervise(pid_t agent, const sigset_t *set)
 		}
 		if (sig == SIGUSR2) {
 			sv_report_internal_error("the listener failed, so the agent was killed", 0);
-			kill_descendants(agent);
+			kill_descendants();
 			return;
 		}
 		if (sig != SIGCHLD) {
 			sv_report_set_interrupted(sig);
-			kill_descendants(agent);
+			kill_descendants();
 			return;
 		}
 		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
@@ -504,7 +335,7 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 		sv_report_internal_error("could not drop CAP_SYS_ADMIN in our user namespace",
 					 -err);
 		close(p[0]);
-		kill_descendants(ch->pid);
+		kill_descendants();
 		return finish_run(1);
 	}
 	if (rc == 0 && ch->contain_err) {
@@ -514,7 +345,7 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 					 -ch->contain_err);
 		close(p[0]);
 		if (ch->pid > 0)
-			kill_descendants(ch->pid);
+			kill_descendants();
 		return finish_run(1);
 	}
 	if (rc < 0 || ch->listener < 0) {
@@ -522,14 +353,14 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 					 rc < 0 ? -rc : -ch->install_err);
 		close(p[0]);
 		if (rc == 0)
-			kill_descendants(ch->pid);
+			kill_descendants();
 		return finish_run(1);
 	}
 	sv_report_set_agent(ch->pid);
 	rc = sv_notify_start(ch->listener, &cli->policy, on_fatal);
 	if (rc < 0) {
 		sv_report_internal_error("could not start the notification loop", -rc);
-		kill_descendants(ch->pid);
+		kill_descendants();
 		close(p[0]);
 		return finish_run(1);
 	}

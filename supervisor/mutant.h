@@ -27,7 +27,7 @@
  *   NO_CLOSE_RANGE        contain.c  the caller's descriptors reach the agent
  *   CHECKPOINT_RESTORE_KEPT caps.c, filter.c  the agent keeps CAP_CHECKPOINT_RESTORE
  *                         and clone3 passes the filter (set_tid), as before both
- *   OLD_DESCENDANT_KILL   main.c, contain.c, caps.c, filter.c  the tree as before: no
+ *   OLD_DESCENDANT_KILL   descendants.c, contain.c, caps.c, filter.c  the tree as before: no
  *                         pid namespace, CAP_CHECKPOINT_RESTORE kept, clone3 untrapped,
  *                         and the /proc scan
  *                         in pid order of direct children for at most 1000 rounds
@@ -404,4 +404,9 @@
  *                         one namespace left fall back (h-attack8)
  *   SIGCHLD_INHERITED     main.c  a caller's ignored SIGCHLD is kept: the kernel
  *                         reaps the agent for us and the run hangs
+ *   KILL_BY_PID           descendants.c  a run cut short kills its tree by pid number,
+ *                         in every mode: once a pid namespace's reaper is dead,
+ *                         the rest of the /proc snapshot names freed pids, and
+ *                         processes outside the run that took them are
+ *                         SIGKILLed (review h-attack34)
  * This header is documentation only; nothing includes it. */

@@ -17,10 +17,11 @@ import tempfile
 import threading
 import time
 
-from harness import (AGENTS, BUILD, NO_USERNS, SV, TOP, UNDECLARED, USERNS_CONTAINMENT, Run, Skip,
+from harness import (AGENTS, BUILD, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Run, Skip,
                      check_report, errno_in, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, landlock_abi,
-                     mutant_binary, mutant_faults_binary, parse_records, read_log, rewrite_run, start_launched, test,
+                     mutant_binary, mutant_faults_binary, parse_records, read_log, review,
+                     rewrite_run, start_launched, test,
                      subreaper_containment, wait_for)
 
 
@@ -291,6 +292,60 @@ def killed_uid1000_supervisor_takes_its_daemonized_descendants_with_it(ctx):
         else:
             ctx.expect(late, "no-userns mutant: the grandchild did not outlive its supervisor")
         ctx.expect_eq(bad.conns, 0, "connections at the undeclared destination")
+
+
+# ha34-reuse.sh made short: the run's pids above the reserved 300 (reused
+# once pid_max wraps), a bystander that takes every pid freed at once, the
+# signal after 1.5 s. The review's own settings hit 1 or 2 runs in 10.
+REUSE_ENV = {"HA34_WAIT": "1.5", "HA34_LATE": "1", "HA34_PID_MAX": "700",
+             "HA34_VICTIMS": "1000 3"}
+
+
+def reuse_runs(ctx, binary, mode, runs):
+    """ha34-reuse.sh MODE with RUNS runs against binary: (runs in which a
+    bystander outside the run died of a SIGKILL, runs seen)."""
+    out = review(ctx, "ha34-reuse.sh", binary, timeout=40 + 8 * runs,
+                 env=dict(REUSE_ENV, HA34_MODE=mode, HA34_RUNS=str(runs)))
+    seen = re.findall(r"^run \d+ \(%s\): supervisor exit (\d+); VICTIMS born \d+, "
+                      r"killed by SIGKILL (\d+)," % mode, out, re.M)
+    ctx.expect_eq(len(seen), runs, "%s runs that ended with the bystander's count:\n%s"
+                  % (mode, out[-1500:]))
+    ctx.expect_eq(sorted({rc for rc, _ in seen}), ["3"],
+                  "%s: exit statuses of the interrupted supervisor" % mode)
+    return sum(1 for _, killed in seen if int(killed)), len(seen)
+
+
+@test(timeout=150)
+def interrupted_supervisor_kills_nothing_outside_the_run(ctx):
+    # Review h-attack34: SIGTERM to a supervisor whose agent keeps pids
+    # moving; a bystander outside the run keeps as many short-lived children
+    # as the pid namespace has pids. The kill loop that signalled /proc's
+    # pids by number went on after the reaper's death had freed them, and
+    # SIGKILLed the bystander's children that took them. Now nothing but our
+    # unreaped children is signalled by number (the pid-namespace modes),
+    # and every other descendant through a pidfd proven ours
+    # (subreaper+landlock, the seam userns:EPERM of the test build). The
+    # mutant kill-by-pid puts the old loop back: here it hit 10 of 12 runs
+    # (uid 1000) and 5 of 8 (root), so 6 runs miss all by chance about
+    # once in 40,000.
+    if os.geteuid() != 0 or not shutil.which("musl-gcc") or not shutil.which("unshare"):
+        raise Skip("needs root (a pid namespace of its own), musl-gcc and unshare")
+    try:
+        major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    except ValueError:
+        raise Skip("cannot read the kernel version from %r" % os.uname().release)
+    if (major, minor) < (6, 14):
+        # Before 6.14 pid_max is global: the script would lower the host's.
+        raise Skip("pid_max per pid namespace needs Linux 6.14 (this kernel: %s)"
+                   % os.uname().release)
+    mutant = mutant_binary("kill-by-pid")
+    for binary, mode in ((SV, "root"), (SV, "uid1000"), (SV_FAULTS, "subreaper")):
+        hit, runs = reuse_runs(ctx, binary, mode, 4)
+        ctx.expect_eq(hit, 0, "%s: runs (of %d) in which the supervisor SIGKILLed a process "
+                      "outside the run" % (mode, runs))
+    hit, runs = reuse_runs(ctx, mutant, "uid1000", 6)
+    print("  kill-by-pid: a bystander SIGKILLed in %d of %d runs" % (hit, runs))
+    ctx.expect(hit > 0, "kill-by-pid mutant: no bystander SIGKILLed in %d runs" % runs)
 
 
 def newpid_refused():
