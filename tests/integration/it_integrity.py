@@ -340,7 +340,7 @@ def interrupted_supervisor_kills_nothing_outside_the_run(ctx):
                    % os.uname().release)
     mutant = mutant_binary("kill-by-pid")
     for binary, mode in ((SV, "root"), (SV, "uid1000"), (SV_FAULTS, "subreaper")):
-        hit, runs = reuse_runs(ctx, binary, mode, 4)
+        hit, runs = reuse_runs(ctx, binary, mode, 2)
         ctx.expect_eq(hit, 0, "%s: runs (of %d) in which the supervisor SIGKILLed a process "
                       "outside the run" % (mode, runs))
     hit, runs = reuse_runs(ctx, mutant, "uid1000", 6)
