@@ -374,14 +374,13 @@ static void check_mounts(void)
 	rs_buf_free(&done);
 }
 
-/* /tmp emptied (every place a cell writes: $W, $SV, the sink's and the
- * services' files) and read back: only /tmp itself, as at boot. */
-static void check_tmp(void)
+/* DIR's every name removed (without following symlinks or crossing
+ * mounts), twice: a name a directory's listing skipped while it was
+ * emptied. */
+static void empty_dir(const char *dir)
 {
-	struct rs_buf now = {0};
-	int fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	/* Twice: a name a directory's listing skipped while it was emptied. */
 	for (int pass = 0; fd >= 0 && pass < 2; pass++) {
 		DIR *d = fdopendir(dup(fd));
 		struct dirent *e;
@@ -395,6 +394,18 @@ static void check_tmp(void)
 	}
 	if (fd >= 0)
 		close(fd);
+}
+
+/* /tmp emptied (every place a cell writes: $W, $SV, the services' files)
+ * and the sink's own tmpfs (RS_SINK_DIR: its log, ready file and stderr),
+ * and read back: only /tmp and the sink's directory themselves, as at
+ * boot. */
+static void check_tmp(void)
+{
+	struct rs_buf now = {0};
+
+	empty_dir("/tmp");
+	empty_dir(RS_SINK_DIR);
 	if (snap(RS_TMP, &now))
 		return;
 	prove(RS_TMP, &now, "emptied and read back empty", "");

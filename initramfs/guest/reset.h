@@ -18,6 +18,9 @@ struct rs_buf {
 	size_t cap;
 };
 
+/* The sink's own tmpfs (initramfs/guest/init SINK_DIR): emptied with /tmp. */
+#define RS_SINK_DIR "/run/egress-sink"
+
 /* The sections of the baseline, in the order they are taken and checked. */
 enum rs_sect {
 	RS_CGROUPS,

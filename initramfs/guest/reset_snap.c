@@ -59,27 +59,44 @@ static int snap_mounts(struct rs_buf *out)
 	return rs_read_file("/proc/self/mounts", out);
 }
 
-/* /tmp itself (mode, owner) and every name in it; at boot /tmp itself only
- * (init's $W and $SV are there, made anew for every cell). */
-static int snap_tmp(struct rs_buf *out)
+/* DIR itself (mode, owner) and, after the boot, every name in it. */
+static int snap_dir(struct rs_buf *out, const char *dir)
 {
 	struct stat st;
-	DIR *d = opendir("/tmp");
+	DIR *d = opendir(dir);
 	struct dirent *e;
 
-	if (stat("/tmp", &st) < 0 || !d) {
+	if (stat(dir, &st) < 0 || !d) {
 		int err = -errno;
 
 		if (d)
 			closedir(d);
 		return err;
 	}
-	rs_buf_printf(out, "/tmp %o %u:%u\n", (unsigned)st.st_mode, (unsigned)st.st_uid,
+	rs_buf_printf(out, "%s %o %u:%u\n", dir, (unsigned)st.st_mode, (unsigned)st.st_uid,
 		      (unsigned)st.st_gid);
 	while (!!base && (e = readdir(d)))
 		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			rs_buf_printf(out, "/tmp/%s\n", e->d_name);
+			rs_buf_printf(out, "%s/%s\n", dir, e->d_name);
 	closedir(d);
+	return 0;
+}
+
+/* /tmp and the sink's own tmpfs (RS_SINK_DIR), each itself and every name
+ * in it; at boot themselves only (init's $W and $SV are in /tmp, made anew
+ * for every cell; the sink's files are made by each cell with sink=). A
+ * guest without the sink's directory (its mount failed at boot: no cell
+ * runs a sink then) says so, as at boot. */
+static int snap_tmp(struct rs_buf *out)
+{
+	int r = snap_dir(out, "/tmp");
+
+	if (r < 0)
+		return r;
+	if (access(RS_SINK_DIR, F_OK) < 0)
+		rs_buf_printf(out, "%s missing\n", RS_SINK_DIR);
+	else if ((r = snap_dir(out, RS_SINK_DIR)) < 0)
+		return r;
 	rs_lines_sort(out);
 	return 0;
 }

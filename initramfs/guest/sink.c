@@ -34,8 +34,19 @@
  * read, so nothing that arrived goes unrecorded. A marker not back within
  * MARK_BOUND_MS is said on stderr ("egress-sink: stop unproven: ...") and
  * the sink still drains, then exits 3: what was in flight may be missing.
- * Exit status 0, 1 on a set-up error (named on stderr), 2 on bad
- * arguments, 3 on an unproven stop.
+ *
+ * A record that could not be written whole (ENOSPC, EIO, a short write) is
+ * a hole in the ground truth: each is said on stderr ("egress-sink: cannot
+ * write a record ..."), and at its exit the sink says how many were lost
+ * ("egress-sink: records lost: ...") and exits 4, so that the loss is known
+ * even when its stderr is on the file system that failed (the guest's init
+ * turns it into infra-error, docs/guest.md). The guest keeps FILE on a
+ * tmpfs of the sink's own that no process of the cell can write.
+ * Anything on stderr is an error of the ground truth (the guest sends it as
+ * the sink_err section; the host makes any non-empty one infra-error).
+ * Exit status 0, 1 on a set-up error or a failed ppoll (named on stderr),
+ * 2 on bad arguments, 3 on an unproven stop, 4 when a record was lost
+ * (whether or not the stop was proven).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -82,6 +93,9 @@ static int log_fd = -1;
 static double t0_ms;
 static double linger_ms = 2000;
 static volatile sig_atomic_t stopping;
+/* Records that could not be written whole, and the first one's error. */
+static long long lost_records;
+static int lost_errno;
 
 /* The stop marker: its socket and address, the token, the CPUs it is sent
  * from and which of them came back. */
@@ -105,13 +119,14 @@ static void on_stop(int sig)
 	stopping = 1;
 }
 
-/* One record, one write(): a line is never torn. A failed write has nowhere
- * to be reported but stderr (the init collects it). */
+/* One record, one write(): a line is never torn. A record not written
+ * whole is counted as lost (the exit status says so) and said on stderr. */
 static void record(const char *proto, const char *event, const char *dest, const char *peer,
 		   long long bytes, const char *how)
 {
 	char line[512], howq[64] = "";
-	int n;
+	ssize_t w = -1;
+	int n, err = 0;
 
 	if (how)
 		snprintf(howq, sizeof(howq), ",\"how\":\"%s\"", how);
@@ -119,9 +134,31 @@ static void record(const char *proto, const char *event, const char *dest, const
 		     "{\"proto\":\"%s\",\"event\":\"%s\",\"dest\":\"%s\",\"peer\":\"%s\","
 		     "\"bytes\":%lld%s,\"t_ms\":%.1f}\n",
 		     proto, event, dest, peer, bytes, howq, now_ms() - t0_ms);
-	if (n < 0 || n >= (int)sizeof(line) || write(log_fd, line, (size_t)n) != n)
-		fprintf(stderr, "egress-sink: cannot write a record (%s %s %s): %s\n", proto, event,
-			dest, strerror(errno));
+	if (n < 0 || n >= (int)sizeof(line)) {
+		err = EOVERFLOW;
+	} else {
+		do
+			w = write(log_fd, line, (size_t)n);
+		while (w < 0 && errno == EINTR);
+		if (w < 0)
+			err = errno;
+		else if (w != n)
+			/* Short: the file system filled mid-line. */
+			err = ENOSPC;
+	}
+#ifndef GUEST_MUTANT_SINK_IGNORES_LOST
+	/* MUTANT sink-ignores-lost (when defined): a lost record is only
+	 * said on stderr and the sink exits 0, as before the hostile review
+	 * h-attack34 (initramfs/tests/test_sink_lost.py shows what). */
+	if (err) {
+		if (!lost_records)
+			lost_errno = err;
+		lost_records++;
+	}
+#endif
+	if (err)
+		fprintf(stderr, "egress-sink: cannot write a record (%s %s %s): %s%s\n", proto,
+			event, dest, strerror(err), w > 0 ? " (short write: a torn line)" : "");
 }
 
 /* "a.b.c.d:port" or "[v6]:port" of a socket address; "?" for anything else. */
@@ -462,7 +499,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_stop};
 	sigset_t block, empty;
 	double mark_deadline = 0, mark_next = 0;
-	int i = 1, fd, mark_sends = 0, mark_missed = 0, unproven = 0;
+	int i = 1, fd, mark_sends = 0, mark_missed = 0, unproven = 0, failed = 0;
 
 	while (i + 1 < argc && strncmp(argv[i], "--", 2) == 0) {
 		if (strcmp(argv[i], "--log") == 0)
@@ -559,6 +596,7 @@ int main(int argc, char **argv)
 		r = ppoll(pfd, (nfds_t)n, &ts, &empty);
 		if (r < 0 && errno != EINTR) {
 			fprintf(stderr, "egress-sink: ppoll: %s\n", strerror(errno));
+			failed = 1;
 			break;
 		}
 		/* Connections first (indices move when one ends), newest first. */
@@ -579,5 +617,12 @@ int main(int argc, char **argv)
 				conn_end(c, "deadline");
 	}
 	drain();
-	return unproven ? 3 : 0;
+	if (lost_records) {
+		fprintf(stderr,
+			"egress-sink: records lost: %lld record(s) could not be written to %s "
+			"(first: %s): the record is not the ground truth\n",
+			lost_records, log_path, strerror(lost_errno));
+		return 4;
+	}
+	return failed ? 1 : unproven ? 3 : 0;
 }

@@ -621,6 +621,24 @@ def judge_report(sv_exit, killed, report, expected, bundle=None):
     return by_exit, None
 
 
+def sink_err_problem(sec):
+    """The sink's stderr (the sink_err section) is empty after a clean run;
+    anything there is an error of the ground truth: a record it could not
+    write (ENOSPC, EIO, a short write: "cannot write a record", "records
+    lost"), an unproven stop, a failed accept or recvfrom. init makes those
+    infra-error itself (the sink's exit status); this is the host's own
+    check, so an init that missed it never has a cell judged on a record
+    with holes (hostile review h-attack34). Returns the reason, or None."""
+    text = sec.get("sink_err", b"").decode(errors="replace")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return None
+    marks = ("records lost", "cannot write a record", "stop unproven")
+    first = next((ln for m in marks for ln in lines if m in ln), lines[0])
+    return (f"the sink's record is not the ground truth: its stderr (sink_err, "
+            f"{len(lines)} line(s)) says: {first}")
+
+
 def decide(a, cell, expected, frame, console):
     """Returns (outcome, reason, got, supervisor_exit)."""
     if a.accel == "kvm" and INIT_MARK not in console:
@@ -676,6 +694,9 @@ def decide(a, cell, expected, frame, console):
         return st, why, None, sv_exit
     if st != "ran":
         return "infra-error", f"guest status {st!r}: {why}", None, sv_exit
+    sink_bad = sink_err_problem(sec)
+    if sink_bad:
+        return "infra-error", sink_bad, None, sv_exit
     if expected not in VERDICTS:
         return "infra-error", f"cell file expect={expected!r}: want one of {', '.join(VERDICTS)}", None, sv_exit
     if sv_exit == 2:

@@ -430,6 +430,42 @@ class OracleOutcome(unittest.TestCase):
                           cell_text=ORACLE_E2E_CELL)
         self.assertEqual((r["outcome"], r["oracle"]["problems"]), ("ok", []))
 
+    def test_sink_that_lost_records_is_infra_error(self):
+        """Hostile review h-attack34: an agent filled the sink's file system,
+        so the undeclared arrival is missing from sink_log. The sink said so
+        (sink_err); even with a status that says ran and a report that agrees
+        with everything, the cell is never judged on a record with holes."""
+        err = (b"egress-sink: cannot write a record (tcp accept 203.0.113.5:443): "
+               b"No space left on device\n"
+               b"egress-sink: records lost: 1 record(s) could not be written to "
+               b"/run/egress-sink/sink.log (first: No space left on device): the record "
+               b"is not the ground truth\n")
+        extra = section("agent_log", lines([att("connect", "203.0.113.5:443")]))
+        extra += section("sink_log", b"") + section("sink_err", err)
+        rep = dict(report("fail"), events=[ev("connect", "203.0.113.5:443", "denied")])
+        r = self.run_cell(result=lambda c: frame(c, ran(1), rep, extra=extra),
+                          cell_text=ORACLE_E2E_CELL)
+        self.assertEqual(r["outcome"], "infra-error")
+        self.assertIn("not the ground truth", r["reason"])
+        self.assertIn("records lost: 1 record(s)", r["reason"])
+        # The same frame without sink_err is judged (and ok): the section
+        # alone made the difference.
+        extra = section("agent_log", lines([att("connect", "203.0.113.5:443")]))
+        extra += section("sink_log", b"")
+        r = self.run_cell(result=lambda c: frame(c, ran(1), rep, extra=extra),
+                          cell_text=ORACLE_E2E_CELL)
+        self.assertEqual(r["outcome"], "ok")
+
+    def test_any_sink_stderr_is_infra_error(self):
+        extra = section("agent_log", lines([att("connect", "203.0.113.5:443")]))
+        extra += section("sink_log", b"")
+        extra += section("sink_err", b"egress-sink: accept on 203.0.113.5:443: Too many open files\n")
+        rep = dict(report("fail"), events=[ev("connect", "203.0.113.5:443", "denied")])
+        r = self.run_cell(result=lambda c: frame(c, ran(1), rep, extra=extra),
+                          cell_text=ORACLE_E2E_CELL)
+        self.assertEqual(r["outcome"], "infra-error")
+        self.assertIn("accept on 203.0.113.5:443", r["reason"])
+
     def test_killed_supervisor_with_provisional_report_is_ok(self):
         cell = ORACLE_E2E_CELL.replace(b"expect=fail", b"expect=capability-error") + \
             b"kill_supervisor_after=2\n"
