@@ -22,8 +22,8 @@ import tempfile
 import time
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
+from sinkbuild import build_sinks
+
 
 UDP4, TCP4 = ("127.0.0.1", 5311), ("127.0.0.1", 4441)
 ENDPOINTS = ["udp", "127.0.0.1:5311", "tcp", "127.0.0.1:4441"]
@@ -109,18 +109,12 @@ class SinkLost(unittest.TestCase):
         if probe.returncode != 0:
             raise unittest.SkipTest("no network and mount namespace: "
                                     + probe.stdout.decode(errors="replace").strip())
-        cc = shutil.which("cc") or shutil.which("gcc")
-        if not cc:
-            raise unittest.SkipTest("no host C compiler")
         cls.tmp = tempfile.mkdtemp(prefix="sink-lost-test.")
-        cls.sinks = {}
-        for name, flags in (("sink", []), ("mutant", ["-DGUEST_MUTANT_SINK_IGNORES_LOST"])):
-            cls.sinks[name] = os.path.join(cls.tmp, name)
-            subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE",
-                            "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
-                           + flags + ["-o", cls.sinks[name],
-                                      os.path.join(TOP, "initramfs", "guest", "sink.c")],
-                           check=True)
+        try:
+            cls.sinks = build_sinks(cls.tmp, "GUEST_MUTANT_SINK_IGNORES_LOST")
+        except unittest.SkipTest:
+            shutil.rmtree(cls.tmp, ignore_errors=True)
+            raise
 
     @classmethod
     def tearDownClass(cls):

@@ -20,8 +20,8 @@ import tempfile
 import time
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
+from sinkbuild import build_sinks
+
 
 TCP4, TCP6 = ("127.0.0.1", 4431), ("::1", 4432)
 UDP4, UDP6 = ("127.0.0.1", 5301), ("::1", 5302)
@@ -150,18 +150,12 @@ class SinkStop(unittest.TestCase):
         if probe.returncode != 0:
             raise unittest.SkipTest("no tbf qdisc in a new network namespace: "
                                     + probe.stdout.decode(errors="replace").strip())
-        cc = shutil.which("cc") or shutil.which("gcc")
-        if not cc:
-            raise unittest.SkipTest("no host C compiler")
         cls.tmp = tempfile.mkdtemp(prefix="sink-stop-test.")
-        cls.sinks = {}
-        for name, flags in (("sink", []), ("mutant", ["-DGUEST_MUTANT_SINK_NO_MARKER"])):
-            cls.sinks[name] = os.path.join(cls.tmp, name)
-            subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE",
-                            "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
-                           + flags + ["-o", cls.sinks[name],
-                                      os.path.join(TOP, "initramfs", "guest", "sink.c")],
-                           check=True)
+        try:
+            cls.sinks = build_sinks(cls.tmp, "GUEST_MUTANT_SINK_NO_MARKER")
+        except unittest.SkipTest:
+            shutil.rmtree(cls.tmp, ignore_errors=True)
+            raise
 
     @classmethod
     def tearDownClass(cls):
