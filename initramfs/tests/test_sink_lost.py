@@ -19,10 +19,9 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
-from sinkbuild import build_sinks
+from sinkbuild import build_sinks, require_host, start_sink
 
 
 UDP4, TCP4 = ("127.0.0.1", 5311), ("127.0.0.1", 4441)
@@ -63,16 +62,8 @@ def case_run(case, sink, d):
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "sink-test", d],
                    check=True)
-    log, ready = os.path.join(d, "sink.log"), os.path.join(d, "sink.ready")
     err_path = os.path.join(d if case == "full-err" else os.path.dirname(d), case + ".err")
-    err = open(err_path, "wb")
-    p = subprocess.Popen([sink, "--log", log, "--ready", ready] + ENDPOINTS, stderr=err)
-    for _ in range(300):
-        if os.path.exists(ready) or p.poll() is not None:
-            break
-        time.sleep(0.01)
-    if not os.path.exists(ready):
-        raise RuntimeError(f"sink not ready: {open(err_path, 'rb').read()!r}")
+    p, log, _ = start_sink(sink, d, ENDPOINTS, err_path)
     page = None
     if case == "page":
         page = os.path.join(d, "page")
@@ -86,7 +77,6 @@ def case_run(case, sink, d):
     send(60 if case == "page" else 3, 0 if case == "page" else 2)
     p.send_signal(signal.SIGTERM)
     rc = p.wait(timeout=20)
-    err.close()
     with open(log, "rb") as f:
         data = f.read()
     with open(err_path, "rb") as f:
@@ -98,23 +88,10 @@ def case_run(case, sink, d):
 class SinkLost(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if os.geteuid() != 0:
-            raise unittest.SkipTest("not root: a network and mount namespace and a tmpfs "
-                                    "need CAP_SYS_ADMIN")
-        for tool in ("unshare", "ip", "mount"):
-            if not shutil.which(tool):
-                raise unittest.SkipTest(f"no {tool} on this host")
-        probe = subprocess.run(["unshare", "-n", "-m", "true"], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT)
-        if probe.returncode != 0:
-            raise unittest.SkipTest("no network and mount namespace: "
-                                    + probe.stdout.decode(errors="replace").strip())
-        cls.tmp = tempfile.mkdtemp(prefix="sink-lost-test.")
-        try:
-            cls.sinks = build_sinks(cls.tmp, "GUEST_MUTANT_SINK_IGNORES_LOST")
-        except unittest.SkipTest:
-            shutil.rmtree(cls.tmp, ignore_errors=True)
-            raise
+        require_host("a network and mount namespace and a tmpfs need CAP_SYS_ADMIN",
+                     ("unshare", "ip", "mount"), ["unshare", "-n", "-m", "true"],
+                     "no network and mount namespace")
+        cls.tmp, cls.sinks = build_sinks("sink-lost-test.", "GUEST_MUTANT_SINK_IGNORES_LOST")
 
     @classmethod
     def tearDownClass(cls):

@@ -20,7 +20,8 @@ import tempfile
 import time
 import unittest
 
-from sinkbuild import build_sinks
+import sinkbuild
+from sinkbuild import build_sinks, require_host
 
 
 TCP4, TCP6 = ("127.0.0.1", 4431), ("::1", 4432)
@@ -38,16 +39,7 @@ def sh(*cmd):
 
 
 def start_sink(sink, d):
-    log, ready = os.path.join(d, "sink.log"), os.path.join(d, "sink.ready")
-    err = open(os.path.join(d, "sink.err"), "wb")
-    p = subprocess.Popen([sink, "--log", log, "--ready", ready] + ENDPOINTS, stderr=err)
-    for _ in range(300):
-        if os.path.exists(ready) or p.poll() is not None:
-            break
-        time.sleep(0.01)
-    if not os.path.exists(ready):
-        raise RuntimeError(f"sink not ready: {open(err.name, 'rb').read()!r}")
-    return p, log, err.name
+    return sinkbuild.start_sink(sink, d, ENDPOINTS)
 
 
 def stop_sink(p, log, err):
@@ -139,23 +131,11 @@ WANT_ENDS = sorted([("127.0.0.1:4431", 9), ("127.0.0.1:4431", 0), ("[::1]:4432",
 class SinkStop(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if os.geteuid() != 0:
-            raise unittest.SkipTest("not root: a network namespace and a qdisc on its lo "
-                                    "need CAP_SYS_ADMIN and CAP_NET_ADMIN")
-        for tool in ("unshare", "ip", "tc"):
-            if not shutil.which(tool):
-                raise unittest.SkipTest(f"no {tool} on this host")
-        probe = subprocess.run(["unshare", "-n", "tc", "qdisc", "add", "dev", "lo", "root"]
-                               + TBF, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        if probe.returncode != 0:
-            raise unittest.SkipTest("no tbf qdisc in a new network namespace: "
-                                    + probe.stdout.decode(errors="replace").strip())
-        cls.tmp = tempfile.mkdtemp(prefix="sink-stop-test.")
-        try:
-            cls.sinks = build_sinks(cls.tmp, "GUEST_MUTANT_SINK_NO_MARKER")
-        except unittest.SkipTest:
-            shutil.rmtree(cls.tmp, ignore_errors=True)
-            raise
+        require_host("a network namespace and a qdisc on its lo need CAP_SYS_ADMIN and "
+                     "CAP_NET_ADMIN", ("unshare", "ip", "tc"),
+                     ["unshare", "-n", "tc", "qdisc", "add", "dev", "lo", "root"] + TBF,
+                     "no tbf qdisc in a new network namespace")
+        cls.tmp, cls.sinks = build_sinks("sink-stop-test.", "GUEST_MUTANT_SINK_NO_MARKER")
 
     @classmethod
     def tearDownClass(cls):

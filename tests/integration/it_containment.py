@@ -384,16 +384,28 @@ def inet_socket_on_stdin_with_state_beyond_its_peer_refuses_the_run(ctx):
     ctx.expect("IP options" in (run.report.get("reason") or ""), "tcp+lsrr: reason %r" % run.report.get("reason"))
     # Bound to a device (review h-attack12): it sends on that link whatever
     # the routes say (the same check, so the same mutant).
-    for binary in (SV, mutant_binary("stdio-state-unchecked")):
+    tcp_on_stdin_refused(ctx, tl, "stdio-state-unchecked", "bound to a device",
+                         lambda t: t.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b"lo"),
+                         None)
+
+
+def tcp_on_stdin_refused(ctx, tl, mutant, phrase, before, after):
+    """A TCP socket connected to listener tl, with before(sock) done before
+    its connect and after(sock) after, on the supervisor's stdin: refused
+    (capability-error whose reason holds phrase); the mutant passes it."""
+    for binary in (SV, mutant_binary(mutant)):
         t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         ctx.closers.append(t.close)
-        t.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b"lo")
+        if before:
+            before(t)
         t.connect(tl.sock.getsockname()[:2])
+        if after:
+            after(t)
         run = stdin_inet_run(ctx, binary, t, tl.sock.getsockname()[1])
         if binary == SV:
             expect_outcome(ctx, run, 3, "capability-error")
-            ctx.expect("bound to a device" in (run.report.get("reason") or ""),
-                       "tcp bound to lo: reason %r" % run.report.get("reason"))
+            ctx.expect(phrase in (run.report.get("reason") or ""),
+                       "%s: reason %r" % (phrase, run.report.get("reason")))
         else:
             expect_outcome(ctx, run, 0, "pass")
 
@@ -405,19 +417,8 @@ def tcp_socket_on_stdin_marked_dont_route_refuses_the_run(ctx):
     # the host's gateway route (ha35-dontroute.sh). A caller's TCP socket
     # with it set is refused (capability-error naming it); mutant
     # stdio-dontroute-kept gives it to the agent: pass.
-    tl = ctx.tcp()
-    for binary in (SV, mutant_binary("stdio-dontroute-kept")):
-        t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        ctx.closers.append(t.close)
-        t.connect(tl.sock.getsockname()[:2])
-        t.setsockopt(socket.SOL_SOCKET, socket.SO_DONTROUTE, 1)
-        run = stdin_inet_run(ctx, binary, t, tl.sock.getsockname()[1])
-        if binary == SV:
-            expect_outcome(ctx, run, 3, "capability-error")
-            ctx.expect("SO_DONTROUTE" in (run.report.get("reason") or ""),
-                       "tcp marked don't-route: reason %r" % run.report.get("reason"))
-        else:
-            expect_outcome(ctx, run, 0, "pass")
+    tcp_on_stdin_refused(ctx, ctx.tcp(), "stdio-dontroute-kept", "SO_DONTROUTE", None,
+                         lambda t: t.setsockopt(socket.SOL_SOCKET, socket.SO_DONTROUTE, 1))
 
 
 @test()
