@@ -15,7 +15,8 @@
  *   ha36-agent plant KIND DIR BASE
  *                                replaces DIR/BASE with KIND: "dir" (a
  *                                directory holding a file), "fifo", or
- *                                "symlink" (to /etc/hostname), then makes
+ *                                "symlink" (to /etc/hostname), or "gone"
+ *                                (FILE and DIR removed), then makes
  *                                the denied connect: the exit status, the
  *                                descriptor's record and the file must
  *                                agree, and nothing may hang.
@@ -161,8 +162,7 @@ static void try_freeze(const char *how, int rootfd, const char *rel)
 		return;
 	}
 	if (write(fd, "1", 1) == 1) {
-		printf("agent cgroup %s: REACHED %s (froze its supervisor's cgroup)\n", how,
-		       path);
+		printf("agent cgroup %s: REACHED %s (froze its supervisor's cgroup)\n", how, path);
 		(void)!write(fd, "0", 1);
 	} else {
 		printf("agent cgroup %s: write %s: %s\n", how, path, strerror(errno));
@@ -173,8 +173,7 @@ static void try_freeze(const char *how, int rootfd, const char *rel)
 static long clone3_cgroup(void)
 {
 	struct {
-		uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size,
-		    tls;
+		uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
 	} args = {.flags = CLONE_NEWCGROUP, .exit_signal = SIGCHLD};
 	long rc = syscall(435, &args, sizeof(args));
 
@@ -213,8 +212,7 @@ static int mode_cgroup(const char *base)
 	pid = (pid_t)syscall(SYS_clone, CLONE_NEWCGROUP | SIGCHLD, 0, 0, 0, 0);
 	if (pid == 0)
 		_exit(0);
-	printf("agent: clone(CLONE_NEWCGROUP) = %d (%s)\n", pid,
-	       pid < 0 ? strerror(errno) : "ok");
+	printf("agent: clone(CLONE_NEWCGROUP) = %d (%s)\n", pid, pid < 0 ? strerror(errno) : "ok");
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
 	rc = clone3_cgroup();
@@ -247,7 +245,8 @@ static int mode_cgroup(const char *base)
 	for (int v = 0; v < 2; v++) {
 		fs = (int)syscall(430, v ? "cgroup" : "cgroup2", 0);
 		if (fs < 0) {
-			printf("agent: fsopen(%s): %s\n", v ? "cgroup" : "cgroup2", strerror(errno));
+			printf("agent: fsopen(%s): %s\n", v ? "cgroup" : "cgroup2",
+			       strerror(errno));
 			continue;
 		}
 		if (v)
@@ -290,6 +289,8 @@ static int plant(const char *kind, const char *dir, const char *base)
 		rc = mkdir(file, 0755);
 		if (rc == 0)
 			rc = close(open(inner, O_WRONLY | O_CREAT, 0644));
+	} else if (strcmp(kind, "gone") == 0) {
+		rc = rmdir(dir);
 	} else if (strcmp(kind, "fifo") == 0) {
 		rc = mkfifo(file, 0644);
 	} else if (strcmp(kind, "symlink") == 0) {
@@ -316,6 +317,8 @@ int main(int argc, char **argv)
 		denied();
 		return 0;
 	}
-	fprintf(stderr, "usage: ha36-agent swapdir DIR BASE | plant KIND DIR BASE | denied | cgroup MOUNT\n");
+	fprintf(
+	    stderr,
+	    "usage: ha36-agent swapdir DIR BASE | plant KIND DIR BASE | denied | cgroup MOUNT\n");
 	return 2;
 }

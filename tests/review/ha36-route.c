@@ -103,8 +103,8 @@ int main(int argc, char **argv)
 		} else if (strcmp(mode, "zerolen") == 0) {
 			rc = syscall(SYS_sendto, s, msg, strlen(msg), MSG_DONTROUTE, &sin, 0);
 		} else if (strcmp(mode, "sockopt64") == 0) {
-			rc = syscall(SYS_setsockopt, s, SOL_SOCKET | (1L << 32), SO_DONTROUTE | (1L << 32),
-				     &one, sizeof(one));
+			rc = syscall(SYS_setsockopt, s, SOL_SOCKET | (1L << 32),
+				     SO_DONTROUTE | (1L << 32), &one, sizeof(one));
 			printf("agent: setsockopt64 = %ld (%s)\n", rc, rc ? strerror(errno) : "ok");
 			rc = sendto(s, msg, strlen(msg), 0, (struct sockaddr *)&sin, sizeof(sin));
 		} else if (strcmp(mode, "tos1") == 0) {

@@ -14,8 +14,8 @@
 #                                         supervisor; AS=root|uid1000|both,
 #                                         default both; MODE=swapdir, denied
 #                                         (control), or plant:KIND with KIND
-#                                         dir, fifo or symlink: FILE replaced
-#                                         by one, exit status, record and
+#                                         dir, fifo, symlink or gone: FILE replaced
+#                                         by one (gone: DIR removed), exit status, record and
 #                                         file must agree)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
