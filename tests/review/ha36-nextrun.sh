@@ -8,6 +8,11 @@
 # /etc or any other); run 2, the same command line with a harmless agent
 # (/bin/true), opens the directory through the link at set-up, and its
 # provisional and final reports replace `elsewhere`'s file of FILE's name.
+# Second leg, the same for a declared path: run 1's agent replaces W/sub
+# with a link to `elsewhere`; run 2 declares `--writable W/sub` (a path
+# inside run 1's) and its agent writes W/sub/agent-was-here: the
+# supervisor's set-up follows the link, so run 2's root agent writes the
+# host directory.
 #
 #   tests/review/ha36-nextrun.sh [RUNS]   (as root from the worktree after
 #                                         `make`; SV=BINARY picks the
@@ -44,4 +49,16 @@ print("  its verdict:", r.get("verdict"), "complete:", r.get("complete"), "argv:
 		"$work/elsewhere/report.json" 2>/dev/null || true
 	grep -q '"the host"' "$work/elsewhere/report.json" || replaced=$((replaced + 1))
 done
+wrote=0
+for n in $(seq "$runs"); do
+	rm -rf "$work/w" "$work/elsewhere"
+	mkdir -p "$work/w/sub" "$work/elsewhere"
+	"$work/sv" --writable "$work/w" -- "$work/ha34-agent" redirect "$work/w/sub" \
+		"$work/elsewhere" >"$work/out1" 2>"$work/err1"
+	"$work/sv" --writable "$work/w/sub" -- /bin/sh -c \
+		"echo run 2 > '$work/w/sub/agent-was-here'" >"$work/out2" 2>"$work/err2"
+	echo "== writable leg $n: elsewhere holds: $(ls "$work/elsewhere" | tr '\n' ' ')"
+	[ -e "$work/elsewhere/agent-was-here" ] && wrote=$((wrote + 1))
+done
 echo "RESULT: the host's file replaced by a later run in $replaced of $runs runs"
+echo "RESULT: a later run's root agent wrote the host directory in $wrote of $runs runs"
