@@ -57,7 +57,7 @@ for n in $(seq "$runs"); do
 		"$work/elsewhere" >"$work/out1" 2>"$work/err1"
 	"$work/sv" --writable "$work/w/sub" -- /bin/sh -c \
 		"echo run 2 > '$work/w/sub/agent-was-here'" >"$work/out2" 2>"$work/err2"
-	echo "== writable leg $n: elsewhere holds: $(ls "$work/elsewhere" | tr '\n' ' ')"
+	echo "== writable leg $n: elsewhere holds: $(find "$work/elsewhere" -mindepth 1 -printf '%f ')"
 	[ -e "$work/elsewhere/agent-was-here" ] && wrote=$((wrote + 1))
 done
 echo "RESULT: the host's file replaced by a later run in $replaced of $runs runs"
