@@ -285,6 +285,13 @@
  *                         user namespace of its own it mounts cgroup2 over the
  *                         supervisor's cgroup and kills or freezes it, the
  *                         caller too (review h-attack34, root_agent_cannot_...)
+ *   REPORT_LINK_FOLLOWED  report.c  a root supervisor follows links to
+ *                         --report FILE's directory: one a root agent of an
+ *                         earlier run left has this run's report replace a
+ *                         host file (review h-attack36, later_run_follows_...)
+ *   DECLARED_LINK_FOLLOWED rootfs.c  a --writable path is resolved through
+ *                         such a link: the later run's root agent writes the
+ *                         host directory it names (the same review and test)
  *   STDIO_DONTROUTE_KEPT  stdfds.c  a caller's TCP socket on 0-2 with
  *                         SO_DONTROUTE is given to the agent (tcp_socket_on_
  *                         stdin_marked_dont_route_refuses_the_run)

@@ -94,7 +94,29 @@ int sv_report_init(const struct sv_run_info *info)
 		if (!*R.base)
 			return -EISDIR;
 		dir_of(info->report_path, dir, sizeof(dir));
-		R.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#ifndef SV_MUTANT_REPORT_LINK_FOLLOWED
+		/* A root supervisor follows no link on the way: a root agent of
+		 * an earlier run may have left one under a path it could write,
+		 * pointing at a host directory it could not (review h-attack36:
+		 * the next run's reports replaced a file there). */
+		if (geteuid() == 0) {
+			char link[PATH_MAX];
+			int at = sv_rootfs_open_nolinks(dir, link, sizeof(link));
+
+			if (at == -ELOOP)
+				fprintf(
+				    stderr,
+				    "egress-supervisor: --report: '%s' is a symbolic link, which "
+				    "an agent of an earlier run may have left: give the resolved "
+				    "path (realpath)\n",
+				    link);
+			if (at < 0)
+				return at;
+			R.dirfd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			close(at);
+		} else
+#endif
+			R.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (R.dirfd < 0)
 			return -errno;
 	}
@@ -514,9 +536,23 @@ static int report_dir(const char *path)
 	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 #else
+/* The directory opened at set-up, still where FILE names it: an agent that
+ * moved it aside and put another in its place would have the report written
+ * where the caller does not look, and its own file read at FILE (review
+ * h-attack36's ha36-swapdir.sh); that is an error (ESTALE), so the exit
+ * status and the descriptor's record say capability-error. */
 static int report_dir(const char *path)
 {
-	(void)path;
+	char dir[PATH_MAX];
+	struct stat now, then;
+
+	dir_of(path, dir, sizeof(dir));
+	if (fstat(R.dirfd, &then) != 0)
+		return -1;
+	if (stat(dir, &now) != 0 || now.st_dev != then.st_dev || now.st_ino != then.st_ino) {
+		errno = ESTALE;
+		return -1;
+	}
 	return fcntl(R.dirfd, F_DUPFD_CLOEXEC, 0);
 }
 #endif

@@ -517,6 +517,25 @@ int sv_rootfs_open_declared(void)
 		unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID;
 		struct statvfs sv;
 
+		char link[PATH_MAX];
+		int fd = sv_rootfs_open_nolinks(D.paths[i], link, sizeof(link));
+
+		/* A link on the way may be a root agent's of an earlier run,
+		 * left under its own declared path (review h-attack36): the
+		 * caller gives the resolved path. */
+#ifndef SV_MUTANT_DECLARED_LINK_FOLLOWED
+		if (fd == -ELOOP) {
+			fprintf(
+			    stderr,
+			    "egress-supervisor: --writable '%s': '%s' is a symbolic link, which "
+			    "an agent of an earlier run may have left: give the resolved path "
+			    "(realpath)\n",
+			    D.paths[i], link);
+			return -ELOOP;
+		}
+#endif
+		if (fd >= 0)
+			close(fd);
 		if (!realpath(D.paths[i], r))
 			return say(-errno, "resolving --writable", D.paths[i]);
 		if (sv_rootfs_check_declared(r, why, sizeof(why)) < 0) {
@@ -641,6 +660,38 @@ int sv_rootfs_check(void)
 	    !read_only("/proc/sysrq-trigger"))
 		rc = say(-ENOTRECOVERABLE, "still writable:", "/proc/sysrq-trigger");
 	return rc;
+}
+
+int sv_rootfs_open_nolinks(const char *path, char *link, size_t len)
+{
+	char copy[PATH_MAX], *save = NULL, *comp;
+	int fd;
+
+	if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy))
+		return -ENAMETOOLONG;
+	fd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* One component at a time, none followed: O_PATH | O_NOFOLLOW opens
+	 * a link itself, which fstat then shows. */
+	for (comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		struct stat st;
+		int next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC), err;
+
+		err = next < 0                ? errno
+		      : fstat(next, &st) != 0 ? errno
+		      : S_ISLNK(st.st_mode)   ? ELOOP
+					      : 0;
+		close(fd);
+		if (err) {
+			if (next >= 0)
+				close(next);
+			snprintf(link, len, "%.*s", (int)(comp - copy + strlen(comp)), path);
+			return -err;
+		}
+		fd = next;
+	}
+	return fd;
 }
 
 int sv_rootfs_under_declared(const char *path)

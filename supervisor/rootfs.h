@@ -33,6 +33,12 @@ void sv_rootfs_declare(const char *const *paths, int n);
  * number and sets *paths. */
 int sv_rootfs_declared(const char *const **paths);
 
+/* Opens path (O_PATH) one component at a time, following no symbolic
+ * link: a root agent can leave one under a path it was given to write, for
+ * a later run to follow. Returns the descriptor, -ELOOP with the path up to
+ * the link in link, or -errno (with that prefix too). */
+int sv_rootfs_open_nolinks(const char *path, char *link, size_t len);
+
 /* Whether path is at or under a declared path, both resolved in our own
  * namespace (realpath). Returns 1, 0, or -errno when path cannot be
  * resolved. */

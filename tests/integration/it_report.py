@@ -191,6 +191,48 @@ def root_agent_cannot_kill_or_freeze_its_callers_cgroup(ctx):
                "mutant cgroup-namespace-open: %s" % out[-1500:])
 
 
+@test(timeout=150)
+def later_run_follows_no_link_an_earlier_root_agent_left(ctx):
+    # Review h-attack36's ha36-nextrun.sh: run 1's root agent replaced its
+    # report's directory, and a path under its --writable one, with
+    # symbolic links to a host directory it could not write; run 2 (the
+    # same command line, a harmless agent) opened them at set-up through
+    # the links: its reports replaced the host's file, and its root agent
+    # wrote the host directory. A root supervisor follows no link in those
+    # paths now (the run is refused, naming the link). Mutants
+    # report-link-followed and declared-link-followed each reopen one.
+    if os.geteuid() != 0:
+        raise Skip("needs root: the class is a root agent and a root supervisor")
+    if not shutil.which("musl-gcc"):
+        raise Skip("needs musl-gcc")
+    report_leg = "RESULT: the host's file replaced by a later run in %s of 1 runs"
+    declared_leg = "RESULT: a later run's root agent wrote the host directory in %s of 1 runs"
+    for binary, report_n, declared_n in (
+            (SV, "0", "0"), (mutant_binary("report-link-followed"), "1", "0"),
+            (mutant_binary("declared-link-followed"), "0", "1")):
+        out = review(ctx, "ha36-nextrun.sh", binary, env={"RUNS": "1"})
+        ctx.expect(report_leg % report_n in out and declared_leg % declared_n in out,
+                   "%s: %s" % (binary, out[-1200:]))
+
+
+@test(timeout=120)
+def report_directory_moved_aside_during_the_run_is_a_capability_error(ctx):
+    # Review h-attack36's ha36-swapdir.sh: the agent moved the report's
+    # directory aside, put its own in its place with a forged pass, and
+    # made a denied connect: the supervisor's report went to the moved
+    # directory, exit 1, while FILE said pass. The directory is checked
+    # against the one opened at set-up at the final write now: moved is an
+    # error (ESTALE), so the exit status and the descriptor's last record
+    # say capability-error, and FILE's pass is never believed.
+    if not shutil.which("musl-gcc"):
+        raise Skip("needs musl-gcc")
+    out = review(ctx, "ha36-swapdir.sh", SV, env={"RUNS": "1"})
+    ctx.expect_eq(len(re.findall(r"supervisor exit 3", out)), 2, "exit 3 as root and as uid 1000: %s"
+                  % out[-1500:])
+    ctx.expect_eq(out.count('descriptor\'s last record: "verdict": "capability-error"'), 2,
+                  "the descriptor's last records: %s" % out[-1500:])
+
+
 @test()
 def report_fd_forgery_by_agent_finds_no_route_and_killed_supervisor_vouches_for_nothing(ctx):
     # As uid 1000 in the supervisor's user namespace the agent's parent is

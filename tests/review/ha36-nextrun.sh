@@ -21,7 +21,7 @@
 #                                         was replaced)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-runs=${1:-3}
+runs=${1:-${RUNS:-3}}
 cd "$top" || exit 2
 work=$(mktemp -d /tmp/ha36-nextrun.XXXXXX)
 trap 'rm -rf "$work"' EXIT

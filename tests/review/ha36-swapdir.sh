@@ -19,7 +19,7 @@
 #                                         file must agree)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-runs=${1:-3}
+runs=${1:-${RUNS:-3}}
 cd "$top" || exit 2
 . tests/review/review-cc.sh
 mkdir -p /tmp/ha36
