@@ -131,6 +131,18 @@ void sv_call_mech_failure(struct sv_call *c, const char *mechanism, int err)
 		sv_call_finish(c, SV_ABANDONED, "target-gone", SV_ACT_NONE, 0, 0);
 		return;
 	}
+	/* /proc/PID/mem reads nothing once the process has dropped its memory
+	 * (mem_rw: mmget_not_zero fails), an EIO where process_vm_readv says
+	 * ESRCH: the process is going, as for ESRCH (seen in the matrix:
+	 * signal-interrupt-undeclared on no-cross-memory-attach, an
+	 * interrupted connect read after its process exited). Only when its
+	 * memory is gone: a live process's EIO is the supervisor's blindness,
+	 * which no interruption hides. */
+	if (err == EIO && mechanism && strcmp(mechanism, "proc_mem") == 0 &&
+	    sv_target_mm_gone((pid_t)c->req->pid) && notification_dies(c)) {
+		sv_call_finish(c, SV_ABANDONED, "target-gone", SV_ACT_NONE, 0, 0);
+		return;
+	}
 	sv_call_finish(c, SV_MECH_FAILURE, "mechanism", SV_ACT_ERRNO, SV_ERR_MECHANISM, 0);
 }
 

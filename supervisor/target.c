@@ -153,6 +153,22 @@ static int procmem_rw(pid_t pid, uint64_t addr, void *buf, size_t len, int write
 	return err;
 }
 
+int sv_target_mm_gone(pid_t tid)
+{
+	char path[40], line[128];
+	int vm = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT || errno == ESRCH;
+	while (!vm && fgets(line, sizeof(line), f))
+		vm = strncmp(line, "VmSize:", 7) == 0;
+	fclose(f);
+	return !vm;
+}
+
 int sv_target_read_vm(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	return vm_rw(pid, addr, buf, len, 0);

@@ -33,6 +33,11 @@ int sv_target_read(pid_t pid, uint64_t addr, void *buf, size_t len, const char *
  * "proc_mem"). */
 int sv_target_write(pid_t pid, uint64_t addr, const void *buf, size_t len, const char **mechanism);
 
+/* Whether thread tid has no memory any more (its /proc status shows no
+ * VmSize: exit_mm has run, or it is gone): /proc/PID/mem then reads
+ * nothing, an EIO that is not blindness. Returns 1 or 0. */
+int sv_target_mm_gone(pid_t tid);
+
 /* For the probe: one read through each route, without the fallback.
  * Return 0 or -errno. */
 int sv_target_read_vm(pid_t pid, uint64_t addr, void *buf, size_t len);
