@@ -106,9 +106,9 @@ int sv_report_init(const struct sv_run_info *info)
 			if (at == -ELOOP)
 				fprintf(
 				    stderr,
-				    "egress-supervisor: --report: '%s' is a symbolic link, which "
-				    "an agent of an earlier run may have left: give the resolved "
-				    "path (realpath)\n",
+				    "egress-supervisor: --report: '%s' is a symbolic link (the "
+				    "system's own, or one an agent of an earlier run left): give "
+				    "the resolved path (realpath)\n",
 				    link);
 			if (at < 0)
 				return at;

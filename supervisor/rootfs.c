@@ -517,36 +517,79 @@ int sv_rootfs_open_declared(void)
 		unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID;
 		struct statvfs sv;
 
-		char link[PATH_MAX];
-		int fd = sv_rootfs_open_nolinks(D.paths[i], link, sizeof(link));
+		char link[PATH_MAX], self[40];
+		struct stat held, now;
+		ssize_t len;
+		int fd = sv_rootfs_open_nolinks(D.paths[i], link, sizeof(link)), again;
 
-		/* A link on the way may be a root agent's of an earlier run,
-		 * left under its own declared path (review h-attack36): the
-		 * caller gives the resolved path. */
+		/* A link on the way may be the system's own (/var/run) or a
+		 * root agent's of an earlier run, left under its own declared
+		 * path (review h-attack36): the caller gives the resolved
+		 * path. */
 #ifndef SV_MUTANT_DECLARED_LINK_FOLLOWED
 		if (fd == -ELOOP) {
-			fprintf(
-			    stderr,
-			    "egress-supervisor: --writable '%s': '%s' is a symbolic link, which "
-			    "an agent of an earlier run may have left: give the resolved path "
-			    "(realpath)\n",
-			    D.paths[i], link);
+			fprintf(stderr,
+				"egress-supervisor: --writable '%s': '%s' is a symbolic link (the "
+				"system's own, or one an agent of an earlier run left): give the "
+				"resolved path (realpath)\n",
+				D.paths[i], link);
 			return -ELOOP;
 		}
-#endif
+		if (fd < 0)
+			return say(fd, "opening --writable", D.paths[i]);
+		/* From here on the directory checked is the one used, by its
+		 * descriptor, never by its name again: a concurrent run's agent
+		 * swapping a component for a link in between (review
+		 * h-attack37's ha37-race.sh) made the name resolve to a host
+		 * directory, bound writable and taken for declared. */
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		len = readlink(self, r, PATH_MAX - 1);
+		if (len <= 0 || fstat(fd, &held) != 0) {
+			rc = -errno;
+			close(fd);
+			return say(rc ? rc : -EIO, "resolving --writable", D.paths[i]);
+		}
+		r[len] = '\0';
+#else
 		if (fd >= 0)
 			close(fd);
+		fd = -1;
 		if (!realpath(D.paths[i], r))
 			return say(-errno, "resolving --writable", D.paths[i]);
+		snprintf(self, sizeof(self), "%s", r);
+		(void)held;
+		(void)len;
+#endif
 		if (sv_rootfs_check_declared(r, why, sizeof(why)) < 0) {
 			fprintf(stderr, "egress-supervisor: %s (resolved from '%s')\n", why,
 				D.paths[i]);
+			if (fd >= 0)
+				close(fd);
 			return -EINVAL;
 		}
 		/* Recursive: what is mounted under the path stays in view, each
 		 * copy as read-only as the pass above left it. */
-		if (mount(r, r, NULL, MS_BIND | MS_REC, NULL) != 0)
-			return say(-errno, "binding --writable", r);
+		if (mount(self, self, NULL, MS_BIND | MS_REC, NULL) != 0) {
+			rc = say(-errno, "binding --writable", r);
+			if (fd >= 0)
+				close(fd);
+			return rc;
+		}
+		if (fd >= 0)
+			close(fd);
+		/* The name leads to the directory bound, with no link on the way
+		 * (the remount below goes by name). */
+		again = sv_rootfs_open_nolinks(r, link, sizeof(link));
+		if (again < 0 || fstat(again, &now) != 0 ||
+#ifndef SV_MUTANT_DECLARED_LINK_FOLLOWED
+		    now.st_dev != held.st_dev || now.st_ino != held.st_ino ||
+#endif
+		    0) {
+			if (again >= 0)
+				close(again);
+			return say(-EXDEV, "--writable changed during set-up:", r);
+		}
+		close(again);
 		/* A bind remount clears what it is not given again: keep noexec
 		 * and the atime flags the path had; only read-only goes. */
 		if (statvfs(r, &sv) != 0)
