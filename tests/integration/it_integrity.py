@@ -481,6 +481,12 @@ def kill_under_daemonize(ctx, uid1000=False, binary=None, fault=None):
     ctx.require(wait_for(lambda: lis.received() == b"before\n", 5), "listener got %r" % lis.received())
     proc.kill()
     proc.wait()
+    # The kernel ends the tree after the supervisor, not with it: the
+    # reaper's death signal, then its namespace's teardown
+    # (zap_pid_ns_processes). A flag raised at once let the grandchild
+    # write on its declared connection in that window (the clean-clone CI
+    # run, once); what is claimed is that nothing outlives it.
+    time.sleep(0.5)
     with open(flag, "w"):
         pass
     return proc, log_path, lis, bad
