@@ -606,7 +606,8 @@ static int dontroute(const struct sv_call *c)
 #endif
 	if (send_flags(c) & MSG_DONTROUTE)
 		return 1;
-	return getsockopt(c->dup, SOL_SOCKET, SO_DONTROUTE, &on, &l) == 0 && on;
+	/* Unreadable counts as set, as an unreadable device counts as bound. */
+	return getsockopt(c->dup, SOL_SOCKET, SO_DONTROUTE, &on, &l) != 0 || on;
 }
 
 void sv_call_nameless_send(struct sv_call *c, int agent_fd)
