@@ -416,4 +416,8 @@
  *                         the rest of the /proc snapshot names freed pids, and
  *                         processes outside the run that took them are
  *                         SIGKILLed (review h-attack34)
+ *   RECEIVERS_CAPPED_ERROR notify.c  a receiver that finds all 1024 busy
+ *                         files an internal error: an agent with more than
+ *                         1024 threads in allowed blocking calls is
+ *                         capability-error (review h-attack34)
  * This header is documentation only; nothing includes it. */

@@ -44,6 +44,7 @@ static struct {
 	size_t stored[SV_NBUCKETS]; /* stored events per bucket */
 	unsigned long long counts[SV_NBUCKETS];
 	unsigned long long dropped;
+	unsigned long long receivers_capped;
 	struct sv_probe_result probe;
 	int have_probe;
 	pid_t agent_pid;
@@ -174,6 +175,13 @@ void sv_report_record(const struct sv_event *ev)
 		R.dropped++;
 		free(ev->msgs);
 	}
+	pthread_mutex_unlock(&R.lock);
+}
+
+void sv_report_count_receivers_capped(void)
+{
+	pthread_mutex_lock(&R.lock);
+	R.receivers_capped++;
 	pthread_mutex_unlock(&R.lock);
 }
 
@@ -508,6 +516,8 @@ static void write_body(FILE *f, int complete)
 		nots + R.counts[SV_NEUTRALIZED], nots, R.counts[SV_ALLOWED], R.counts[SV_DENIED],
 		R.counts[SV_INVALID], R.counts[SV_MECH_FAILURE], R.counts[SV_ABANDONED],
 		R.counts[SV_NEUTRALIZED], R.dropped);
+	fprintf(f, "  \"receivers\": {\"limit\": %d, \"capped\": %llu},\n", SV_REPORT_RECEIVERS,
+		R.receivers_capped);
 	fprintf(f,
 		"  \"channel\": {\"fd\": %s, \"fd_named\": %s, \"path\": %s, "
 		"\"path_agent_writable\": %s},\n",

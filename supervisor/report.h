@@ -101,6 +101,14 @@ double sv_report_now_ms(void);
  * counted in events_dropped. */
 void sv_report_record(const struct sv_event *ev);
 
+/* The most receiver threads the supervisor keeps (notify.c): the report's
+ * receivers.limit. */
+#define SV_REPORT_RECEIVERS 1024
+/* A receiver found all SV_REPORT_RECEIVERS busy when it took a call, so the
+ * calls after it wait in the kernel's queue until one is free (latency, not
+ * blindness): the report's receivers.capped counts those times. */
+void sv_report_count_receivers_capped(void);
+
 void sv_report_set_probe(const struct sv_probe_result *p);
 void sv_report_set_agent(pid_t pid);
 /* The containment mechanism of the agent's tree (sv_contain_name: a static

@@ -9,12 +9,14 @@ Registered into harness.TESTS when run.py imports it."""
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import time
 
 from harness import (AGENTS, BUILD, DECLARED, SV, UNDECLARED, USERNS_CONTAINMENT, Blackhole, Skip,
                      expect_agent, expect_event, expect_outcome, in_pid_namespace, mutant_binary,
-                     read_log, require_pidfd_thread, test, wait_for)
+                     read_log, require_pidfd_thread, review, test, wait_for)
 
 
 @test()
@@ -209,6 +211,29 @@ def threads_load_counts_match_agent_log(ctx):
     ctx.expect_eq(run.counts().get("denied"), 80, "counts.denied")
     ctx.expect(wait_for(lambda: good.conns == 320, 5), "declared listener connections %d" % good.conns)
     ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+@test(timeout=90)
+def more_threads_in_blocking_connects_than_receivers_pass(ctx):
+    # Review h-attack34's ha34-threads.sh: 1100 threads in allowed connects
+    # that block (a loopback listener whose accept queue is full for 3 s)
+    # need more receivers than the supervisor keeps (1024). The calls past
+    # the cap wait in the kernel's queue and are mediated when a receiver is
+    # free: pass, every call allowed, the cap counted in receivers.capped.
+    # Mutant receivers-capped-error files the full pool as an internal
+    # error: capability-error for a run that hid nothing.
+    if os.geteuid() != 0:
+        raise Skip("needs root: ha34-threads.sh runs as root")
+    if not shutil.which("musl-gcc"):
+        raise Skip("needs musl-gcc")
+    env = {"RUNS": "1", "WHO": "root", "THREADS": "1100", "SECS": "3"}
+    out = review(ctx, "ha34-threads.sh", SV, timeout=60, env=env)
+    m = re.search(r"exit (\d+), verdict (\S+); allowed (\d+), denied 0, mechanism failures 0; "
+                  r"internal_error None; receivers capped (\d+);", out)
+    ctx.expect(m and m.group(1) == "0" and m.group(2) == "pass" and m.group(3) == "1101"
+               and int(m.group(4)) > 0, "1100 threads: %s" % out[-1200:])
+    out = review(ctx, "ha34-threads.sh", mutant_binary("receivers-capped-error"), timeout=60, env=env)
+    ctx.expect("exit 3, verdict capability-error" in out, "mutant receivers-capped-error: %s" % out[-1200:])
 
 
 @test(timeout=120)
