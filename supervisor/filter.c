@@ -592,6 +592,11 @@ int sv_filter_build(void **out, unsigned rules)
 	return 0;
 }
 
+int sv_filter_root_agent(void)
+{
+	return geteuid() == 0;
+}
+
 int sv_filter_install(int names_judged)
 {
 	void *built;
@@ -602,7 +607,7 @@ int sv_filter_install(int names_judged)
 	if (rc)
 		return rc;
 	/* The child that becomes the agent: root is what it runs as. */
-	rc = sv_filter_build(&built, (geteuid() == 0 ? SV_FILTER_SETID : 0u) |
+	rc = sv_filter_build(&built, (sv_filter_root_agent() ? SV_FILTER_SETID : 0u) |
 					 (names_judged ? SV_FILTER_FILE_FLAGS : 0u));
 	if (rc < 0)
 		return rc;

@@ -26,6 +26,12 @@
  * FIONBIO. Used by sv_filter_install and by the filter table tests
  * (filter-export). */
 enum { SV_FILTER_SETID = 1u, SV_FILTER_FILE_FLAGS = 2u };
+
+/* Whether the run's agent is root and gets SV_FILTER_SETID's rules: it
+ * starts as the supervisor's uid, so this is the supervisor's euid, the
+ * same in the child that installs the filter and in a handler that must
+ * know which rule trapped a call. */
+int sv_filter_root_agent(void);
 int sv_filter_build(void **ctx, unsigned rules);
 
 /* The reason a trapped setsockopt (level, name: the low 32 bits of its

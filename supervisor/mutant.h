@@ -420,4 +420,7 @@
  *                         files an internal error: an agent with more than
  *                         1024 threads in allowed blocking calls is
  *                         capability-error (review h-attack34)
+ *   CGROUP_REFUSED_ANY_UID nsjoin.c  a uid-1000 agent's clone that shares its
+ *                         table and makes a cgroup namespace is refused as a
+ *                         root agent's is (a false red)
  * This header is documentation only; nothing includes it. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fault.h"
+#include "filter.h"
 #include "notify.h"
 #include "runprocs.h"
 
@@ -394,8 +395,17 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 void sv_nsjoin_table_shared(struct sv_call *c, const __u64 *a)
 {
 	/* The filter traps a root agent's CLONE_NEWCGROUP here too: refused
-	 * first, so a clone that does not happen shares no table. */
+	 * first, so a clone that does not happen shares no table. Another
+	 * agent's clone came here for CLONE_FILES alone: its cgroup namespace
+	 * is no harm (it owns none of the files a mount would show). */
+#ifndef SV_MUTANT_CGROUP_REFUSED_ANY_UID
+	if (sv_filter_root_agent() && ((uint32_t)a[0] & CLONE_NEWCGROUP)) {
+#else
+	/* MUTANT cgroup-refused-any-uid: a uid-1000 agent's clone that shares
+	 * its table and makes a cgroup namespace is refused too, as before
+	 * stop 38 (a false red). */
 	if ((uint32_t)a[0] & CLONE_NEWCGROUP) {
+#endif
 		sv_nsjoin_new_cgroup(c, a);
 		return;
 	}

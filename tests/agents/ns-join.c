@@ -41,6 +41,13 @@
  *       found its own join a foreign-namespace denial or a mechanism
  *       failure, and a foreign one was filed no-process where its caller
  *       died before the scan).
+ *   ns-join cgroup-shared
+ *       clone(CLONE_FILES | CLONE_NEWUSER | CLONE_NEWCGROUP), the raw call:
+ *       a child sharing the table in a user and a cgroup namespace of its
+ *       own, which exits at once. Logged as "clone"; exits 0 when the clone
+ *       worked (an agent that is not root: the supervisor traps the call
+ *       for CLONE_FILES only, and must not refuse it for the cgroup
+ *       namespace, which only a root agent's is refused).
  */
 #include "agentlib.h"
 
@@ -445,9 +452,26 @@ static int exiting(const char *spin_arg, const char *nsfile)
 	return 0;
 }
 
+static int cgroup_shared(void)
+{
+	int st;
+	long r =
+	    syscall(SYS_clone, CLONE_FILES | CLONE_NEWUSER | CLONE_NEWCGROUP | SIGCHLD, 0, 0, 0, 0);
+
+	if (r == 0)
+		syscall(SYS_exit, 0);
+	agent_log("clone", "files+user+cgroup", r < 0 ? -1 : 0, errno, NULL);
+	if (r < 0)
+		return 1;
+	return waitpid((pid_t)r, &st, 0) == (pid_t)r && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0
+											      : 1;
+}
+
 int main(int argc, char **argv)
 {
 	agent_init("ns-join");
+	if (argc == 2 && strcmp(argv[1], "cgroup-shared") == 0)
+		return cgroup_shared();
 	if ((argc == 3 || argc == 4) && strcmp(argv[1], "exiting") == 0)
 		return exiting(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 2 && strcmp(argv[1], "own") == 0)
@@ -463,5 +487,6 @@ int main(int argc, char **argv)
 		return container(argv + 2);
 	}
 	return agent_usage("own | foreign USERNS NETNS DEST LINE | race USERNS N | "
-			   "container USERFILE NETFILE PORT SINK | exiting SPIN [NSFILE]");
+			   "container USERFILE NETFILE PORT SINK | exiting SPIN [NSFILE] | "
+			   "cgroup-shared");
 }

@@ -115,6 +115,26 @@ def root_agent_enters_the_namespaces_its_run_made(ctx):
                "a join of the run's own namespaces denied: %s" % run.report.get("events"))
 
 
+@test()
+def uid1000_agents_clone_sharing_its_table_into_a_cgroup_namespace_is_allowed(ctx):
+    # The filter traps every clone with CLONE_FILES but not CLONE_THREAD
+    # (the table rule), and a root agent's CLONE_NEWCGROUP (it could mount
+    # cgroup2 over its caller's cgroup). A uid-1000 agent's clone with both
+    # came here for the table only: allowed as shared-table, the child made.
+    # Mutant cgroup-refused-any-uid refuses it as cgroup-namespace (EPERM),
+    # the false red of stop 37's close.
+    if os.geteuid() != 0:
+        raise Skip("needs root to run the agent as uid 1000")
+    for binary, ok in ((SV, True), (mutant_binary("cgroup-refused-any-uid"), False)):
+        run = ctx.sv("ns-join", ["cgroup-shared"], binary=binary, uid1000=True)
+        lines = run.agent_lines(call="clone")
+        ctx.expect(lines and (lines[0].get("result") == 0) == ok,
+                   "%s: the clone %s: %s" % (binary, "made" if ok else "refused", lines))
+        reason = "shared-table" if ok else "cgroup-namespace"
+        ctx.expect(run.events(syscall="clone", reason=reason),
+                   "%s: no clone filed %s: %s" % (binary, reason, run.report.get("events")))
+
+
 def foreign_run(ctx, binary=None, uid1000=False, fault=None):
     box = Container(ctx, uid1000)
     preexec, ns = bind_namespaces(ctx, box.proc.pid, ("user", "net"))
