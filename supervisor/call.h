@@ -251,6 +251,13 @@ int sv_call_fastopen_connect(struct sv_call *c, const void *name, uint32_t namel
  * performed call's result rc / err. */
 void sv_call_answer_performed(struct sv_call *c, const char *why, long long rc, int err);
 
+/* Before a send the supervisor performs on c->dup with the agent's flags:
+ * marks the event held when the kernel will keep the bytes back (MSG_MORE,
+ * or UDP_CORK on the socket) or send nothing (MSG_PROBE). Only a note for
+ * whoever counts arrivals; an option that cannot be read counts as not set
+ * (the send is then counted as a delivery). */
+void sv_call_note_held(struct sv_call *c, int agent_flags);
+
 /* The agent's SIGPIPE: the supervisor sends with MSG_NOSIGNAL, so an EPIPE
  * the agent did not ask to be quiet about is signalled to it here. */
 void sv_call_forward_sigpipe(struct sv_call *c, int agent_flags, int err);

@@ -152,6 +152,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 		len = 0; /* connected by sv_call_fastopen_connect: to its peer */
 	/* MSG_ZEROCOPY would let the kernel read our buffer after we free it. */
 	quiet = (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL;
+	sv_call_note_held(c, flags);
 	if (c->peer_nowait) {
 		struct iovec one = {.iov_base = payload, .iov_len = (size_t)n};
 		struct msghdr mh = {.msg_name = (void *)target,

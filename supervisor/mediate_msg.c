@@ -279,6 +279,7 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	 * (review h-attack5: 254 descriptors on UDP came back ENOMEM). The
 	 * bytes are the kernel's layout already, checked by the walk. */
 	quiet = (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL;
+	sv_call_note_held(c, flags);
 	sent = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, name, namelen)
 			      : syscall(SYS_sendmsg, c->dup, &mh, quiet);
 	*err = sent < 0 ? errno : 0;

@@ -423,4 +423,7 @@
  *   CGROUP_REFUSED_ANY_UID nsjoin.c  a uid-1000 agent's clone that shares its
  *                         table and makes a cgroup namespace is refused as a
  *                         root agent's is (a false red)
+ *   HELD_UNMARKED         call.c  a MSG_PROBE, MSG_MORE or UDP_CORK send is
+ *                         reported as a delivery: the appliance's oracle waits
+ *                         for bytes the kernel never sent (h-attack34)
  * This header is documentation only; nothing includes it. */

@@ -385,6 +385,8 @@ static void write_event(FILE *f, const struct sv_event *e)
 		json_errno(f, e->mech_err);
 	else
 		fputs("null", f);
+	if (e->held)
+		fputs(", \"held\": true", f);
 	if (e->msgs) {
 		fputs(", \"messages\": [", f);
 		for (size_t i = 0; i < e->nmsgs; i++) {

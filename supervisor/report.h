@@ -54,6 +54,11 @@ struct sv_event {
 	int mech_err;              /* errno of that mechanism call */
 	struct sv_msg_event *msgs; /* sendmmsg only; ownership passes to the report */
 	size_t nmsgs;
+	/* A send we performed whose bytes the kernel keeps back at the agent's
+	 * request (MSG_MORE, UDP_CORK: they leave with a later send) or never
+	 * sends (MSG_PROBE): "held": true, so whoever counts arrivals against
+	 * performed sends does not wait for this one (sv_call_note_held). */
+	int held;
 };
 
 /* Probe results, one errno per capability (0 = ok, -1 = not tried). */

@@ -317,10 +317,14 @@ def reported_deliveries(report, endpoints):
     """What the report says was performed successfully and so must have
     reached a sink endpoint: [(syscall, dest)]. A connect reaches only a TCP
     endpoint (a UDP connect sends nothing); a send reaches either. A sendmmsg
-    delivered its first `result` messages."""
+    delivered its first `result` messages. A send the report marks `held`
+    (MSG_PROBE, MSG_MORE or UDP_CORK: the kernel sent nothing yet, perhaps
+    never) is no delivery of its own (review h-attack34 finding 6)."""
     out = []
     for ev in report.get("events") or []:
         if not isinstance(ev, dict) or ev.get("action") != "performed":
+            continue
+        if ev.get("held") is True:
             continue
         sc, res, err = ev.get("syscall"), ev.get("result"), ev.get("errno")
         if sc == "sendmmsg":

@@ -323,6 +323,18 @@ ORACLE_CASES = {
     "sendmmsg_declared_first_agrees": (
         "", [att("sendmmsg", MMSG, 1, None)], [udp("198.51.100.7:53")], "fail", [MMSG_EV], 0,
         None),
+    "held_sends_are_no_deliveries": (
+        "", [att("sendto", "198.51.100.7:53", 4, None, held="probe"),
+             att("sendto", "198.51.100.7:53", 4, None, held="more"),
+             att("sendto", "198.51.100.7:53", 4, None)], [udp("198.51.100.7:53")], "pass",
+        [ev("sendto", "198.51.100.7:53", "allowed", "performed", None, 4, held=True),
+         ev("sendto", "198.51.100.7:53", "allowed", "performed", None, 4, held=True),
+         okev("sendto", "198.51.100.7:53", result=4)], 0, None),
+    "unmarked_send_not_arrived_is_caught": (
+        "", [att("sendto", "198.51.100.7:53", 4, None, held="more"),
+             att("sendto", "198.51.100.7:53", 4, None)], [udp("198.51.100.7:53")], "pass",
+        [okev("sendto", "198.51.100.7:53", result=4), okev("sendto", "198.51.100.7:53", result=4)],
+        0, "performed 2 call(s) to 198.51.100.7:53 with success but the sink saw 1"),
     "sendmmsg_declared_message_lost_is_caught": (
         "", [att("sendmmsg", MMSG, 1, None)], [], "fail", [MMSG_EV], 0,
         "198.51.100.7:53 with success but the sink saw 0"),
