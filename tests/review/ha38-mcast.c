@@ -15,12 +15,21 @@
  *     msfilter  IP_MSFILTER on 232.1.1.2, one call, up to 10 sources (40 bytes)
  *     mld       IPV6_ADD_MEMBERSHIP of ff0e:: + 14 bytes per join
  *     mldfilter MCAST_MSFILTER on ff3e::1, one call, up to 64 v6 sources
+ *     relay     (a root service in a guest cell, IFNAME lo, SECRET DEST:PORT)
+ *               stands for another host on the link: it captures the IGMP
+ *               and MLD reports on IFNAME (AF_PACKET) and sends the group
+ *               and source addresses of each record whose group is in
+ *               239/8, 232/8, ff0e::/16 or ff3e::/16 (the ones the modes
+ *               above use; nothing the kernel joins by itself) as one UDP
+ *               datagram to DEST:PORT, where the cell's sink is
  *
  * IFNAME is the link the joins name (the interface index: no route needed).
  * Prints each call's result; holds the memberships for two seconds so that
  * the reports (and their retransmissions) go out, then exits 0. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <net/if.h>
 #include <stddef.h>
 #include <netinet/in.h>
@@ -36,12 +45,103 @@ static void show(const char *what, int rc)
 	fflush(stdout);
 }
 
+/* The printable text of N address bytes ('.' for the rest). */
+static size_t printable(char *out, const unsigned char *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = a[i] >= 32 && a[i] < 127 ? (char)a[i] : '.';
+	return n;
+}
+
+/* One IGMPv3 (REPORT 0x22) or MLDv2 (ICMPv6 143) report at P (LEN bytes):
+ * each record of an agent group, its group and sources as text, to OUT. */
+static void relay_report(int out, const struct sockaddr_in *to, const unsigned char *p, size_t len,
+			 int v6)
+{
+	size_t alen = v6 ? 16 : 4, o = 8;
+	unsigned nrec = len >= 8 ? (unsigned)(p[6] << 8 | p[7]) : 0;
+
+	for (unsigned r = 0; r < nrec && o + 4 + alen <= len; r++) {
+		unsigned aux = p[o + 1], ns = (unsigned)(p[o + 2] << 8 | p[o + 3]);
+		const unsigned char *g = p + o + 4;
+		size_t end = o + 4 + alen * (1 + ns) + 4 * aux;
+		int ours = v6 ? g[0] == 0xff && (g[1] == 0x0e || g[1] == 0x3e) : g[0] == 239 || g[0] == 232;
+		if (end > len)
+			break;
+		if (ours) {
+			char msg[2048];
+			size_t m = (size_t)snprintf(msg, sizeof(msg), "%s record type %u, group+sources: ",
+						    v6 ? "MLDv2" : "IGMPv3", p[o]);
+			for (unsigned i = 0; i <= ns && m + alen + 1 < sizeof(msg); i++) {
+				m += printable(msg + m, g + alen * i, alen);
+				msg[m++] = '|';
+			}
+			sendto(out, msg, m, 0, (const struct sockaddr *)to, sizeof(*to));
+			printf("relayed: %.*s\n", (int)m, msg);
+			fflush(stdout);
+		}
+		o = end;
+	}
+}
+
+static int relay_main(const char *ifname, const char *dest)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET}, self = {.sin_family = AF_INET};
+	char host[64];
+	const char *colon = strrchr(dest, ':');
+	int out = socket(AF_INET, SOCK_DGRAM, 0);
+	int cap = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	struct sockaddr_ll ll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
+				 .sll_ifindex = (int)if_nametoindex(ifname)};
+
+	if (!colon || (size_t)(colon - dest) >= sizeof(host) || out < 0 || cap < 0) {
+		perror("ha38-mcast relay");
+		return 2;
+	}
+	memcpy(host, dest, (size_t)(colon - dest));
+	host[colon - dest] = 0;
+	inet_pton(AF_INET, host, &to.sin_addr);
+	to.sin_port = htons((unsigned short)atoi(colon + 1));
+	/* A bound UDP socket: the guest's sign that the service is ready. */
+	inet_pton(AF_INET, "127.0.0.1", &self.sin_addr);
+	self.sin_port = htons(9938);
+	if (bind(out, (struct sockaddr *)&self, sizeof(self)) || bind(cap, (struct sockaddr *)&ll, sizeof(ll))) {
+		perror("ha38-mcast relay: bind");
+		return 2;
+	}
+	for (;;) {
+		unsigned char f[65536];
+		ssize_t n = recv(cap, f, sizeof(f), 0);
+		if (n < 14 + 40)
+			continue;
+		const unsigned char *ip = f + 14;
+		size_t len = (size_t)n - 14;
+		int et = f[12] << 8 | f[13];
+		if (et == ETH_P_IP && ip[9] == IPPROTO_IGMP) {
+			size_t ihl = (size_t)(ip[0] & 15) * 4;
+			if (ihl < len && ip[ihl] == 0x22)
+				relay_report(out, &to, ip + ihl, len - ihl, 0);
+		} else if (et == ETH_P_IPV6) {
+			size_t o = 40;
+			unsigned nh = ip[6];
+			if (nh == 0 && o + 2 <= len) {
+				nh = ip[o];
+				o += ((size_t)ip[o + 1] + 1) * 8;
+			}
+			if (nh == IPPROTO_ICMPV6 && o < len && ip[o] == 143)
+				relay_report(out, &to, ip + o, len - o, 1);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf(stderr, "usage: ha38-mcast MODE IFNAME [SECRET]\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "relay"))
+		return relay_main(argv[2], argc > 3 ? argv[3] : "203.0.113.7:9999");
 	const char *mode = argv[1];
 	const char *secret = argc > 3 ? argv[3] : "agent-secret-ha38";
 	size_t n = strlen(secret);
