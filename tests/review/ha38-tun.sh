@@ -11,6 +11,8 @@
 # from 10.38.0.2 to 203.0.113.66:9999, the undeclared host ha38tx on a1's
 # link. Mode attach: the agent opens /dev/net/tun itself and attaches to
 # t1, a persistent TUN device owned by uid 1000 (no capability needed).
+# Mode tap: the same with t2, a TAP device of uid 1000's on a bridge whose
+# other port leads to ha38tx (10.38.2.66): no forwarding involved.
 #
 # Supervisor: --no-loopback --allow 198.51.100.7:9999, as uid 1000 (as root
 # with REVIEW_AS_ROOT=1: the root check refuses the device, the control).
@@ -34,11 +36,12 @@ cat >/tmp/ha38/tunwrite.c <<'C'
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-/* tunwrite DEST MSG [IFNAME [TUNPATH]]: writes one IPv4/UDP packet 10.38.0.2:4242 ->
+/* tunwrite DEST MSG [IFNAME [TUNPATH [tap]]]: writes one IPv4/UDP packet 10.38.0.2:4242 ->
  * DEST:9999 holding MSG to descriptor 0 (a TUN device without packet
  * information), or, with IFNAME, to a descriptor of its own attached to
  * that persistent TUN device (TUNSETIFF: no capability when the device's
- * owner is the caller's uid). */
+ * owner is the caller's uid). With "tap" the device is a TAP one and the
+ * packet goes in a broadcast Ethernet frame. */
 static unsigned short csum(const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -54,7 +57,9 @@ static unsigned short csum(const void *p, size_t n)
 int main(int argc, char **argv)
 {
 	const char *msg = argc > 2 ? argv[2] : "agent-secret via a TUN on stdin";
-	unsigned char pkt[1500] = {0};
+	int tap = argc > 5 && !strcmp(argv[5], "tap");
+	unsigned char frame[1514] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0x38, 0x02, 0x08, 0};
+	unsigned char *pkt = frame + 14;
 	struct iphdr *ip = (struct iphdr *)pkt;
 	struct udphdr *u = (struct udphdr *)(pkt + 20);
 	size_t n = strlen(msg);
@@ -63,7 +68,7 @@ int main(int argc, char **argv)
 	ip->ttl = 64;
 	ip->protocol = 17;
 	ip->tot_len = htons((unsigned short)(28 + n));
-	inet_pton(AF_INET, "10.38.0.2", &ip->saddr);
+	inet_pton(AF_INET, tap ? "10.38.2.2" : "10.38.0.2", &ip->saddr);
 	inet_pton(AF_INET, argc > 1 ? argv[1] : "203.0.113.66", &ip->daddr);
 	ip->check = csum(ip, 20);
 	u->source = htons(4242);
@@ -72,7 +77,7 @@ int main(int argc, char **argv)
 	memcpy(pkt + 28, msg, n);
 	int fd = 0;
 	if (argc > 3) {
-		struct ifreq ifr = {.ifr_flags = IFF_TUN | IFF_NO_PI};
+		struct ifreq ifr = {.ifr_flags = (tap ? IFF_TAP : IFF_TUN) | IFF_NO_PI};
 		strncpy(ifr.ifr_name, argv[3], IFNAMSIZ - 1);
 		fd = open(argc > 4 ? argv[4] : "/dev/net/tun", O_RDWR);
 		int rc = fd < 0 ? -1 : ioctl(fd, TUNSETIFF, &ifr);
@@ -80,9 +85,14 @@ int main(int argc, char **argv)
 		       rc < 0 ? " " : "", rc < 0 ? strerror(errno) : "");
 		if (rc < 0)
 			return 1;
+		/* An attached TAP has carrier; the bridge learns it through
+		 * linkwatch, up to a second later, and drops frames before. */
+		if (tap)
+			sleep(2);
 	}
-	ssize_t w = write(fd, pkt, 28 + n);
-	printf("ha38-tun: write(%d, %zu-byte packet to %s:9999) -> %zd\n", fd, 28 + n,
+	ssize_t w = tap ? write(fd, frame, 14 + 28 + n) : write(fd, pkt, 28 + n);
+	printf("ha38-tun: write(%d, %zu-byte %s to %s:9999) -> %zd\n", fd, 28 + n + (tap ? 14 : 0),
+	       tap ? "frame" : "packet",
 	       argc > 1 ? argv[1] : "203.0.113.66", w);
 	fflush(stdout);
 	return w < 0;
@@ -120,7 +130,26 @@ ip -n ha38ta link set t1 up
 # the agent opens a node of the same device made so.
 rm -f /tmp/ha38/net-tun
 mknod -m 0666 /tmp/ha38/net-tun c 10 200
+# Mode tap: a persistent TAP device of uid 1000's enslaved to a bridge (as
+# QEMU's bridge networking leaves one), the bridge's other port a veth to
+# ha38tx (10.38.2.66/24); forwarding off: the frame needs no routing.
+ip -n ha38ta tuntap add dev t2 mode tap user 1000
+ip -n ha38ta link add tb type bridge
+ip -n ha38ta link set t2 master tb
+ip link add tv netns ha38ta type veth peer name xv netns ha38tx
+ip -n ha38ta link set tv master tb
+ip -n ha38tx addr add 10.38.2.66/24 dev xv
+for l in "ha38ta t2" "ha38ta tb" "ha38ta tv" "ha38tx xv"; do
+	read -r ns dev <<<"$l"
+	ip -n "$ns" link set "$dev" up
+done
+sleep 1
 for r in $(seq "${ROUNDS:-1}"); do
+	ip netns exec ha38ta sysctl -qw net.ipv4.ip_forward=0
+	review_net_run ha38t "$d" "tap.$r" -- "$d/sv" --allow 198.51.100.7:9999 -- \
+		"$d/agent" 10.38.2.66 "agent-secret via its own TAP on a bridge, round $r" t2 \
+		/tmp/ha38/net-tun tap
+	ip netns exec ha38ta sysctl -qw net.ipv4.ip_forward=1
 	review_net_run ha38t "$d" "attach.$r" -- "$d/sv" --allow 198.51.100.7:9999 -- \
 		"$d/agent" 203.0.113.66 "agent-secret via its own attach to t1, round $r" t1 /tmp/ha38/net-tun
 	REVIEW_AS_ROOT=1 review_net_run ha38t "$d" "tun.$r" -- /usr/bin/python3 "$d/caller.py" \
