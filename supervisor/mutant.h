@@ -426,4 +426,7 @@
  *   HELD_UNMARKED         call.c  a MSG_PROBE, MSG_MORE or UDP_CORK send is
  *                         reported as a delivery: the appliance's oracle waits
  *                         for bytes the kernel never sent (h-attack34)
+ *   REPORT_DIR_MOVED_TRUSTED report.c  FILE's directory, moved aside by the
+ *                         agent, is still written: the caller reads the
+ *                         agent's own file at FILE (review h-attack36)
  * This header is documentation only; nothing includes it. */

@@ -223,7 +223,8 @@ def report_directory_moved_aside_during_the_run_is_a_capability_error(ctx):
     # directory, exit 1, while FILE said pass. The directory is checked
     # against the one opened at set-up at the final write now: moved is an
     # error (ESTALE), so the exit status and the descriptor's last record
-    # say capability-error, and FILE's pass is never believed.
+    # say capability-error, and FILE's pass is never believed. Mutant
+    # report-dir-moved-trusted writes the moved directory again: exit 1.
     if not shutil.which("musl-gcc"):
         raise Skip("needs musl-gcc")
     out = review(ctx, "ha36-swapdir.sh", SV, env={"RUNS": "1"})
@@ -231,6 +232,8 @@ def report_directory_moved_aside_during_the_run_is_a_capability_error(ctx):
                   % out[-1500:])
     ctx.expect_eq(out.count('descriptor\'s last record: "verdict": "capability-error"'), 2,
                   "the descriptor's last records: %s" % out[-1500:])
+    out = review(ctx, "ha36-swapdir.sh", mutant_binary("report-dir-moved-trusted"), env={"RUNS": "1"})
+    ctx.expect(re.search(r"supervisor exit 1", out), "mutant report-dir-moved-trusted: %s" % out[-1500:])
 
 
 @test()
