@@ -53,7 +53,8 @@ static const struct {
  * after the destination was judged (source routes, the output interface),
  * or the source address it claims (a forged source makes every router on
  * the path a reflector: an ICMP error quoting the datagram goes to whatever
- * source it names). */
+ * source it names), or that have the kernel send addresses the agent chose
+ * (multicast memberships). */
 static const struct {
 	int level, name;
 	const char *reason;
@@ -96,6 +97,43 @@ static const struct {
      * per-send form, MSG_DONTROUTE, is judged with the device
      * (sv_call_device_fits). */
     {SOL_SOCKET, 5, "output-interface"}, /* SO_DONTROUTE */
+#endif
+#ifndef SV_MUTANT_MULTICAST_JOIN_OPEN
+    /* Multicast memberships: not a send, and no capability or route is
+     * needed (the request names the link), but the kernel announces each
+     * change on the link, an IGMP report to 224.0.0.22 or the group or an
+     * MLD report to ff02::16, holding the group and source addresses the
+     * agent chose: its bytes at every host on the link, again at every
+     * query while it is held (review h-attack38's ha38-mcast.sh: 3 bytes a
+     * v4 group, 4 a source, 14 a v6 group; 1024 bytes in one
+     * MCAST_MSFILTER). Every join, leave, block and filter of both
+     * families, and IPv6 anycast (its solicited-node group is announced
+     * too). */
+    {IPPROTO_IP, 35, "multicast-join"},   /* IP_ADD_MEMBERSHIP */
+    {IPPROTO_IP, 36, "multicast-join"},   /* IP_DROP_MEMBERSHIP */
+    {IPPROTO_IP, 37, "multicast-join"},   /* IP_UNBLOCK_SOURCE */
+    {IPPROTO_IP, 38, "multicast-join"},   /* IP_BLOCK_SOURCE */
+    {IPPROTO_IP, 39, "multicast-join"},   /* IP_ADD_SOURCE_MEMBERSHIP */
+    {IPPROTO_IP, 40, "multicast-join"},   /* IP_DROP_SOURCE_MEMBERSHIP */
+    {IPPROTO_IP, 41, "multicast-join"},   /* IP_MSFILTER */
+    {IPPROTO_IP, 42, "multicast-join"},   /* MCAST_JOIN_GROUP */
+    {IPPROTO_IP, 43, "multicast-join"},   /* MCAST_BLOCK_SOURCE */
+    {IPPROTO_IP, 44, "multicast-join"},   /* MCAST_UNBLOCK_SOURCE */
+    {IPPROTO_IP, 45, "multicast-join"},   /* MCAST_LEAVE_GROUP */
+    {IPPROTO_IP, 46, "multicast-join"},   /* MCAST_JOIN_SOURCE_GROUP */
+    {IPPROTO_IP, 47, "multicast-join"},   /* MCAST_LEAVE_SOURCE_GROUP */
+    {IPPROTO_IP, 48, "multicast-join"},   /* MCAST_MSFILTER */
+    {IPPROTO_IPV6, 20, "multicast-join"}, /* IPV6_ADD_MEMBERSHIP */
+    {IPPROTO_IPV6, 21, "multicast-join"}, /* IPV6_DROP_MEMBERSHIP */
+    {IPPROTO_IPV6, 27, "multicast-join"}, /* IPV6_JOIN_ANYCAST */
+    {IPPROTO_IPV6, 28, "multicast-join"}, /* IPV6_LEAVE_ANYCAST */
+    {IPPROTO_IPV6, 42, "multicast-join"}, /* MCAST_JOIN_GROUP */
+    {IPPROTO_IPV6, 43, "multicast-join"}, /* MCAST_BLOCK_SOURCE */
+    {IPPROTO_IPV6, 44, "multicast-join"}, /* MCAST_UNBLOCK_SOURCE */
+    {IPPROTO_IPV6, 45, "multicast-join"}, /* MCAST_LEAVE_GROUP */
+    {IPPROTO_IPV6, 46, "multicast-join"}, /* MCAST_JOIN_SOURCE_GROUP */
+    {IPPROTO_IPV6, 47, "multicast-join"}, /* MCAST_LEAVE_SOURCE_GROUP */
+    {IPPROTO_IPV6, 48, "multicast-join"}, /* MCAST_MSFILTER */
 #endif
 #ifndef SV_MUTANT_PASSRIGHTS_OPEN
     /* SO_PASSRIGHTS (6.16): not a path, but the supervisor turns it off on
@@ -276,6 +314,8 @@ static int add_file_flags(scmp_filter_ctx ctx)
 	return rc;
 }
 
+const uint32_t sv_filter_tun_ioctls[2] = {0x400454ca /* TUNSETIFF */, 0x400454d9 /* TUNSETQUEUE */};
+
 static int add_common(scmp_filter_ctx ctx)
 {
 	int rc = notify_all(ctx, sending, N(sending));
@@ -338,6 +378,18 @@ static int add_common(scmp_filter_ctx ctx)
 		rc = seccomp_rule_add(
 		    ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("clone"), 1,
 		    SCMP_CMP(0, SCMP_CMP_MASKED_EQ, CLONE_FILES | CLONE_THREAD, CLONE_FILES));
+#endif
+#ifndef SV_MUTANT_TUN_ATTACH_OPEN
+	/* Attaching to a TUN or TAP device (TUNSETIFF; TUNSETQUEUE for a queue
+	 * of a multiqueue one): the owner of a persistent device (as `ip
+	 * tuntap add ... user U` leaves one for a VPN client or a QEMU) needs
+	 * no capability, and /dev/net/tun is mode 0666 under systemd's udev
+	 * rules. Every write() is then a packet received on that link, routed
+	 * or bridged to whatever it names (review h-attack38's ha38-tun.sh).
+	 * The command is an unsigned int: its low 32 bits. */
+	for (size_t i = 0; rc == 0 && i < N(sv_filter_tun_ioctls); i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("ioctl"),
+				      1, INT_EQ(1, sv_filter_tun_ioctls[i]));
 #endif
 #ifndef SV_MUTANT_KEY_UPCALL_OPEN
 	/* request_key with a callout string: finding no such key, the kernel

@@ -27,6 +27,11 @@
  * (filter-export). */
 enum { SV_FILTER_SETID = 1u, SV_FILTER_FILE_FLAGS = 2u };
 
+/* The ioctl commands that attach a descriptor to a TUN or TAP device
+ * (TUNSETIFF, TUNSETQUEUE): trapped for every agent on every ABI and
+ * denied, "tun-attach" (mediate.c). */
+extern const uint32_t sv_filter_tun_ioctls[2];
+
 /* Whether the run's agent is root and gets SV_FILTER_SETID's rules: it
  * starts as the supervisor's uid, so this is the supervisor's euid, the
  * same in the child that installs the filter and in a handler that must

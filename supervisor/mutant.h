@@ -429,4 +429,15 @@
  *   REPORT_DIR_MOVED_TRUSTED report.c  FILE's directory, moved aside by the
  *                         agent, is still written: the caller reads the
  *                         agent's own file at FILE (review h-attack36)
+ *   MULTICAST_JOIN_OPEN   filter.c  multicast joins, leaves, blocks and
+ *                         filters pass untrapped: the IGMP and MLD reports
+ *                         carry the group and source addresses the agent
+ *                         chose to every host on the link (review h-attack38)
+ *   TUN_ATTACH_OPEN       filter.c  TUNSETIFF and TUNSETQUEUE pass: an agent
+ *                         attaches to a persistent TUN or TAP device its uid
+ *                         owns and writes packets into the host's stack
+ *                         (review h-attack38)
+ *   STDIO_CHARDEV_OPEN    stdfds.c  a character device on 0-2 (a TUN the
+ *                         caller attached) reaches an agent that is not root
+ *                         (review h-attack38)
  * This header is documentation only; nothing includes it. */

@@ -18,6 +18,7 @@
 
 #include "fault.h"
 #include "mountinfo.h"
+#include "stdfds.h"
 
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
@@ -767,14 +768,6 @@ static int under_declared(int fd, const char *path)
 	return 0;
 }
 
-/* The character devices a caller may hand a root agent on 0-2 besides a
- * terminal: null, zero, full, random, urandom. */
-static int harmless_chr(dev_t rdev)
-{
-	return major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
-				    minor(rdev) == 8 || minor(rdev) == 9);
-}
-
 int sv_rootfs_check_stdio(char *why, size_t len)
 {
 #ifdef SV_MUTANT_ROOT_STDIO_OPEN
@@ -782,7 +775,6 @@ int sv_rootfs_check_stdio(char *why, size_t len)
 	 * left on 0-2 reaches a root agent, as before. */
 	(void)why;
 	(void)len;
-	(void)harmless_chr;
 	(void)under_declared;
 	return 0;
 #endif
@@ -802,7 +794,7 @@ int sv_rootfs_check_stdio(char *why, size_t len)
 			what = "a directory (openat from it reaches the caller's writable mounts)";
 		else if (S_ISBLK(st.st_mode))
 			what = "a block device (reopened through /proc/self/fd for writing)";
-		else if (S_ISCHR(st.st_mode) && !isatty(fd) && !harmless_chr(st.st_rdev))
+		else if (S_ISCHR(st.st_mode) && !isatty(fd) && !sv_stdfds_harmless_chr(st.st_rdev))
 			what = "a character device other than a terminal, null, zero, full, random "
 			       "or urandom";
 		else if (S_ISREG(st.st_mode) && (fl & O_ACCMODE) == O_RDONLY && st.st_nlink > 0 &&

@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "call.h"
@@ -221,6 +222,12 @@ static const char *inet_state_refused(int fd, int dom)
 			   : NULL;
 }
 
+int sv_stdfds_harmless_chr(dev_t rdev)
+{
+	return major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
+				    minor(rdev) == 8 || minor(rdev) == 9);
+}
+
 int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 {
 #ifdef SV_MUTANT_STDIO_SOCKET_OPEN
@@ -239,7 +246,23 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 		char text[SV_DEST_TEXT];
 		int dom = 0;
 
-		if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+		if (fstat(fd, &st) != 0)
+			continue;
+#ifndef SV_MUTANT_STDIO_CHARDEV_OPEN
+		/* MUTANT stdio-chardev-open: only a root agent's devices are
+		 * looked at (rootfs.c), as before review h-attack38. */
+		if (S_ISCHR(st.st_mode) && !isatty(fd) && !sv_stdfds_harmless_chr(st.st_rdev)) {
+			snprintf(
+			    why, len,
+			    "descriptor %d is a character device other than a terminal, null, "
+			    "zero, full, random or urandom (a TUN or TAP device, a modem: what "
+			    "the agent writes there leaves by a link of the host's unmediated); "
+			    "give it a pipe, a terminal or /dev/null",
+			    fd);
+			return -EACCES;
+		}
+#endif
+		if (!S_ISSOCK(st.st_mode))
 			continue;
 		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == 0 && dom == AF_NETLINK)
 			continue;

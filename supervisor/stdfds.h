@@ -5,6 +5,7 @@
 #define SV_STDFDS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "policy.h"
 
@@ -19,5 +20,11 @@
  * descriptors. Returns 0, or -EACCES with why (len bytes) naming the
  * descriptor and what is wrong; the run must then be refused. */
 int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len);
+
+/* Whether rdev is a character device a caller may hand any agent on 0-2
+ * besides a terminal: null, zero, full, random, urandom. Any other (a TUN
+ * or TAP device, a macvtap, a modem's serial port) may be a link of the
+ * host's: sv_stdfds_check refuses it. */
+int sv_stdfds_harmless_chr(dev_t rdev);
 
 #endif

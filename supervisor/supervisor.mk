@@ -101,7 +101,8 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	dontroute-option-open dontroute-flag-open stdio-dontroute-kept report-fd-first \
 	report-path-resolved cgroup-namespace-open kill-by-pid report-link-followed \
 	declared-link-followed receivers-capped-error cgroup-refused-any-uid \
-	held-unmarked report-dir-moved-trusted
+	held-unmarked report-dir-moved-trusted multicast-join-open tun-attach-open \
+	stdio-chardev-open
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
 # original report needed both defects at once.

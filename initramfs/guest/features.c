@@ -6,10 +6,11 @@
  *     NAME=no DETAIL...
  *
  * NAME is one of seccomp_notify, pidfd_getfd, process_vm_readv, kcmp, yama,
- * ia32, x32, io_uring, pty, userns, coredump (docs/guest.md). The guest init runs it as root before
- * any precondition or syscall mask is applied, so it describes the kernel, not the cell's emulated
- * environment. Every probe that could leave state behind (a seccomp filter) or die (a missing
- * syscall entry point) runs in a forked child. Exit status 0 whenever all lines were printed.
+ * ia32, x32, io_uring, pty, userns, coredump, multicast (docs/guest.md). The guest init runs it as
+ * root before any precondition or syscall mask is applied, so it describes the kernel, not the
+ * cell's emulated environment. Every probe that could leave state behind (a seccomp filter) or die
+ * (a missing syscall entry point) runs in a forked child. Exit status 0 whenever all lines were
+ * printed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,16 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 
 #include <linux/filter.h>
 #include <linux/io_uring.h>
@@ -72,6 +83,12 @@ static const char *errno_name(int err)
 		return "EOPNOTSUPP";
 	case ENOENT:
 		return "ENOENT";
+	case EAFNOSUPPORT:
+		return "EAFNOSUPPORT";
+	case ENOPROTOOPT:
+		return "ENOPROTOOPT";
+	case ETIMEDOUT:
+		return "ETIMEDOUT";
 	default:
 		return NULL;
 	}
@@ -325,6 +342,60 @@ static void probe_coredump(void)
 	print_errno("coredump", (int)n);
 }
 
+/*
+ * What the multicast-join cells' relay needs (scenarios/multicast-join-*):
+ * a packet socket on lo (CONFIG_PACKET) that sees the IGMP report the
+ * kernel sends when a UDP socket joins a group there (CONFIG_IP_MULTICAST;
+ * the tinyconfig kernels have neither). Proven by joining 239.1.2.3 on lo in
+ * a network namespace of the child's own (its lo brought up there) and
+ * reading the report, within a second.
+ */
+static int probe_multicast_child(void)
+{
+	static const unsigned char group[4] = {239, 1, 2, 3};
+	struct ifreq ifr = {0};
+	struct ip_mreqn mr = {0};
+	struct sockaddr_ll ll = {0};
+	unsigned char buf[512];
+	int s, cap;
+
+	if (unshare(CLONE_NEWNET) != 0)
+		return errno;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) != 0)
+		return errno;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0 || ioctl(s, SIOCGIFINDEX, &ifr) != 0)
+		return errno;
+	cap = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, htons(ETH_P_IP));
+	if (cap < 0)
+		return errno;
+	ll.sll_family = AF_PACKET;
+	ll.sll_protocol = htons(ETH_P_IP);
+	ll.sll_ifindex = ifr.ifr_ifindex;
+	if (bind(cap, (struct sockaddr *)&ll, sizeof(ll)) != 0)
+		return errno;
+	memcpy(&mr.imr_multiaddr, group, sizeof(group));
+	mr.imr_ifindex = ifr.ifr_ifindex;
+	if (setsockopt(s, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr, sizeof(mr)) != 0)
+		return errno;
+	for (int round = 0; round < 40; round++) {
+		struct pollfd p = {.fd = cap, .events = POLLIN};
+		ssize_t n;
+
+		if (poll(&p, 1, 25) != 1)
+			continue;
+		n = recv(cap, buf, sizeof(buf), 0);
+		/* An IPv4 packet of protocol 2 (IGMP) naming the group. */
+		if (n > 24 && buf[9] == 2 && memmem(buf + 20, (size_t)n - 20, group, 4))
+			return 0;
+	}
+	return ETIMEDOUT;
+}
+
 int main(void)
 {
 	print_child("seccomp_notify", run_child(probe_notify_child), "listener ok");
@@ -339,5 +410,7 @@ int main(void)
 	print_child("userns", run_child(probe_userns_child),
 		    "unprivileged user namespace with pid and mount namespaces ok");
 	probe_coredump();
+	print_child("multicast", run_child(probe_multicast_child),
+		    "IGMP report of a join on lo seen by a packet socket");
 	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -29,7 +29,7 @@ ISOLATIONS = ("batch", "boot")
 
 # The features that decide verdicts, in the order reports print them.
 FEATURES = ("seccomp_notify", "pidfd_getfd", "process_vm_readv", "kcmp", "yama", "ia32",
-            "x32", "io_uring", "pty", "userns", "coredump")
+            "x32", "io_uring", "pty", "userns", "coredump", "multicast")
 
 
 _DIGESTS = {}
