@@ -146,6 +146,12 @@ main() {
 	install -m 0755 "$guest_bin/egress-tty" "$stage/sbin/egress-tty"
 	install -m 0755 "$guest_bin/egress-reset" "$stage/sbin/egress-reset"
 	install -m 0755 "$guest_bin/egress-frame" "$stage/sbin/egress-frame"
+	# The feature names a cell's requires= may use: contract.FEATURES, the
+	# one list (egress-features probes them), read by the guest's init.
+	install -d -m 0755 "$stage/etc/egress"
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import contract; print(" ".join(contract.FEATURES))' \
+		"$HERE/host" >"$stage/etc/egress/features"
+	chmod 0644 "$stage/etc/egress/features"
 	printf 'root:x:0:0:root:/:/bin/sh\nagent:x:1000:1000:agent:/tmp:/bin/sh\n' >"$stage/etc/passwd"
 	printf 'root:x:0:\nagent:x:1000:\n' >"$stage/etc/group"
 	chmod 0644 "$stage/etc/passwd" "$stage/etc/group"
