@@ -37,7 +37,8 @@
  *                            hiso-victim-loopback),
  *                            pids (pids.max 2 on egress-cell), rlimit
  *                            (init's RLIMIT_FSIZE 3000), xfrm (an IPv6 block
- *                            policy)
+ *                            policy), xfrmgone (the same, then xfrm_user
+ *                            removed by the plant itself)
  *
  * Each plant is logged ("plant" with its target and errno). Then it listens
  * on 127.0.0.1 (init's readiness test) and waits to be killed.
@@ -357,6 +358,12 @@ static int outcome(const char *kind)
 		plant("init RLIMIT_FSIZE 3000", prlimit(1, RLIMIT_FSIZE, &r, NULL));
 	} else if (strcmp(kind, "outcome-xfrm") == 0) {
 		plant("xfrm policy out 2001:db8::7 block", xfrm_block(AF_INET6, "2001:db8::7"));
+	} else if (strcmp(kind, "outcome-xfrmgone") == 0) {
+		/* The same, then the module the reset would read it through
+		 * removed by the cell itself (its socket closed first). */
+		plant("xfrm policy out 2001:db8::7 block", xfrm_block(AF_INET6, "2001:db8::7"));
+		plant("delete_module xfrm_user",
+		      (int)syscall(SYS_delete_module, "xfrm_user", O_NONBLOCK));
 	} else {
 		return -1;
 	}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Review h-isolate: a root service in one cell of a batch leaves kernel state
-# (KIND: rule bpf pids rlimit xfrm; reset-plant outcome-KIND), and the next
+# (KIND: rule bpf pids rlimit xfrm xfrmgone; reset-plant outcome-KIND), and the next
 # cell of the same boot, hiso-victim-declared (declared-only under a name
 # that sorts after the plant's; hiso-victim-loopback after the bpf plant), is
 # compared with the same cell in a boot of its own (ISOLATION=boot).
