@@ -522,7 +522,9 @@ static void check_network(void)
 		rs_buf_free(&done);
 		done = d;
 	}
-	rs_prove(RS_NET, &now, "links, addresses and routes (every table, v4 and v6) as at boot",
+	rs_prove(RS_NET, &now,
+		 "links, addresses, routes (every table), rules and neighbours, v4 and v6, as at "
+		 "boot",
 		 done.len ? done.p : "");
 	rs_buf_free(&now);
 	rs_buf_free(&done);

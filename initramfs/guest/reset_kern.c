@@ -93,7 +93,8 @@ static int bpf_ids(struct rs_buf *out, int next_cmd, int fd_cmd, const char *kin
 			memset(&pi, 0, sizeof(pi));
 			memset(&li, 0, sizeof(li));
 			a.info.bpf_fd = (unsigned)fd;
-			a.info.info_len = next_cmd == BPF_PROG_GET_NEXT_ID ? sizeof(pi) : sizeof(li);
+			a.info.info_len =
+			    next_cmd == BPF_PROG_GET_NEXT_ID ? sizeof(pi) : sizeof(li);
 			a.info.info = next_cmd == BPF_PROG_GET_NEXT_ID ? (unsigned long)&pi
 								       : (unsigned long)&li;
 			if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) == 0)
@@ -356,8 +357,8 @@ void rs_check_xfrm(void)
  * pressure and peak files whose reads change by themselves. */
 static bool knob_skip(const char *name)
 {
-	static const char *const skip[] = {"cgroup.procs",   "cgroup.threads", "cgroup.kill",
-					   "cgroup.events",  "memory.reclaim", "cgroup.stat",
+	static const char *const skip[] = {"cgroup.procs",      "cgroup.threads", "cgroup.kill",
+					   "cgroup.events",     "memory.reclaim", "cgroup.stat",
 					   "cgroup.controllers"};
 	size_t n = strlen(name);
 
@@ -444,13 +445,15 @@ static void subtree_restore(const char *path, const char *now, size_t nn, const 
 			if (k > fn - i)
 				k = fn - i;
 			if (k && k < sizeof(tok) - 2) {
-				snprintf(tok, sizeof(tok), "%c%.*s", pass ? '+' : '-', (int)k, from + i);
+				snprintf(tok, sizeof(tok), "%c%.*s", pass ? '+' : '-', (int)k,
+					 from + i);
 				bool in_other = false;
 
 				for (size_t j = 0; j + k <= on; j++)
 					if (memcmp(other + j, from + i, k) == 0 &&
 					    (j == 0 || other[j - 1] == ' ') &&
-					    (j + k == on || other[j + k] == ' ' || other[j + k] == '\\'))
+					    (j + k == on || other[j + k] == ' ' ||
+					     other[j + k] == '\\'))
 						in_other = true;
 				if (!in_other)
 					rs_write_escaped(path, tok, strlen(tok));
@@ -489,8 +492,8 @@ void rs_check_knobs(void)
 			char path[512];
 
 			end = start;
-			if (pl >= n || rs_lines_has(rs_boot()->sect[RS_KNOBS],
-						    rs_boot()->len[RS_KNOBS], l, n))
+			if (pl >= n ||
+			    rs_lines_has(rs_boot()->sect[RS_KNOBS], rs_boot()->len[RS_KNOBS], l, n))
 				continue;
 			snprintf(path, sizeof(path), "%.*s", (int)pl, l);
 			const char *bv = boot_value(RS_KNOBS, path, &bn);
@@ -513,7 +516,8 @@ void rs_check_knobs(void)
 		rs_buf_free(&done);
 		done = d;
 	}
-	rs_prove(RS_KNOBS, &now, "the writable knobs of the cgroup2 root and its children as at boot",
+	rs_prove(RS_KNOBS, &now,
+		 "the writable knobs of the cgroup2 root and its children as at boot",
 		 done.len ? done.p : "");
 	rs_buf_free(&now);
 	rs_buf_free(&done);
@@ -535,7 +539,8 @@ int rs_snap_init(struct rs_buf *out)
 		struct rlimit l;
 
 		if (prlimit(1, r, NULL, &l) == 0)
-			rs_buf_printf(out, "rlimit %d %llu %llu\n", r, (unsigned long long)l.rlim_cur,
+			rs_buf_printf(out, "rlimit %d %llu %llu\n", r,
+				      (unsigned long long)l.rlim_cur,
 				      (unsigned long long)l.rlim_max);
 	}
 	errno = 0;
@@ -597,8 +602,8 @@ static void init_restore(const char *l, size_t n)
 
 		CPU_ZERO(&cpus);
 		for (size_t i = 0; i < 8 && line[9 + 2 * i] && line[10 + 2 * i]; i++)
-			b[i] = (unsigned char)strtoul((char[]){line[9 + 2 * i], line[10 + 2 * i], 0},
-						      NULL, 16);
+			b[i] = (unsigned char)strtoul(
+			    (char[]){line[9 + 2 * i], line[10 + 2 * i], 0}, NULL, 16);
 		sched_setaffinity(1, sizeof(cpus), &cpus);
 	} else if (sscanf(line, "ioprio %d", &a) == 1) {
 		syscall(SYS_ioprio_set, 1, 1, a);
@@ -636,8 +641,8 @@ void rs_check_init(void)
 			if (rs_lines_has(now.p, now.len, l, n))
 				continue;
 			init_restore(l, n);
-			rs_buf_printf(&done, "%s %.*s", done.len ? ";" : "; restored:",
-				      (int)strcspn(l, "\n"), l);
+			rs_buf_printf(&done, "%s %.*s",
+				      done.len ? ";" : "; restored:", (int)strcspn(l, "\n"), l);
 		}
 		if (rs_check_snap(RS_INIT, &now))
 			return;
@@ -694,10 +699,12 @@ void rs_check_clock(void)
 	for (int round = 0; round < 2; round++) {
 		if (rs_check_snap(RS_CLOCK, &now))
 			return;
-		if (sscanf(b, "offset %lld freq %ld tick %ld status %d", &boff, &bf, &bt, &bs) != 4 ||
-		    sscanf(now.p, "offset %lld freq %ld tick %ld status %d", &noff, &nf, &nt, &ns) !=
-			4) {
-			rs_result("fail", "clock", "unreadable: boot '%.60s', now '%.60s'", b, now.p);
+		if (sscanf(b, "offset %lld freq %ld tick %ld status %d", &boff, &bf, &bt, &bs) !=
+			4 ||
+		    sscanf(now.p, "offset %lld freq %ld tick %ld status %d", &noff, &nf, &nt,
+			   &ns) != 4) {
+			rs_result("fail", "clock", "unreadable: boot '%.60s', now '%.60s'", b,
+				  now.p);
 			rs_buf_free(&now);
 			return;
 		}
@@ -756,8 +763,8 @@ int rs_snap_keys(struct rs_buf *out)
 			*nl = '\0';
 		if (sscanf(l, " %u: %u %u/%u %u/%u %u/%u", &uid, &usage, &nk, &nik, &qk, &mk, &qb,
 			   &mb) == 8)
-			rs_buf_printf(out, "uid %u keys %u/%u quota %u bytes %u\n", uid, nk, nik, qk,
-				      qb);
+			rs_buf_printf(out, "uid %u keys %u/%u quota %u bytes %u\n", uid, nk, nik,
+				      qk, qb);
 		l = nl ? nl + 1 : NULL;
 	}
 	rs_buf_free(&f);

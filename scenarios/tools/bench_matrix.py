@@ -158,7 +158,7 @@ RESET_SCENARIOS = ("no-network.ptrace_scope=2,user=root reset-plant-* "
 # string in its pass line).
 RESET_REPAIRS = {
     "sysctl": ("net/ipv4/ip_default_ttl",),
-    "network": ("192.0.2.200", "1=192.0.2.201", "1=2001:db8::201"),
+    "network": ("192.0.2.200", "1=192.0.2.201", "1=2001:db8::201", "neigh family=2 "),
     "mounts": ("/tmp/egress-planted-mnt",),
     "dev": ("/dev/egress-planted",),
     "cgroups": ("/sys/fs/cgroup/egress-planted-empty",),

@@ -24,10 +24,10 @@
  * Kernel state outside the files and tables above (review h-isolate), which
  * a root cell, a foreign supervisor's own set-up or a user=root agent can
  * leave, planted by the same two modes (repairable: fib rules of both
- * families, a cgroup BPF program on the cell's cgroup, init's rlimit and
- * nice, a cgroup knob, the clock, an xfrm policy; leftovers: a generic XDP
- * program on lo, the boot's IPv6 main rule deleted, a key in root's user
- * keyring), and one at a time by
+ * families, a permanent neighbour entry on lo, a cgroup BPF program on the
+ * cell's cgroup, init's rlimit and nice, a cgroup knob, the clock, an xfrm
+ * policy; leftovers: a generic XDP program on lo, the boot's IPv6 main rule
+ * deleted, a key in root's user keyring), and one at a time by
  *   reset-plant outcome-KIND what makes a later cell (declared-only's
  *                            connects to 198.51.100.7:443 and
  *                            [2001:db8::7]:443) differ: KIND rule (a prohibit
@@ -36,7 +36,9 @@
  *                            127.0.0.1:9 to 203.0.113.7:9999: the victim is
  *                            hiso-victim-loopback),
  *                            pids (pids.max 2 on egress-cell), rlimit
- *                            (init's RLIMIT_FSIZE 3000), xfrm (an IPv6 block
+ *                            (init's RLIMIT_FSIZE 3000), neigh (a permanent
+ *                            neighbour entry on lo with another host's
+ *                            address), xfrm (an IPv6 block
  *                            policy), xfrmgone (the same, then xfrm_user
  *                            removed by the plant itself)
  *
@@ -64,6 +66,7 @@
 #include <linux/fs.h>
 #include <linux/if_link.h>
 #include <linux/keyctl.h>
+#include <linux/neighbour.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/xfrm.h>
@@ -258,6 +261,39 @@ static int xdp_on_lo(void)
 	return nl_request(NETLINK_ROUTE, &req.h);
 }
 
+/*
+ * A permanent IPv4 neighbour entry on lo with the link-layer address
+ * 02:00:00:00:00:LAST (busybox's ip only lists neighbours). lo is a NOARP
+ * link: its one entry (key 0.0.0.0) serves every IPv4 destination, and a
+ * frame to another address than lo's own is for another host, dropped.
+ */
+static int neigh_on_lo(const char *dst, int last)
+{
+	struct {
+		struct nlmsghdr h;
+		struct ndmsg n;
+		char attrs[32];
+	} req;
+	struct rtattr *a = (struct rtattr *)req.attrs;
+	struct rtattr *ll = (struct rtattr *)(req.attrs + RTA_SPACE(4));
+	unsigned char mac[6] = {last ? 2 : 0, 0, 0, 0, 0, (unsigned char)last};
+
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_type = RTM_NEWNEIGH;
+	req.h.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+	req.n.ndm_family = AF_INET;
+	req.n.ndm_ifindex = 1;
+	req.n.ndm_state = NUD_PERMANENT;
+	a->rta_type = NDA_DST;
+	a->rta_len = RTA_LENGTH(4);
+	inet_pton(AF_INET, dst, RTA_DATA(a));
+	ll->rta_type = NDA_LLADDR;
+	ll->rta_len = RTA_LENGTH(6);
+	memcpy(RTA_DATA(ll), mac, 6);
+	req.h.nlmsg_len = NLMSG_LENGTH(sizeof(req.n)) + RTA_SPACE(4) + RTA_SPACE(6);
+	return nl_request(NETLINK_ROUTE, &req.h);
+}
+
 /* An xfrm policy blocking output to the address DST of FAMILY (xfrm_user,
  * a module on Debian; the policy lives in the built-in xfrm core; IPv4 on
  * lo is exempt by lo's disable_xfrm, IPv6 on lo is not). */
@@ -306,6 +342,10 @@ static void repairable_kernel(void)
 
 	plant("rule 192.0.2.201 prohibit", busybox(rule4));
 	plant("rule 2001:db8::201 prohibit", busybox(rule6));
+	/* All zero, as the kernel's own entry: this cell's own loopback
+	 * traffic still flows. */
+	plant("neigh 192.0.2.203 dev lo permanent 00:00:00:00:00:00",
+	      neigh_on_lo("192.0.2.203", 0));
 	plant("bpf cgroup connect4 on egress-cell", bpf_cgroup_connect(1));
 	plant("init RLIMIT_NOFILE 1000", init_nofile(1000));
 	plant("init nice 5", setpriority(PRIO_PROCESS, 1, 5));
@@ -356,6 +396,9 @@ static int outcome(const char *kind)
 		struct rlimit r = {3000, 3000};
 
 		plant("init RLIMIT_FSIZE 3000", prlimit(1, RLIMIT_FSIZE, &r, NULL));
+	} else if (strcmp(kind, "outcome-neigh") == 0) {
+		plant("neigh 198.51.100.7 dev lo permanent 02:00:00:00:00:01",
+		      neigh_on_lo("198.51.100.7", 1));
 	} else if (strcmp(kind, "outcome-xfrm") == 0) {
 		plant("xfrm policy out 2001:db8::7 block", xfrm_block(AF_INET6, "2001:db8::7"));
 	} else if (strcmp(kind, "outcome-xfrmgone") == 0) {
