@@ -56,7 +56,7 @@ $(IRFS_GUEST_BIN)/egress-sink: $(IRFS_DIR)/guest/sink.c | sv-toolchain
 # The reset between the cells of a batch and its proof (docs/guest.md
 # "Batches"): one process where reset.sh forked dozens.
 IRFS_RESET_SRCS := $(IRFS_DIR)/guest/reset.c $(IRFS_DIR)/guest/reset_util.c \
-	$(IRFS_DIR)/guest/reset_net.c $(IRFS_DIR)/guest/reset_snap.c
+	$(IRFS_DIR)/guest/reset_net.c $(IRFS_DIR)/guest/reset_snap.c $(IRFS_DIR)/guest/reset_kern.c
 $(IRFS_GUEST_BIN)/egress-reset: $(IRFS_RESET_SRCS) $(IRFS_DIR)/guest/reset.h | sv-toolchain
 	$(call musl_prog,$@,$(IRFS_RESET_SRCS))
 

@@ -12,6 +12,9 @@
 #   make batch-panic-test  a cell that panics mid-batch costs one reboot
 #   make batch-reset-test  the reset repairs what it can and fails every check
 #                        on what it cannot (scenarios/tests/reset-plant-*)
+#   make batch-reset-mutant-test  the same test against a checker whose every
+#                        comparison with the boot passes: it must fail, on each
+#                        check that compares with the boot
 #   make vm-smoke        a few cells on each Debian kernel (part of make test)
 #   make scenario-test   the scenario parser's unit tests and the shipped files
 #   make scenario-list   every cell and its expected verdict, booting nothing
@@ -66,7 +69,7 @@ matrix: matrix-host-deps supervisor agents initramfs-guest
 
 # Issue 14's benchmark: one kernel (debian-6.1-cloud unless KERNELS names
 # one), every scenario unless SCENARIOS narrows it (>= 64 cells wanted).
-.PHONY: bench-matrix batch-panic-test batch-reset-test
+.PHONY: bench-matrix batch-panic-test batch-reset-test batch-reset-mutant-test
 bench-matrix: matrix-host-deps supervisor agents initramfs-guest
 	$(SC_MATRIX_ENV) python3 $(SC_TOOLS)/bench_matrix.py bench
 
@@ -78,6 +81,19 @@ batch-panic-test: matrix-host-deps supervisor agents initramfs-guest
 # still fails on what a cell leaves behind, and repairs what it can.
 batch-reset-test: matrix-host-deps supervisor agents initramfs-guest
 	$(SC_MATRIX_ENV) python3 $(SC_TOOLS)/bench_matrix.py reset
+
+# The test can fail: egress-reset built with GUEST_MUTANT_RESET_BLIND (every
+# comparison with the boot passes) in a copy of the guest's programs, as
+# GUEST_BIN; exit 0 only when the test fails naming every check that compares
+# with the boot.
+SC_RESET_BLIND := $(BUILD)/guest-mutants/reset-blind/bin
+batch-reset-mutant-test: matrix-host-deps supervisor agents initramfs-guest
+	mkdir -p $(SC_RESET_BLIND)
+	cp $(IRFS_GUEST_PROGS) $(SC_RESET_BLIND)/
+	$(MUSL_CC) $(MUSL_CFLAGS) -DGUEST_MUTANT_RESET_BLIND $(MUSL_LDFLAGS) \
+		-o $(SC_RESET_BLIND)/egress-reset $(IRFS_RESET_SRCS)
+	$(SC_MATRIX_ENV) GUEST_BIN='$(SC_RESET_BLIND)' python3 $(SC_TOOLS)/bench_matrix.py reset \
+		--expect-blind
 
 # Part of `make test`: boots QEMU for real, no kernel builds (Debian kernels
 # only, fetched and cached).

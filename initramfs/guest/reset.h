@@ -29,10 +29,16 @@ enum rs_sect {
 	RS_DEV,
 	RS_ROOTFS,
 	RS_NET,
+	RS_XFRM,
 	RS_MODULES,
 	RS_SYSCTL,
 	RS_TAINT,
 	RS_IPC,
+	RS_BPF,
+	RS_KNOBS,
+	RS_INIT,
+	RS_CLOCK,
+	RS_KEYS,
 	RS_NSECT
 };
 extern const char *const rs_sect_names[RS_NSECT];
@@ -109,5 +115,59 @@ int rs_net_snapshot(struct rs_buf *out);
  * address that is not one of BASE's lines; names each in DONE.
  */
 int rs_net_repair(const char *base, size_t baselen, struct rs_buf *done);
+
+/* ---- egress-reset check's proof (reset.c) ---- */
+
+/* The boot's sections, read back from the baseline descriptor. */
+const struct rs_baseline *rs_boot(void);
+
+/* One line of the proof: "VERDICT reset:NAME DETAIL (uptime U, N ms)", N
+ * the cost since the previous line; a "fail" fails the reset. */
+void rs_result(const char *verdict, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* True when NOW is section S as at boot, byte for byte. */
+bool rs_same(int s, const struct rs_buf *now);
+
+/* "+ONLY-NOW -ONLY-AT-BOOT", three lines of each at most, into OUT. */
+void rs_diff_text(int s, const struct rs_buf *now, struct rs_buf *out);
+
+/* Section S now into NOW (emptied first); an unreadable state is a fail
+ * line, and its -errno returned. */
+int rs_check_snap(int s, struct rs_buf *now);
+
+/* A pass line with PASS_DETAIL when NOW is as at boot, else a fail naming
+ * the difference; DONE (what was put back) is appended to either. */
+void rs_prove(int s, struct rs_buf *now, const char *pass_detail, const char *done);
+
+/* Writes the value ESC (rs_buf_escape's form, N bytes) raw to PATH. */
+int rs_write_escaped(const char *path, const char *esc, size_t n);
+
+/* ---- kernel state outside files and tables (reset_kern.c) ---- */
+
+/*
+ * Snapshots: every BPF program and link by id and type (bpf); xfrm policies
+ * and states, read only while an xfrm configuration module is loaded (xfrm);
+ * the writable knobs of the cgroup2 root and of its children (knobs); pid 1's
+ * rlimits, nice, scheduling, affinity, oom_score_adj, cgroup, ioprio and
+ * timer slack (init); CLOCK_REALTIME's offset from CLOCK_BOOTTIME and the
+ * clock's adjtimex frequency, tick and status (clock); the key counts per
+ * uid of /proc/key-users (keys).
+ */
+int rs_snap_bpf(struct rs_buf *out);
+int rs_snap_xfrm(struct rs_buf *out);
+int rs_snap_knobs(struct rs_buf *out);
+int rs_snap_init(struct rs_buf *out);
+int rs_snap_clock(struct rs_buf *out);
+int rs_snap_keys(struct rs_buf *out);
+
+/* The checks of those sections, each one or more proof lines: what can be
+ * put back safely is (named in the line), anything else is a fail. */
+void rs_check_bpf(void);
+void rs_check_xfrm(void);
+void rs_check_knobs(void);
+void rs_check_init(void);
+void rs_check_clock(void);
+void rs_check_keys(void);
 
 #endif

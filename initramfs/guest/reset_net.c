@@ -1,10 +1,12 @@
 /*
- * egress-reset's network state (reset.h): what `ip -o link`, `ip -o addr`
- * and `ip route show table all` (IPv4 and IPv6) showed, read from rtnetlink
- * in this process instead of four busybox processes. Attributes are kept by
- * an allow-list: what ip prints (flags, MTU, queue, state, addresses,
- * routes' table, protocol, scope, type, gateway, device, metric, preferred
- * source, metrics), never counters, lifetimes or cache data.
+ * egress-reset's network state (reset.h): what `ip -o link`, `ip -o addr`,
+ * `ip route show table all`, `ip rule` and `ip neigh` (IPv4 and IPv6)
+ * showed, read from rtnetlink in this process instead of busybox processes.
+ * Attributes are kept by an allow-list: what ip prints (flags, MTU, queue,
+ * state, addresses, routes' table, protocol, scope, type, gateway, device,
+ * metric, preferred source, metrics, a neighbour's address and link-layer
+ * address), never counters, lifetimes or cache data; a rule has none of
+ * those, so every attribute of a rule is kept.
  */
 #include "reset.h"
 
@@ -15,8 +17,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <linux/fib_rules.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/neighbour.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
@@ -106,7 +110,7 @@ static void attrs(struct rs_buf *out, int family, struct rtattr *a, int len,
 		size_t n = RTA_PAYLOAD(a);
 		char text[INET6_ADDRSTRLEN];
 
-		if (!kept(t, keep, nkeep))
+		if (keep && !kept(t, keep, nkeep))
 			continue;
 		rs_buf_printf(out, " %u=", t);
 		if ((t == strings[0] || t == strings[1]) && n > 0 && memchr(d, '\0', n)) {
@@ -138,6 +142,36 @@ static const unsigned short link_strings[2] = {IFLA_IFNAME, IFLA_QDISC};
 static const unsigned short addr_strings[2] = {IFA_LABEL, IFA_LABEL};
 static const unsigned short no_strings[2] = {0xffff, 0xffff};
 static const unsigned short route_addrs[] = {RTA_DST, RTA_SRC, RTA_GATEWAY, RTA_PREFSRC};
+static const unsigned short rule_addrs[] = {FRA_DST, FRA_SRC};
+static const unsigned short neigh_keep[] = {NDA_DST, NDA_LLADDR};
+static const unsigned short neigh_addrs[] = {NDA_DST};
+static const unsigned short rule_strings[2] = {FRA_IIFNAME, FRA_OIFNAME};
+
+/*
+ * The kernel's own neighbour entry of a NOARP link (lo: one entry for
+ * every IPv4 destination, made on demand with an all-zero address, as in a
+ * fresh boot after its first packet): not state a cell left. Any other
+ * entry on lo is (review h-isolate: one permanent entry with another
+ * address made every later loopback connect, IPv4 or IPv6, time out: the
+ * frame is then for another host).
+ */
+static bool own_neigh(const struct nlmsghdr *h)
+{
+	const struct ndmsg *n = NLMSG_DATA(h);
+	struct rtattr *a = (struct rtattr *)((char *)n + NLMSG_ALIGN(sizeof(*n)));
+	int len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*n)));
+
+	if (h->nlmsg_type != RTM_NEWNEIGH || !(n->ndm_state & NUD_NOARP))
+		return false;
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (a->rta_type != NDA_LLADDR)
+			continue;
+		for (size_t i = 0; i < RTA_PAYLOAD(a); i++)
+			if (((const unsigned char *)RTA_DATA(a))[i])
+				return false;
+	}
+	return true;
+}
 
 /* One line for message H. */
 static void format_msg(struct rs_buf *out, const struct nlmsghdr *h)
@@ -169,6 +203,27 @@ static void format_msg(struct rs_buf *out, const struct nlmsghdr *h)
 		attrs(out, r->rtm_family, RTM_RTA(r), (int)RTM_PAYLOAD(h), route_keep,
 		      sizeof(route_keep) / sizeof(route_keep[0]), route_addrs,
 		      sizeof(route_addrs) / sizeof(route_addrs[0]), no_strings);
+	} else if (h->nlmsg_type == RTM_NEWRULE) {
+		const struct fib_rule_hdr *r = NLMSG_DATA(h);
+
+		/* A rule outlives the cell that made it (an `ip rule` of a
+		 * policy-routing supervisor) and decides every later lookup. */
+		rs_buf_printf(
+		    out, "rule family=%u dst/%u src/%u tos=%u table=%u action=%u flags=%x",
+		    r->family, r->dst_len, r->src_len, r->tos, r->table, r->action, r->flags);
+		attrs(out, r->family, (struct rtattr *)((char *)r + NLMSG_ALIGN(sizeof(*r))),
+		      (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*r))), NULL, 0, rule_addrs,
+		      sizeof(rule_addrs) / sizeof(rule_addrs[0]), rule_strings);
+	} else if (h->nlmsg_type == RTM_NEWNEIGH) {
+		const struct ndmsg *n = NLMSG_DATA(h);
+
+		rs_buf_printf(out, "neigh family=%u ifindex=%d state=%x flags=%x type=%u",
+			      n->ndm_family, n->ndm_ifindex, n->ndm_state, n->ndm_flags,
+			      n->ndm_type);
+		attrs(out, n->ndm_family, (struct rtattr *)((char *)n + NLMSG_ALIGN(sizeof(*n))),
+		      (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*n))), neigh_keep,
+		      sizeof(neigh_keep) / sizeof(neigh_keep[0]), neigh_addrs,
+		      sizeof(neigh_addrs) / sizeof(neigh_addrs[0]), no_strings);
 	} else {
 		rs_buf_printf(out, "message type=%u", h->nlmsg_type);
 	}
@@ -182,7 +237,8 @@ static int nl_open(void)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The raw dumps: links, addresses (both families), routes (both). */
+/* The raw dumps: links, addresses (both families), routes (both), rules
+ * (both). */
 static int dump_all(int fd, struct rs_buf *raw)
 {
 	int err = nl_dump(fd, RTM_GETLINK, AF_UNSPEC, raw);
@@ -193,6 +249,14 @@ static int dump_all(int fd, struct rs_buf *raw)
 		err = nl_dump(fd, RTM_GETROUTE, AF_INET, raw);
 	if (!err)
 		err = nl_dump(fd, RTM_GETROUTE, AF_INET6, raw);
+	if (!err)
+		err = nl_dump(fd, RTM_GETRULE, AF_INET, raw);
+	if (!err)
+		err = nl_dump(fd, RTM_GETRULE, AF_INET6, raw);
+	if (!err)
+		err = nl_dump(fd, RTM_GETNEIGH, AF_INET, raw);
+	if (!err)
+		err = nl_dump(fd, RTM_GETNEIGH, AF_INET6, raw);
 	return err;
 }
 
@@ -209,7 +273,8 @@ int rs_net_snapshot(struct rs_buf *out)
 	for (size_t off = 0; !err && off < raw.len;) {
 		const struct nlmsghdr *h = (const struct nlmsghdr *)(raw.p + off);
 
-		format_msg(out, h);
+		if (!own_neigh(h))
+			format_msg(out, h);
 		off += NLMSG_ALIGN(h->nlmsg_len);
 	}
 	rs_buf_free(&raw);
@@ -268,6 +333,20 @@ static int nl_delete(int fd, const struct nlmsghdr *h)
 	} req;
 
 	memset(&req, 0, sizeof(req));
+	if (h->nlmsg_type == RTM_NEWRULE || h->nlmsg_type == RTM_NEWNEIGH) {
+		/* The rule or entry as dumped, every attribute: what `ip rule
+		 * flush` sends back (fib_nl_delrule matches on all of them;
+		 * neigh_delete on the family, link and NDA_DST). */
+		static char rule[1024] __attribute__((aligned(NLMSG_ALIGNTO)));
+		struct nlmsghdr *d = (struct nlmsghdr *)rule;
+
+		if (h->nlmsg_len > sizeof(rule))
+			return -E2BIG;
+		memcpy(rule, h, h->nlmsg_len);
+		d->nlmsg_type = h->nlmsg_type == RTM_NEWRULE ? RTM_DELRULE : RTM_DELNEIGH;
+		d->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+		return nl_talk(fd, d, NULL);
+	}
 	req.r.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	if (h->nlmsg_type == RTM_NEWLINK) {
 		const struct ifinfomsg *i = NLMSG_DATA(h);
@@ -304,7 +383,9 @@ int rs_net_repair(const char *base, size_t baselen, struct rs_buf *done)
 	struct rs_buf raw = {0};
 	int err = dump_all(fd, &raw);
 
-	/* Links first (their addresses and routes go with them), then addresses. */
+	/* Links first (their addresses and routes go with them), then
+	 * addresses, rules and neighbour entries. A boot rule the cell
+	 * deleted is not put back: the read-back fails on it. */
 	for (int pass = 0; !err && pass < 2; pass++) {
 		for (size_t off = 0; off < raw.len;) {
 			const struct nlmsghdr *h = (const struct nlmsghdr *)(raw.p + off);
@@ -315,7 +396,9 @@ int rs_net_repair(const char *base, size_t baselen, struct rs_buf *done)
 			format_msg(&line, h);
 			if (pass == 0 && h->nlmsg_type == RTM_NEWLINK)
 				del = !link_in_base(base, baselen, line.p, line.len - 1);
-			else if (pass == 1 && h->nlmsg_type == RTM_NEWADDR)
+			else if (pass == 1 && !own_neigh(h) &&
+				 (h->nlmsg_type == RTM_NEWADDR || h->nlmsg_type == RTM_NEWRULE ||
+				  h->nlmsg_type == RTM_NEWNEIGH))
 				del = !rs_lines_has(base, baselen, line.p, line.len - 1);
 			if (del) {
 				int r = nl_delete(fd, h);

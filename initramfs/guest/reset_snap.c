@@ -15,8 +15,9 @@
 
 #define PF_KTHREAD 0x00200000 /* include/linux/sched.h */
 
-const char *const rs_sect_names[RS_NSECT] = {"cgroups", "mounts",  "tmp",    "dev",   "rootfs",
-					     "network", "modules", "sysctl", "taint", "ipc"};
+const char *const rs_sect_names[RS_NSECT] = {
+    "cgroups", "mounts", "tmp", "dev", "rootfs", "network", "xfrm",  "modules",
+    "sysctl",  "taint",  "ipc", "bpf", "knobs",  "init",    "clock", "keys"};
 
 /* Directories below the cgroup2 root, three levels deep. */
 static void cgroup_walk(struct rs_buf *out, const char *dir, int depth)
@@ -325,8 +326,9 @@ static int snap_taint(struct rs_buf *out)
 
 typedef int (*snap_fn)(struct rs_buf *);
 static const snap_fn snaps[RS_NSECT] = {
-    snap_cgroups,    snap_mounts,  snap_tmp,    snap_dev,   snap_rootfs,
-    rs_net_snapshot, snap_modules, snap_sysctl, snap_taint, snap_ipc,
+    snap_cgroups,  snap_mounts,  snap_tmp,      snap_dev,     snap_rootfs, rs_net_snapshot,
+    rs_snap_xfrm,  snap_modules, snap_sysctl,   snap_taint,   snap_ipc,    rs_snap_bpf,
+    rs_snap_knobs, rs_snap_init, rs_snap_clock, rs_snap_keys,
 };
 
 size_t rs_user_procs(struct rs_buf *out, pid_t *pids, size_t max)

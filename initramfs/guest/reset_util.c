@@ -269,3 +269,34 @@ bool rs_mount_point(const char *l, size_t n, char *out, size_t outlen)
 	out[o] = '\0';
 	return o > 0;
 }
+
+int rs_write_escaped(const char *path, const char *esc, size_t n)
+{
+	struct rs_buf v = {0};
+
+	for (size_t i = 0; i < n; i++) {
+		char c = esc[i];
+
+		if (c == '\\' && i + 1 < n) {
+			c = esc[++i];
+			if (c == 'n') {
+				c = '\n';
+			} else if (c == 'x' && i + 2 < n) {
+				c = (char)strtol((char[]){esc[i + 1], esc[i + 2], 0}, NULL, 16);
+				i += 2;
+			}
+		}
+		rs_buf_add(&v, &c, 1);
+	}
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		err = -errno;
+	else if (write(fd, v.p ? v.p : "", v.len) < 0)
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	rs_buf_free(&v);
+	return err;
+}

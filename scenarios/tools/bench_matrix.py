@@ -13,13 +13,16 @@ nightly run's are by the run before it.
         the middle of a batch: its outcome is panic, it costs one reboot,
         and every other cell's outcome is the one it has in boot mode
 
-    bench_matrix.py reset [--kernel K]
+    bench_matrix.py reset [--kernel K] [--expect-blind]
         the reset's checks can still fail: a cell that leaves repairable
         state behind (scenarios/tests/reset-plant-1-repairable) must be put
         back and the next reset pass, naming each repair; the next cell
         (reset-plant-2-leftovers) leaves one thing per check that no reset
         may pass, and the reset after it must fail each of those checks and
-        end the batch (the cells after it run in a fresh boot)
+        end the batch (the cells after it run in a fresh boot); with
+        --expect-blind (GUEST_BIN: egress-reset built with
+        GUEST_MUTANT_RESET_BLIND, every comparison with the boot passing) the
+        test must fail, naming every check that compares with the boot
 
     bench_matrix.py report RESULTS/BATCH-RUN RESULTS/BOOT-RUN
         the same comparison of two runs made already
@@ -151,19 +154,25 @@ def cmd_panic(a):
 # neighbour that must run in a fresh boot after the failed reset.
 RESET_SCENARIOS = ("no-network.ptrace_scope=2,user=root reset-plant-* "
                    "starter-undeclared.ptrace_scope=2,user=root")
-# What the reset after reset-plant-1-repairable must say it put back.
+# What the reset after reset-plant-1-repairable must say it put back (every
+# string in its pass line).
 RESET_REPAIRS = {
-    "sysctl": "net/ipv4/ip_default_ttl",
-    "network": "192.0.2.200",
-    "mounts": "/tmp/egress-planted-mnt",
-    "dev": "/dev/egress-planted",
-    "cgroups": "/sys/fs/cgroup/egress-planted-empty",
-    "cgroup-owner": "(1 given back)",
+    "sysctl": ("net/ipv4/ip_default_ttl",),
+    "network": ("192.0.2.200", "1=192.0.2.201", "1=2001:db8::201", "neigh family=2 "),
+    "mounts": ("/tmp/egress-planted-mnt",),
+    "dev": ("/dev/egress-planted",),
+    "cgroups": ("/sys/fs/cgroup/egress-planted-empty",),
+    "cgroup-owner": ("(1 given back)",),
+    "bpf": ("detached: prog",),
+    "xfrm": ("flushed",),
+    "init": ("restored: rlimit 7 ", "; nice 0"),
+    "knobs": ("egress-cell/cgroup.max.descendants",),
+    "clock": ("restored: clock",),
 }
 # The checks the reset after reset-plant-2-leftovers must fail (init-seccomp
 # cannot be planted from a service: no process but init can filter init).
 RESET_FAILS = ("processes", "cgroups", "mounts", "tmp", "dev", "rootfs", "network", "modules",
-               "sysctl", "ipc")
+               "sysctl", "ipc", "bpf", "keys")
 
 
 def reset_lines(text):
@@ -175,6 +184,12 @@ def reset_lines(text):
         if verdict in ("pass", "fail") and name:
             out.setdefault(name, (verdict, line))
     return out
+
+
+# Checks that a checker whose every comparison with the boot passes
+# (egress-reset built with GUEST_MUTANT_RESET_BLIND) still passes: processes
+# compares with nothing, cgroup-owner gives back whatever it finds.
+RESET_BLIND_SURVIVES = ("processes", "cgroup-owner")
 
 
 def cmd_reset(a):
@@ -190,11 +205,12 @@ def cmd_reset(a):
                             "reset")
         text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
         got = reset_lines(text)
-        for name, want in RESET_REPAIRS.items():
+        for name, wants in RESET_REPAIRS.items():
             verdict, line = got.get(name, (None, ""))
-            if verdict != "pass" or want not in line:
-                failures.append(f"repairable: reset:{name} is not a pass naming {want}: "
-                                f"{line or 'absent'}")
+            for want in wants:
+                if verdict != "pass" or want not in line:
+                    failures.append(f"repairable: reset:{name} is not a pass naming {want}: "
+                                    f"{line or 'absent'}")
         for name, (verdict, line) in got.items():
             if verdict != "pass":
                 failures.append(f"repairable: {line}")
@@ -216,6 +232,15 @@ def cmd_reset(a):
     print(f"batch-reset: {'ok' if not failures else 'FAILED'}: {len(batch['cells'])} cells, "
           f"{batch['boots']} boots, {len(RESET_REPAIRS)} repairs and {len(RESET_FAILS)} "
           f"refusals checked")
+    if a.expect_blind:
+        # The test against the blind checker: every check that compares with
+        # the boot must be among the failures, named.
+        named = {f.split("reset:", 1)[1].split(" ", 1)[0] for f in failures if "reset:" in f}
+        want = (set(RESET_REPAIRS) | set(RESET_FAILS)) - set(RESET_BLIND_SURVIVES)
+        missed = sorted(want - named)
+        print(f"batch-reset (blind checker): {len(want) - len(missed)} of {len(want)} checks "
+              f"caught{': not caught: ' + ', '.join(missed) if missed else ''}")
+        return 1 if missed else 0
     return 1 if failures else 0
 
 
@@ -236,6 +261,10 @@ def main(argv=None):
         p.add_argument("--kernel", default=os.environ.get("KERNELS") or "debian-6.1-cloud")
         p.add_argument("--run-id", default=os.environ.get("RUN_ID") or f"{name}-{stamp}")
         p.add_argument("--results", default=os.path.join(TOP, "results"))
+        if name == "reset":
+            p.add_argument("--expect-blind", action="store_true",
+                           help="GUEST_BIN is the blind checker: exit 0 only when the test "
+                                "fails on every check that compares with the boot")
         if name == "bench":
             p.add_argument("--scenarios", default=os.environ.get("SCENARIOS", ""))
             p.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS") or 2))
