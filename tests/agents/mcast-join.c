@@ -1,12 +1,13 @@
 /* mcast-join: the agent's bytes in multicast memberships (hostile review
  * h-attack38's ha38-mcast.c). Joining a multicast group is a setsockopt,
- * not a send: no name is judged and no capability is needed. But the kernel announces every membership change
- * on the link: an IGMPv3 report to 224.0.0.22 (or v2 to the group) holding
- * the group address and, for source-specific joins, each source address;
- * an MLDv2 report to ff02::16 holding the 128-bit group and 128-bit
- * sources. Every host on the link (a switch floods them; snooping switches
- * send them to the routers) gets those addresses, which the agent chose:
- * its data, at a destination no rule names.
+ * not a send: no name is judged and no capability is needed. But the
+ * kernel announces every membership change on the link: an IGMPv3 report
+ * to 224.0.0.22 (or v2 to the group) holding the group address and, for
+ * source-specific joins, each source address; an MLDv2 report to ff02::16
+ * holding the 128-bit group and 128-bit sources. Every host on the link (a
+ * switch floods them; snooping switches send them to the routers) gets
+ * those addresses, which the agent chose: its data, at a destination no
+ * rule names.
  *
  *   mcast-join MODE IFNAME [SECRET]
  *     send      sendto 198.51.100.7:9999 (the declared address: control)
@@ -41,7 +42,8 @@
 
 static void show(const char *what, int rc)
 {
-	printf("mcast-join: %s -> %d%s%s\n", what, rc, rc < 0 ? " " : "", rc < 0 ? strerror(errno) : "");
+	printf("mcast-join: %s -> %d%s%s\n", what, rc, rc < 0 ? " " : "",
+	       rc < 0 ? strerror(errno) : "");
 	fflush(stdout);
 }
 
@@ -65,13 +67,15 @@ static void relay_report(int out, const struct sockaddr_in *to, const unsigned c
 		unsigned aux = p[o + 1], ns = (unsigned)(p[o + 2] << 8 | p[o + 3]);
 		const unsigned char *g = p + o + 4;
 		size_t end = o + 4 + alen * (1 + ns) + 4 * aux;
-		int ours = v6 ? g[0] == 0xff && (g[1] == 0x0e || g[1] == 0x3e) : g[0] == 239 || g[0] == 232;
+		int ours = v6 ? g[0] == 0xff && (g[1] == 0x0e || g[1] == 0x3e)
+			      : g[0] == 239 || g[0] == 232;
 		if (end > len)
 			break;
 		if (ours) {
 			char msg[2048];
-			size_t m = (size_t)snprintf(msg, sizeof(msg), "%s record type %u, group+sources: ",
-						    v6 ? "MLDv2" : "IGMPv3", p[o]);
+			size_t m = (size_t)snprintf(
+			    msg, sizeof(msg),
+			    "%s record type %u, group+sources: ", v6 ? "MLDv2" : "IGMPv3", p[o]);
 			for (unsigned i = 0; i <= ns && m + alen + 1 < sizeof(msg); i++) {
 				m += printable(msg + m, g + alen * i, alen);
 				msg[m++] = '|';
@@ -91,7 +95,8 @@ static int relay_main(const char *ifname, const char *dest)
 	const char *colon = strrchr(dest, ':');
 	int out = socket(AF_INET, SOCK_DGRAM, 0);
 	int cap = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	struct sockaddr_ll ll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
+	struct sockaddr_ll ll = {.sll_family = AF_PACKET,
+				 .sll_protocol = htons(ETH_P_ALL),
 				 .sll_ifindex = (int)if_nametoindex(ifname)};
 
 	if (!colon || (size_t)(colon - dest) >= sizeof(host) || out < 0 || cap < 0) {
@@ -105,7 +110,8 @@ static int relay_main(const char *ifname, const char *dest)
 	/* A bound UDP socket: the guest's sign that the service is ready. */
 	inet_pton(AF_INET, "127.0.0.1", &self.sin_addr);
 	self.sin_port = htons(9938);
-	if (bind(out, (struct sockaddr *)&self, sizeof(self)) || bind(cap, (struct sockaddr *)&ll, sizeof(ll))) {
+	if (bind(out, (struct sockaddr *)&self, sizeof(self)) ||
+	    bind(cap, (struct sockaddr *)&ll, sizeof(ll))) {
 		perror("mcast-join relay: bind");
 		return 2;
 	}
@@ -182,7 +188,8 @@ int main(int argc, char **argv)
 			src->sin_addr.s_addr = v;
 			snprintf(what, sizeof(what), "MCAST_JOIN_SOURCE_GROUP 232.1.1.1 source %s",
 				 inet_ntoa(src->sin_addr));
-			show(what, setsockopt(s, IPPROTO_IP, MCAST_JOIN_SOURCE_GROUP, &r, sizeof(r)));
+			show(what,
+			     setsockopt(s, IPPROTO_IP, MCAST_JOIN_SOURCE_GROUP, &r, sizeof(r)));
 		}
 	} else if (!strcmp(mode, "msfilter")) {
 		int s = socket(AF_INET, SOCK_DGRAM, 0);
@@ -190,7 +197,8 @@ int main(int argc, char **argv)
 		if (cnt > 10)
 			cnt = 10; /* net.ipv4.igmp_max_msf */
 		/* IP_MSFILTER_SIZE(cnt): the header and cnt addresses. */
-		size_t len = offsetof(struct ip_msfilter, imsf_slist) + cnt * sizeof(struct in_addr);
+		size_t len =
+		    offsetof(struct ip_msfilter, imsf_slist) + cnt * sizeof(struct in_addr);
 		struct ip_msfilter *f = calloc(1, len + 64);
 		/* A join on the interface first: IP_MSFILTER changes a membership. */
 		struct ip_mreqn m = {.imr_ifindex = (int)ifi};
