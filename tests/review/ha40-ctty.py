@@ -8,7 +8,13 @@ input queue, which the next program that reads the terminal (a shell the
 harness starts there) runs, outside the run, after its verdict. Prints what
 each call answered on stderr.
 
-    ha40-ctty.py LINE
+    ha40-ctty.py LINE [open]
+
+With "open" it makes no TIOCSCTTY: it opens /proc/self/fd/0 again without
+O_NOCTTY, which tty_open gives a session leader without a controlling
+terminal as one (tty_open_proc_set_tty) when the terminal holds no
+session, and types through that descriptor: a rule on TIOCSCTTY alone
+does not close this.
 """
 import fcntl
 import os
@@ -17,14 +23,19 @@ import termios
 
 line = sys.argv[1] + "\n"
 res = {"session_leader": os.getsid(0) == os.getpid()}
-try:
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-    res["tiocsctty"] = "ok"
-except OSError as e:
-    res["tiocsctty"] = e.strerror
+fd = 0
+if sys.argv[2:] == ["open"]:
+    fd = os.open("/proc/self/fd/0", os.O_RDWR)
+    res["reopened"] = "ok"
+else:
+    try:
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        res["tiocsctty"] = "ok"
+    except OSError as e:
+        res["tiocsctty"] = e.strerror
 try:
     for ch in line:
-        fcntl.ioctl(0, termios.TIOCSTI, ch.encode())
+        fcntl.ioctl(fd, termios.TIOCSTI, ch.encode())
     res["tiocsti"] = "ok"
 except OSError as e:
     res["tiocsti"] = e.strerror

@@ -11,11 +11,14 @@
 # exit 0, verdict pass, 0 notifications, the file written. Host, as root,
 # from the worktree after `make supervisor`; needs dev.tty.legacy_tiocsti=1
 # on 6.2+ (Debian 5.10 and 6.1 have no such knob: always on).
-#   ha40-ctty.sh [SUPERVISOR] [ROUNDS]
+# MODE open: no TIOCSCTTY; the agent reopens /proc/self/fd/0 without
+# O_NOCTTY, which makes the terminal its controlling one all the same.
+#   ha40-ctty.sh [SUPERVISOR] [ROUNDS] [MODE]
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 sv=$(realpath "${1:-build/egress-supervisor}")
 rounds=${2:-3}
+mode=${3:-ioctl}
 d=$(mktemp -d /tmp/ha40-ctty.XXXXXX)
 cp tests/review/ha40-ctty.py "$d/"
 chmod -R a+rX "$d"
@@ -51,10 +54,12 @@ for who in uid1000 root; do
 	[ "$who" = root ] && as=()
 	for r in $(seq 1 "$rounds"); do
 		rm -f "$d/outside.$who"
-		echo "== $who round $r"
-		timeout 60 python3 "$d/harness.py" "${as[@]}" "$sv" --no-loopback \
+		echo "== $who round $r ($mode)"
+		# The harness runs as the supervisor's user: its pty is that
+		# user's (devpts gives the slave the opener's uid), as in a CI job.
+		timeout 60 "${as[@]}" /usr/bin/python3 "$d/harness.py" "$sv" --no-loopback \
 			--allow 198.51.100.7:9999 --report "$d/report.$who.$r.json" -- \
-			/usr/bin/python3 "$d/ha40-ctty.py" "echo agent-secret-ha40 >$d/outside.$who"
+			/usr/bin/python3 "$d/ha40-ctty.py" "echo agent-secret-ha40 >$d/outside.$who" "$mode"
 		runs=$((runs + 1))
 		if grep -q agent-secret-ha40 "$d/outside.$who" 2>/dev/null; then
 			hits=$((hits + 1))
