@@ -58,10 +58,12 @@ int ev_caller_parse_stdio(const char *val, struct ev_stdio *s, char *err, size_t
 		s->kind = EV_STDIO_IO_URING;
 	else if (strcmp(kind, "pty") == 0)
 		s->kind = EV_STDIO_PTY;
+	else if (strcmp(kind, "pty-nosession") == 0)
+		s->kind = EV_STDIO_PTY_NOSESSION;
 	else
 		return ev_fail(err, errlen, EINVAL,
 			       "stdio=%s: kind %s is not tcp, udp, unix-rights, "
-			       "unix-dgram-rights, io_uring or pty",
+			       "unix-dgram-rights, io_uring, pty or pty-nosession",
 			       val, kind);
 	return 0;
 }
@@ -259,6 +261,16 @@ static int terminal(const struct ev_stdio *s, int tty_fd, char *detail, size_t l
 			       s->fd);
 	if (dup2(tty_fd, s->fd) != s->fd)
 		return ev_fail(detail, len, errno, "stdio %d: dup2", s->fd);
+	/* A harness's pty (Python's pty.openpty() and Popen, a serial
+	 * console before its getty): no session's controlling terminal
+	 * (hostile review h-attack40). */
+	if (s->kind == EV_STDIO_PTY_NOSESSION) {
+		snprintf(detail, len,
+			 "descriptor %d: a pty init holds the master of, no session's "
+			 "controlling terminal",
+			 s->fd);
+		return 0;
+	}
 	/* A login's terminal: the caller leads its session and the terminal
 	 * is that session's controlling terminal. Not a process group leader
 	 * (init's background subshell), so setsid keeps this pid. A second pty
@@ -287,6 +299,7 @@ int ev_caller_stdio(const struct ev_stdio *s, int tty_fd, char *detail, size_t l
 	case EV_STDIO_IO_URING:
 		return ring(s, detail, len);
 	case EV_STDIO_PTY:
+	case EV_STDIO_PTY_NOSESSION:
 		return terminal(s, tty_fd, detail, len);
 	}
 	return ev_fail(detail, len, EINVAL, "stdio %d: unknown kind", s->fd);

@@ -23,6 +23,7 @@ enum ev_stdio_kind {
 	EV_STDIO_UDP,
 	EV_STDIO_IO_URING,
 	EV_STDIO_PTY,
+	EV_STDIO_PTY_NOSESSION,
 	/* An AF_UNIX stream (or datagram) socketpair end whose queue holds a
 	 * UDP socket the caller connected to ADDR:PORT, sent with SCM_RIGHTS
 	 * (with one byte, or as an empty datagram). */

