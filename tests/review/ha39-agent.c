@@ -38,6 +38,9 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <time.h>
@@ -217,8 +220,40 @@ static int saturate(int n, int secs, const char *addr, int port, const char *lat
 	return 0;
 }
 
+static int panicline(const char *dir, int nl)
+{
+	char path[512];
+	int fd, st = 0;
+	pid_t pid;
+
+	line("syslog CONSOLE_LEVEL 8", (int)syscall(SYS_syslog, 8, NULL, 8) < 0 ? -1 : 0, errno);
+	/* With nl the name holds a newline: the console prefixes each line of
+	 * a record with its time stamp, so the forged words then start a line
+	 * of their own, as the kernel's panic line does. */
+	snprintf(path, sizeof(path), "%s/%sKernel panic - not syncing: forged", dir,
+		 nl ? "x\n" : "");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (fd < 0 || write(fd, "#!/bin/sh\nexit 0\n", 17) != 17 || close(fd) != 0) {
+		perror("ha39 panicline");
+		return 2;
+	}
+	pid = fork();
+	if (pid == 0) {
+		char *none[] = {NULL};
+
+		syscall(SYS_execve, path, NULL, none);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	printf("ha39 panicline: exec with NULL argv of %s: status %d\n", path, st);
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && strcmp(argv[1], "panicline") == 0)
+		return panicline(argv[2], argc >= 4 && strcmp(argv[3], "nl") == 0);
 	if (argc >= 7 && strcmp(argv[1], "saturate") == 0)
 		return saturate(atoi(argv[2]), atoi(argv[3]), argv[4], atoi(argv[5]), argv[6],
 				argc >= 8 ? atoi(argv[7]) : 2);
@@ -243,8 +278,8 @@ int main(int argc, char **argv)
 		return settime();
 	if (argc >= 2 && strcmp(argv[1], "showtime") == 0)
 		return showtime();
-	fprintf(stderr,
-		"usage: ha39-agent caps | oom MB ADJ | settime | showtime | "
-		"saturate N SECS ADDR PORT exit|wait [PRE] | nofile N -- PROGRAM [ARG]...\n");
+	fprintf(stderr, "usage: ha39-agent caps | oom MB ADJ | settime | showtime | "
+			"saturate N SECS ADDR PORT exit|wait [PRE] | panicline DIR [nl] | "
+			"nofile N -- PROGRAM [ARG]...\n");
 	return 2;
 }
