@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -250,8 +251,23 @@ static int panicline(const char *dir, int nl)
 	return 0;
 }
 
+static int mountline(const char *text)
+{
+	if (strcmp(text, "-") == 0)
+		text = "Kernel panic - not syncing: forged";
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+		perror("ha39 mountline unshare");
+		return 2;
+	}
+	(void)mount("none", "/", NULL, MS_PRIVATE | MS_REC, NULL);
+	line("mount tmpfs with the forged option", mount("none", "/tmp", "tmpfs", 0, text), errno);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && strcmp(argv[1], "mountline") == 0)
+		return mountline(argv[2]);
 	if (argc >= 3 && strcmp(argv[1], "panicline") == 0)
 		return panicline(argv[2], argc >= 4 && strcmp(argv[3], "nl") == 0);
 	if (argc >= 7 && strcmp(argv[1], "saturate") == 0)
@@ -278,8 +294,9 @@ int main(int argc, char **argv)
 		return settime();
 	if (argc >= 2 && strcmp(argv[1], "showtime") == 0)
 		return showtime();
-	fprintf(stderr, "usage: ha39-agent caps | oom MB ADJ | settime | showtime | "
-			"saturate N SECS ADDR PORT exit|wait [PRE] | panicline DIR [nl] | "
-			"nofile N -- PROGRAM [ARG]...\n");
+	fprintf(stderr,
+		"usage: ha39-agent caps | oom MB ADJ | settime | showtime | "
+		"saturate N SECS ADDR PORT exit|wait [PRE] | panicline DIR [nl] | mountline TEXT | "
+		"nofile N -- PROGRAM [ARG]...\n");
 	return 2;
 }

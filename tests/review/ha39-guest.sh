@@ -1,12 +1,15 @@
 #!/bin/bash
 # ha39-guest.sh: hostile review h-attack39, the guest leg. Builds
 # ha39-agent into tests/review/ha39-guest/ (EXTRA_SCENARIOS takes an agent
-# from the scenarios' directory) and runs the three ha39-* cells in one
-# batch boot (ISOLATION=batch, cells in id order: settime, showtime, caps),
-# then prints each cell's outcome and the agent's lines from its
-# supervisor_log. Expected with the supervisor of 4b8696e: every cell ok;
-# showtime prints "wall 97830..." (2001) and "tick 11000": the reset after
-# the root cell passed and did not put the clock back.
+# from the scenarios' directory) and runs the ha39-* cells matching PATTERN
+# in batch boots (ISOLATION=batch, cells in id order), then prints each
+# cell's outcome and the agent's lines from its supervisor_log. Expected
+# with the supervisor of 4b8696e: settime, showtime, caps ok, showtime
+# printing "wall 97830..." (2001) and "tick 11000" (the reset after the root
+# cell passed and did not put the clock back); d-panicline and f-mountline
+# (root) `panic`, f-mountline uid1000 ok; e-panicline-nl `panic` in a boot
+# without d (the kernel's warning is printed once per boot: run it alone);
+# saturate root `false-green`, uid1000 capability-error (threads-max).
 #   tests/review/ha39-guest.sh [KERNEL [PATTERN]]  (default debian-6.1-cloud, ha39-*)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
