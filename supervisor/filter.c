@@ -314,7 +314,42 @@ static int add_file_flags(scmp_filter_ctx ctx)
 	return rc;
 }
 
-const uint32_t sv_filter_tun_ioctls[2] = {0x400454ca /* TUNSETIFF */, 0x400454d9 /* TUNSETQUEUE */};
+/* ioctl commands denied for every agent on every ABI (the command is an
+ * unsigned int: its low 32 bits), each with its reason. */
+static const struct {
+	uint32_t cmd;
+	const char *reason;
+} denied_ioctls[] = {
+#ifndef SV_MUTANT_TUN_ATTACH_OPEN
+    /* Attaching to a TUN or TAP device (TUNSETIFF; TUNSETQUEUE for a queue
+     * of a multiqueue one): the owner of a persistent device (as `ip
+     * tuntap add ... user U` leaves one for a VPN client or a QEMU) needs
+     * no capability, and /dev/net/tun is mode 0666 under systemd's udev
+     * rules. Every write() is then a packet received on that link, routed
+     * or bridged to whatever it names (review h-attack38's ha38-tun.sh). */
+    {0x400454ca, "tun-attach"}, /* TUNSETIFF */
+    {0x400454d9, "tun-attach"}, /* TUNSETQUEUE */
+#endif
+#ifndef SV_MUTANT_TTY_INJECT_OPEN
+    /* Typing into a terminal: the agent leads a session of its own with no
+     * controlling terminal (spawn.c), and the kernel gives such a leader
+     * any terminal no session holds (TIOCSCTTY, or an open without
+     * O_NOCTTY: a harness's pty, a serial console before its getty), with
+     * no capability; TIOCSTI then queues a command the next program on that
+     * terminal runs after the run (review h-attack40's ha40-ctty.sh).
+     * TIOCLINUX pastes a virtual console's selection the same way. */
+    {0x5412, "tty-inject"}, /* TIOCSTI */
+    {0x541c, "tty-inject"}, /* TIOCLINUX */
+#endif
+};
+
+const char *sv_filter_ioctl_reason(uint32_t cmd)
+{
+	for (size_t i = 0; i < sizeof(denied_ioctls) / sizeof(denied_ioctls[0]); i++)
+		if (denied_ioctls[i].cmd == cmd)
+			return denied_ioctls[i].reason;
+	return NULL;
+}
 
 static int add_common(scmp_filter_ctx ctx)
 {
@@ -379,18 +414,9 @@ static int add_common(scmp_filter_ctx ctx)
 		    ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("clone"), 1,
 		    SCMP_CMP(0, SCMP_CMP_MASKED_EQ, CLONE_FILES | CLONE_THREAD, CLONE_FILES));
 #endif
-#ifndef SV_MUTANT_TUN_ATTACH_OPEN
-	/* Attaching to a TUN or TAP device (TUNSETIFF; TUNSETQUEUE for a queue
-	 * of a multiqueue one): the owner of a persistent device (as `ip
-	 * tuntap add ... user U` leaves one for a VPN client or a QEMU) needs
-	 * no capability, and /dev/net/tun is mode 0666 under systemd's udev
-	 * rules. Every write() is then a packet received on that link, routed
-	 * or bridged to whatever it names (review h-attack38's ha38-tun.sh).
-	 * The command is an unsigned int: its low 32 bits. */
-	for (size_t i = 0; rc == 0 && i < N(sv_filter_tun_ioctls); i++)
+	for (size_t i = 0; rc == 0 && i < N(denied_ioctls); i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("ioctl"),
-				      1, INT_EQ(1, sv_filter_tun_ioctls[i]));
-#endif
+				      1, INT_EQ(1, denied_ioctls[i].cmd));
 #ifndef SV_MUTANT_KEY_UPCALL_OPEN
 	/* request_key with a callout string: finding no such key, the kernel
 	 * starts /sbin/request-key as a usermode helper (full root, the

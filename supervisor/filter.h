@@ -27,10 +27,10 @@
  * (filter-export). */
 enum { SV_FILTER_SETID = 1u, SV_FILTER_FILE_FLAGS = 2u };
 
-/* The ioctl commands that attach a descriptor to a TUN or TAP device
- * (TUNSETIFF, TUNSETQUEUE): trapped for every agent on every ABI and
- * denied, "tun-attach" (mediate.c). */
-extern const uint32_t sv_filter_tun_ioctls[2];
+/* The reason an ioctl command (its low 32 bits) that the filter traps for
+ * every agent on every ABI is denied ("tun-attach": TUNSETIFF, TUNSETQUEUE;
+ * "tty-inject": TIOCSTI, TIOCLINUX), or NULL for any other. */
+const char *sv_filter_ioctl_reason(uint32_t cmd);
 
 /* Whether the run's agent is root and gets SV_FILTER_SETID's rules: it
  * starts as the supervisor's uid, so this is the supervisor's euid, the

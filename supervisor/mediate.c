@@ -292,18 +292,19 @@ static void on_snapshot(struct sv_call *c, const __u64 *a)
 	sv_call_finish(c, SV_NEUTRALIZED, "snapshot", SV_ACT_ERRNO, EPERM, 0);
 }
 
-/* An ioctl: any agent's attach to a TUN or TAP device (denied: every write
- * after it is a packet on a link of the host's, "tun-attach"), or a root
- * agent's snapshot (refused) or FIONBIO (performed by unixpeer.c, one at a
- * time with its nonblocking acts): the filter traps no other. */
+/* An ioctl: any agent's attach to a TUN or TAP device or typing into a
+ * terminal (denied: a packet on a link of the host's, a command run after
+ * the run; filter.c's reason), or a root agent's snapshot (refused) or
+ * FIONBIO (performed by unixpeer.c, one at a time with its nonblocking
+ * acts): the filter traps no other. */
 static void on_ioctl(struct sv_call *c, const __u64 *a)
 {
-	for (size_t i = 0; i < sizeof(sv_filter_tun_ioctls) / sizeof(sv_filter_tun_ioctls[0]); i++)
-		if ((uint32_t)a[1] == sv_filter_tun_ioctls[i]) {
-			sv_call_finish(c, SV_DENIED, "tun-attach", SV_ACT_ERRNO,
-				       sv_call_denial_errno(c), 0);
-			return;
-		}
+	const char *denied = sv_filter_ioctl_reason((uint32_t)a[1]);
+
+	if (denied) {
+		sv_call_finish(c, SV_DENIED, denied, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
+		return;
+	}
 	if ((uint32_t)a[1] == FIONBIO)
 		sv_unixpeer_set_flags(c, a, 1);
 	else

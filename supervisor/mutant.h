@@ -440,4 +440,11 @@
  *   STDIO_CHARDEV_OPEN    stdfds.c  a character device on 0-2 (a TUN the
  *                         caller attached) reaches an agent that is not root
  *                         (review h-attack38)
+ *   TTY_INJECT_OPEN       filter.c  TIOCSTI and TIOCLINUX pass: an agent that
+ *                         takes a terminal no session holds (TIOCSCTTY, or
+ *                         an open without O_NOCTTY) types a command its
+ *                         caller's next program runs (review h-attack40)
+ *   HUNG_UP_TERMINAL_REFUSED stdfds.c  a hung-up terminal (isatty says no)
+ *                         or /dev/kmsg on 0-2 refuses the run (the false red
+ *                         of review h-attack40)
  * This header is documentation only; nothing includes it. */

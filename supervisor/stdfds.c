@@ -222,10 +222,43 @@ static const char *inet_state_refused(int fd, int dom)
 			   : NULL;
 }
 
-int sv_stdfds_harmless_chr(dev_t rdev)
+/* A terminal, also one whose line hung up: musl's isatty asks TIOCGWINSZ,
+ * which a hung-up terminal answers EIO (review h-attack40's
+ * ha40-falsered.sh), so the device's class is asked too: sysfs's tty
+ * class, or a Unix98 pty slave (majors 136-143, which sysfs does not list). */
+static int is_terminal(int fd, dev_t rdev)
 {
-	return major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
-				    minor(rdev) == 8 || minor(rdev) == 9);
+	char path[64], link[256];
+	const char *last;
+	ssize_t n;
+
+	if (isatty(fd) || (major(rdev) >= 136 && major(rdev) <= 143))
+		return 1;
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/subsystem", major(rdev), minor(rdev));
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	last = strrchr(link, '/');
+	return last && strcmp(last + 1, "tty") == 0;
+}
+
+int sv_stdfds_chr_allowed(int fd, dev_t rdev)
+{
+#ifdef SV_MUTANT_HUNG_UP_TERMINAL_REFUSED
+	/* MUTANT hung-up-terminal-refused: isatty alone decides, and kmsg is
+	 * refused, as in fd5af76 (review h-attack40's false red). */
+	(void)is_terminal;
+	return isatty(fd) ||
+	       (major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
+				     minor(rdev) == 8 || minor(rdev) == 9));
+#endif
+	/* null, zero, full, random, urandom, kmsg (the kernel's log: read,
+	 * or written into, never sent). */
+	if (major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
+				 minor(rdev) == 8 || minor(rdev) == 9 || minor(rdev) == 11))
+		return 1;
+	return is_terminal(fd, rdev);
 }
 
 int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
@@ -251,12 +284,12 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 #ifndef SV_MUTANT_STDIO_CHARDEV_OPEN
 		/* MUTANT stdio-chardev-open: only a root agent's devices are
 		 * looked at (rootfs.c), as before review h-attack38. */
-		if (S_ISCHR(st.st_mode) && !isatty(fd) && !sv_stdfds_harmless_chr(st.st_rdev)) {
+		if (S_ISCHR(st.st_mode) && !sv_stdfds_chr_allowed(fd, st.st_rdev)) {
 			snprintf(
 			    why, len,
 			    "descriptor %d is a character device other than a terminal, null, "
-			    "zero, full, random or urandom (a TUN or TAP device, a modem: what "
-			    "the agent writes there leaves by a link of the host's unmediated); "
+			    "zero, full, random, urandom or kmsg (a TUN or TAP device: what the "
+			    "agent writes there leaves by a link of the host's unmediated); "
 			    "give it a pipe, a terminal or /dev/null",
 			    fd);
 			return -EACCES;

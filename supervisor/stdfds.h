@@ -21,10 +21,10 @@
  * descriptor and what is wrong; the run must then be refused. */
 int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len);
 
-/* Whether rdev is a character device a caller may hand any agent on 0-2
- * besides a terminal: null, zero, full, random, urandom. Any other (a TUN
- * or TAP device, a macvtap, a modem's serial port) may be a link of the
- * host's: sv_stdfds_check refuses it. */
-int sv_stdfds_harmless_chr(dev_t rdev);
+/* Whether the character device rdev open on fd is one a caller may hand
+ * any agent on 0-2: a terminal (also a hung-up one), null, zero, full,
+ * random, urandom or kmsg. Any other (a TUN or TAP device, a macvtap) may
+ * be a link of the host's: sv_stdfds_check refuses it. */
+int sv_stdfds_chr_allowed(int fd, dev_t rdev);
 
 #endif

@@ -520,11 +520,11 @@ def expect_agent(ctx, run, call, result=None, err=None, **match):
 
 # ------------------------------------------------------------------ builds and kernel features
 
-def review(ctx, script, binary, timeout=120, env=None):
-    """Runs tests/review/SCRIPT with SV=binary (and env's variables);
-    returns its output."""
+def review(ctx, script, binary, timeout=120, env=None, extra=()):
+    """Runs tests/review/SCRIPT (with the arguments extra) with SV=binary
+    (and env's variables); returns its output."""
     path = os.path.join(TOP, "tests", "review", script)
-    ctx.last_argv = ["bash", path]
+    ctx.last_argv = ["bash", path] + list(extra)
     p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True, timeout=timeout,
                        env=dict(os.environ, SV=binary, **(env or {})))
     return p.stdout + p.stderr

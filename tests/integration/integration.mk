@@ -49,7 +49,8 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	setns-checked-after-scan dontroute-option-open dontroute-flag-open stdio-dontroute-kept \
 	report-path-resolved cgroup-namespace-open kill-by-pid report-link-followed \
 	declared-link-followed receivers-capped-error cgroup-refused-any-uid \
-	report-dir-moved-trusted multicast-join-open tun-attach-open stdio-chardev-open
+	report-dir-moved-trusted multicast-join-open tun-attach-open stdio-chardev-open \
+	tty-inject-open shared-session+tty-inject-open hung-up-terminal-refused
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \

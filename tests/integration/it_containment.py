@@ -20,7 +20,7 @@ import time
 from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      subreaper_containment, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, host_descendants,
-                     in_pid_namespace, landlock_abi, mutant_binary, rewrite_run, start_launched,
+                     in_pid_namespace, landlock_abi, mutant_binary, review, rewrite_run, start_launched,
                      test, wait_for)
 
 
@@ -296,19 +296,67 @@ def tty_run(ctx, binary):
     return run, queued
 
 
+def legacy_tiocsti():
+    """Whether TIOCSTI works for a session's own terminal (before 6.2 there
+    is no knob: always)."""
+    path = "/proc/sys/dev/tty/legacy_tiocsti"
+    return not os.path.exists(path) or open(path).read().strip() == "1"
+
+
 @test()
 def agent_in_its_own_session_cannot_type_into_the_callers_terminal(ctx):
+    # Two defences: TIOCSTI is trapped and denied (tty-inject, review
+    # h-attack40), and the agent leads a session of its own, where the
+    # caller's terminal is not its controlling one. Either alone types
+    # nothing here; the two mutants together type.
     run, queued = tty_run(ctx, SV)
-    expect_outcome(ctx, run, 0, "pass")
+    expect_outcome(ctx, run, 1, "fail")
     expect_agent(ctx, run, "session", 1)
-    line = expect_agent(ctx, run, "tiocsti", -1)
-    ctx.expect(line.get("errno") in ("EPERM", "EIO"), "TIOCSTI: %s" % line)
+    expect_agent(ctx, run, "tiocsti", -1, "EACCES")
+    ev = expect_event(ctx, run, "the denied TIOCSTI", syscall="ioctl", bucket="denied")
+    ctx.expect_eq(ev.get("reason"), "tty-inject", "reason")
     ctx.expect_eq(queued, b"", "input typed into the caller's terminal")
-    # The check can fail: in the caller's session the same agent types.
-    mrun, mqueued = tty_run(ctx, mutant_binary("shared-session"))
-    if open("/proc/sys/dev/tty/legacy_tiocsti").read().strip() == "1" \
-            if os.path.exists("/proc/sys/dev/tty/legacy_tiocsti") else True:
-        ctx.expect(mqueued != b"", "shared-session mutant: nothing typed (%s)" % mrun.log)
+    # The check can fail: in the caller's session, TIOCSTI untrapped, the
+    # same agent types.
+    mrun, mqueued = tty_run(ctx, mutant_binary("shared-session+tty-inject-open"))
+    if legacy_tiocsti():
+        ctx.expect(mqueued != b"", "shared-session+tty-inject-open: nothing typed (%s)" % mrun.log)
+
+
+@test(timeout=120)
+def agent_cannot_take_a_sessionless_terminal_and_type_into_it(ctx):
+    # Review h-attack40's ha40-ctty.sh: a harness's pty that is no
+    # session's controlling terminal is on 0-2; the agent, a session leader
+    # without one, takes it (TIOCSCTTY, or reopening /proc/self/fd/0
+    # without O_NOCTTY) and types a line with TIOCSTI that the harness's
+    # next shell ran outside the run: pass, 6 of 6. TIOCSTI is denied now
+    # (tty-inject). Mutant tty-inject-open types again.
+    if os.geteuid() != 0 or not legacy_tiocsti():
+        raise Skip("needs root (setpriv to uid 1000) and TIOCSTI (dev.tty.legacy_tiocsti=1)")
+    for mode in ("ioctl", "open"):
+        for binary, hit in ((SV, False), (mutant_binary("tty-inject-open"), True)):
+            out = review(ctx, "ha40-ctty.sh", binary, extra=[binary, "1", mode], timeout=60)
+            m = re.search(r"hits (\d+) of (\d+)", out)
+            ctx.require(m, "%s %s: no hits line (%s)" % (binary, mode, out[-600:]))
+            ctx.expect((int(m.group(1)) > 0) == hit, "%s %s: %s" % (binary, mode, m.group(0)))
+
+
+@test()
+def kmsg_or_a_hung_up_terminal_on_stdio_is_no_refusal(ctx):
+    # Review h-attack40's ha40-falsered.sh: /dev/kmsg on stdout (an init
+    # script's exec >/dev/kmsg) and a terminal that hung up (musl's isatty
+    # answers no: TIOCGWINSZ is EIO) were refused as character devices,
+    # exit 3. Both are allowed now, for root and uid 1000. Mutant
+    # hung-up-terminal-refused refuses them again (the controls, the console
+    # and a live pty, pass either way).
+    if os.geteuid() != 0 or not os.path.exists("/dev/kmsg"):
+        raise Skip("needs root (setpriv to uid 1000) and /dev/kmsg")
+    for binary, refused in ((SV, 0), (mutant_binary("hung-up-terminal-refused"), 4)):
+        out = review(ctx, "ha40-falsered.sh", binary, extra=[binary], timeout=60)
+        exits = re.findall(r"^(\w+) (.*?): exit (\d+)", out, re.M)
+        ctx.require(len(exits) == 8, "cases run: %s (%s)" % (exits, out[-600:]))
+        ctx.expect_eq(len([e for e in exits if e[2] == "3"]), refused,
+                      "%s: cases refused (%s)" % (binary, exits))
 
 
 def stdout_socket_run(ctx, binary, no_loopback):
