@@ -416,10 +416,10 @@
  *                         the rest of the /proc snapshot names freed pids, and
  *                         processes outside the run that took them are
  *                         SIGKILLed (review h-attack34)
- *   RECEIVERS_CAPPED_ERROR notify.c  a receiver that finds all 1024 busy
- *                         files an internal error: an agent with more than
- *                         1024 threads in allowed blocking calls is
- *                         capability-error (review h-attack34)
+ *   RECEIVERS_CAPPED_COUNTED notify.c  a full receiver pool is only
+ *                         counted: an agent that fills it and has a thread's
+ *                         call withdrawn while it waits unreceived passes
+ *                         with that call unseen (review h-attack39)
  *   CGROUP_REFUSED_ANY_UID nsjoin.c  a uid-1000 agent's clone that shares its
  *                         table and makes a cgroup namespace is refused as a
  *                         root agent's is (a false red)
@@ -447,4 +447,7 @@
  *   HUNG_UP_TERMINAL_REFUSED stdfds.c  a hung-up terminal (isatty says no)
  *                         or /dev/kmsg on 0-2 refuses the run (the false red
  *                         of review h-attack40)
+ *   NOFILE_KEPT           main.c  the supervisor keeps its caller's soft
+ *                         RLIMIT_NOFILE: 1100 concurrent slow connects run it
+ *                         out of descriptors (EMFILE: capability-error)
  * This header is documentation only; nothing includes it. */

@@ -108,10 +108,11 @@ void sv_report_record(const struct sv_event *ev);
 
 /* The most receiver threads the supervisor keeps (notify.c): the report's
  * receivers.limit. */
-#define SV_REPORT_RECEIVERS 1024
-/* A receiver found all SV_REPORT_RECEIVERS busy when it took a call, so the
- * calls after it wait in the kernel's queue until one is free (latency, not
- * blindness): the report's receivers.capped counts those times. */
+#define SV_REPORT_RECEIVERS 16384
+/* A receiver found the pool full when it took a call, so the calls after it
+ * wait in the kernel's queue with no receiver, where a dying thread's call
+ * is withdrawn unseen (an internal error too, notify.c): the report's
+ * receivers.capped counts those times. */
 void sv_report_count_receivers_capped(void);
 
 void sv_report_set_probe(const struct sv_probe_result *p);

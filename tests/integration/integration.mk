@@ -48,7 +48,7 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	thread-gone-fails pins-after-answer cached-holder-unproven \
 	setns-checked-after-scan dontroute-option-open dontroute-flag-open stdio-dontroute-kept \
 	report-path-resolved cgroup-namespace-open kill-by-pid report-link-followed \
-	declared-link-followed receivers-capped-error cgroup-refused-any-uid \
+	declared-link-followed cgroup-refused-any-uid \
 	report-dir-moved-trusted multicast-join-open tun-attach-open stdio-chardev-open \
 	tty-inject-open shared-session+tty-inject-open hung-up-terminal-refused
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
@@ -56,5 +56,5 @@ integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervi
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	rights-mech-unlabelled no-signal-scope fallback-keeps-admin device-unchecked \
 	disconnect-unlocked ipc-retry-blind stream-connect-portless unix-abstract-unpinned \
-	unix-closed-is-peer run-named-late report-fd-first
+	unix-closed-is-peer run-named-late report-fd-first receivers-capped-counted nofile-kept
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

@@ -14,9 +14,9 @@ import shutil
 import subprocess
 import time
 
-from harness import (AGENTS, BUILD, DECLARED, SV, UNDECLARED, USERNS_CONTAINMENT, Blackhole, Skip,
-                     expect_agent, expect_event, expect_outcome, in_pid_namespace, mutant_binary,
-                     read_log, require_pidfd_thread, review, test, wait_for)
+from harness import (AGENTS, BUILD, DECLARED, SV, SV_FAULTS, UNDECLARED, USERNS_CONTAINMENT, Blackhole,
+                     Skip, expect_agent, expect_event, expect_outcome, in_pid_namespace, mutant_binary,
+                     mutant_faults_binary, read_log, require_pidfd_thread, review, test, wait_for)
 
 
 @test()
@@ -214,26 +214,49 @@ def threads_load_counts_match_agent_log(ctx):
 
 
 @test(timeout=90)
-def more_threads_in_blocking_connects_than_receivers_pass(ctx):
+def more_threads_in_blocking_connects_than_1024_pass(ctx):
     # Review h-attack34's ha34-threads.sh: 1100 threads in allowed connects
     # that block (a loopback listener whose accept queue is full for 3 s)
-    # need more receivers than the supervisor keeps (1024). The calls past
-    # the cap wait in the kernel's queue and are mediated when a receiver is
-    # free: pass, every call allowed, the cap counted in receivers.capped.
-    # Mutant receivers-capped-error files the full pool as an internal
-    # error: capability-error for a run that hid nothing.
+    # each hold a receiver and a descriptor. With a cap of 1024 receivers
+    # that was capability-error; the cap is 16384 now, and the supervisor
+    # raises its own soft RLIMIT_NOFILE to the hard limit (the run here
+    # starts at 1024): pass, every call allowed, the pool never full.
+    # Mutant nofile-kept runs out of descriptors: capability-error.
     if os.geteuid() != 0:
         raise Skip("needs root: ha34-threads.sh runs as root")
     if not shutil.which("musl-gcc"):
         raise Skip("needs musl-gcc")
-    env = {"RUNS": "1", "WHO": "root", "THREADS": "1100", "SECS": "3"}
+    import resource
+    if resource.getrlimit(resource.RLIMIT_NOFILE)[1] < 4096:
+        raise Skip("needs a hard RLIMIT_NOFILE of 4096 or more")
+    env = {"RUNS": "1", "WHO": "root", "THREADS": "1100", "SECS": "3", "NOFILE": "1024"}
     out = review(ctx, "ha34-threads.sh", SV, timeout=60, env=env)
     m = re.search(r"exit (\d+), verdict (\S+); allowed (\d+), denied 0, mechanism failures 0; "
                   r"internal_error None; receivers capped (\d+);", out)
     ctx.expect(m and m.group(1) == "0" and m.group(2) == "pass" and m.group(3) == "1101"
-               and int(m.group(4)) > 0, "1100 threads: %s" % out[-1200:])
-    out = review(ctx, "ha34-threads.sh", mutant_binary("receivers-capped-error"), timeout=60, env=env)
-    ctx.expect("exit 3, verdict capability-error" in out, "mutant receivers-capped-error: %s" % out[-1200:])
+               and m.group(4) == "0", "1100 threads: %s" % out[-1200:])
+    out = review(ctx, "ha34-threads.sh", mutant_faults_binary("nofile-kept"), timeout=60, env=env)
+    ctx.expect("exit 3, verdict capability-error" in out, "mutant nofile-kept: %s" % out[-1200:])
+
+
+@test(timeout=120)
+def saturated_receiver_pool_is_a_capability_error(ctx):
+    # Review h-attack39's ha39-saturate.sh: the agent fills the receiver
+    # pool with threads in blocking connects, makes an undeclared UDP
+    # connect that waits unreceived, and exits: the kernel withdraws the
+    # call with its thread, nobody judged it, and a pool that was only
+    # counted as full (1260e78) said pass, 10 of 10. A full pool is an
+    # internal error: capability-error. The test build's receivers_cap
+    # makes the cap 64, so 100 threads fill it. Mutant
+    # receivers-capped-counted only counts it: pass with the call unseen.
+    if os.geteuid() != 0 or not shutil.which("musl-gcc"):
+        raise Skip("needs root (ha39-saturate.sh) and musl-gcc")
+    env = {"RUNS": "1", "WHO": "root", "THREADS": "100", "EGRESS_SV_FAULT": "receivers_cap:EAGAIN"}
+    for binary, want in ((SV_FAULTS, "verdict capability-error"),
+                         (mutant_faults_binary("receivers-capped-counted"), "verdict pass")):
+        out = review(ctx, "ha39-saturate.sh", binary, timeout=90, env=env)
+        m = re.search(r"RESULT run 1 \(root, LATE=exit\): exit \d+; (verdict \S+)", out)
+        ctx.expect(m and m.group(1) == want, "%s: %s" % (binary, out[-1200:]))
 
 
 @test(timeout=120)

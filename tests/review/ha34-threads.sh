@@ -14,13 +14,14 @@
 #   tests/review/ha34-threads.sh [RUNS]     (as root; loopback only)
 # Environment: SV (the supervisor, default build/egress-supervisor), WHO
 # ("root uid1000"), THREADS ("1000 1100"), SECS (6: how long the listener's
-# queue stays full).
+# queue stays full), NOFILE (a soft RLIMIT_NOFILE for the run, e.g. 1024).
 # Since the fix a full pool is counted in the report's receivers.capped.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-${RUNS:-2}}
 sv=${SV:-$top/build/egress-supervisor}
 secs=${SECS:-6}
+[ -z "${NOFILE:-}" ] || ulimit -Sn "$NOFILE"
 work=$(mktemp -d /tmp/ha34-threads.XXXXXX)
 chmod 0777 "$work"
 trap 'rm -rf "$work"' EXIT
