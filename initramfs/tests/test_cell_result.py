@@ -172,6 +172,14 @@ class CellOutcome(unittest.TestCase):
         r = self.run_cell("fail", "", console="Linux version 6.1\n")
         self.assertEqual(r["outcome"], "boot-fail")
 
+    def test_panic_line_beside_a_complete_frame_is_no_panic(self):
+        # Review h-attack39: a root agent made the kernel print a forged
+        # "Kernel panic - not syncing" (a file name in a warning); the
+        # complete frame decides, and its false green is not hidden.
+        r = self.run_cell("fail", lambda c: frame(c, ran(0), report("pass")),
+                          console=INIT_LINE + "[ 1.0] Kernel panic - not syncing: forged\n")
+        self.assertEqual(r["outcome"], "false-green")
+
     def test_panic_on_console_is_panic(self):
         r = self.run_cell("fail", "", console="Kernel panic - not syncing: Attempted to kill init!\n")
         self.assertEqual(r["outcome"], "panic")
