@@ -26,7 +26,15 @@
  * (an append-only log the caller gave on stdout was made writable and
  * rewritten; h-attack19), SETFCAP (file capabilities on a file a process
  * outside then runs; h-attack19) and FSETID (a setuid program already in a
- * declared path kept its bit when the agent rewrote it; h-attack20).
+ * declared path kept its bit when the agent rewrote it; h-attack20), and
+ * the capabilities whose reach is the whole host and not the run (review
+ * h-attack39's ha39-caps.sh: each worked in a root run): SYS_TIME (the
+ * host's clock, and through it every later cell of a guest's batch),
+ * SYSLOG (the host's kernel log read, cleared or silenced), SYS_NICE
+ * (SCHED_FIFO on every CPU, its supervisor starved), SYS_RESOURCE
+ * (oom_score_adj -1000: the OOM killer takes the supervisor instead; limits
+ * and reserves passed), IPC_LOCK (memory locked past RLIMIT_MEMLOCK),
+ * WAKE_ALARM and BLOCK_SUSPEND (the host's power state).
  * Kept on
  * purpose: SETUID/SETGID (a root agent may change ids; cross-process
  * access is then stopped by the pid namespace and the filter, not by its
@@ -64,6 +72,16 @@ static const int risky_caps[] = {
 #endif
     38 /* PERFMON */,
     39 /* BPF */,
+#ifndef SV_MUTANT_HOST_CAPS_KEPT
+    /* MUTANT host-caps-kept: kept, as before review h-attack39. */
+    25 /* SYS_TIME */,
+    34 /* SYSLOG */,
+    23 /* SYS_NICE */,
+    24 /* SYS_RESOURCE */,
+    14 /* IPC_LOCK */,
+    35 /* WAKE_ALARM */,
+    36 /* BLOCK_SUSPEND */,
+#endif
 #ifndef SV_MUTANT_CHECKPOINT_RESTORE_KEPT
 #ifndef SV_MUTANT_OLD_DESCENDANT_KILL
     /* MUTANT checkpoint-restore-kept, old-descendant-kill: kept. */

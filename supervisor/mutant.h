@@ -450,4 +450,8 @@
  *   NOFILE_KEPT           main.c  the supervisor keeps its caller's soft
  *                         RLIMIT_NOFILE: 1100 concurrent slow connects run it
  *                         out of descriptors (EMFILE: capability-error)
+ *   HOST_CAPS_KEPT        caps.c  a root agent keeps SYS_TIME, SYSLOG,
+ *                         SYS_NICE, SYS_RESOURCE, IPC_LOCK, WAKE_ALARM and
+ *                         BLOCK_SUSPEND: the host's clock and kernel log are
+ *                         its to change (review h-attack39)
  * This header is documentation only; nothing includes it. */

@@ -359,6 +359,24 @@ def kmsg_or_a_hung_up_terminal_on_stdio_is_no_refusal(ctx):
                       "%s: cases refused (%s)" % (binary, exits))
 
 
+@test()
+def root_agent_keeps_no_capability_that_reaches_the_whole_host(ctx):
+    # Review h-attack39's ha39-caps.sh: a root agent's adjtimex (the host's
+    # clock), syslog (its kernel log), SCHED_FIFO and mlock past its limit
+    # all worked, each tried without changing anything. Those capabilities
+    # are dropped now: every line refused, as for uid 1000 (the control).
+    # Mutant host-caps-kept: the root agent's lines work again.
+    if os.geteuid() != 0 or not shutil.which("musl-gcc"):
+        raise Skip("needs root (the class is a root agent) and musl-gcc")
+    for binary, root_ok in ((SV, 0), (mutant_binary("host-caps-kept"), 4)):
+        out = review(ctx, "ha39-caps.sh", binary, timeout=60)
+        part = out.split("== uid1000")[0]
+        ok = len(re.findall(r"^  ha39 .*: ok$", part, re.M))
+        # oom_score_adj needs CAP_SYS_RESOURCE, which a host's root may lack.
+        ctx.expect(ok >= root_ok and (root_ok or ok == 0), "%s: root lines that worked: %d (%s)"
+                   % (binary, ok, part[-900:]))
+
+
 def stdout_socket_run(ctx, binary, no_loopback):
     lis = ctx.tcp()
     s = socket.create_connection(lis.sock.getsockname()[:2])
