@@ -1,6 +1,6 @@
 #!/bin/bash
 # ha38-mcast.sh (hostile review h-attack38): the agent's data in the
-# multicast group and source addresses it joins (ha38-mcast.c). A join is a
+# multicast group and source addresses it joins (tests/agents/mcast-join.c, once ha38-mcast.c). A join is a
 # setsockopt on a UDP socket: not trapped, no capability, no name judged;
 # the kernel then sends an IGMP or MLD report on the link that carries the
 # addresses the agent chose, and every host on the link receives it. Host,
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh
 . tests/review/review-net.sh
 mkdir -p /tmp/ha38 && chmod 777 /tmp/ha38
-review_cc /tmp/ha38/mcast tests/review/ha38-mcast.c || exit 2
+review_cc /tmp/ha38/mcast tests/agents/mcast-join.c || exit 2
 d=$(review_stage ha38-mcast "${1:-build/egress-supervisor}" /tmp/ha38/mcast)
 review_net_up ha38
 review_net_sinks ha38 "$d"
