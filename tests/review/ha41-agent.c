@@ -14,20 +14,43 @@
  *       after N receivers were started one after another (leader/followers:
  *       the one that takes a call starts the next); the denied connect,
  *       queued behind them, waits that long and is withdrawn with its task.
- *   ttyioctl
- *       on fd 0 (a terminal): the ioctls other than TIOCSTI/TIOCLINUX
- *       that reach a terminal's input or its session, each tried, errno
- *       printed.
+ *   vtkey [ctty]
+ *       on fd 0, a virtual console: with ctty, TIOCSCTTY first (a
+ *       sessionless VT becomes ours); then the keyboard's string table
+ *       (KDSKBSENT: what a function key types, on every VT of the host) is
+ *       written in an unused slot (250), read back and cleared, and the
+ *       keymap entry of Enter (KDSKBENT: which key types what) is written
+ *       with the value it has. The kernel's check is only "perm": the
+ *       caller's controlling terminal, or CAP_SYS_TTY_CONFIG (kept by
+ *       caps.c). Nothing is left changed.
+ *   rootcaps FILE
+ *       what a root agent's kept capabilities reach beyond its run:
+ *       CAP_AUDIT_WRITE (a user record in the host's audit log),
+ *       CAP_AUDIT_READ (the host's audit multicast: every record of the
+ *       host), CAP_AUDIT_CONTROL (AUDIT_GET: refused outside the initial
+ *       pid namespace), CAP_LEASE (a read lease on FILE, a host file it
+ *       may only read: a writer of the host's blocks on its open until the
+ *       lease breaks, lease-break-time, 45 s; released at once here).
+ *   lease FILE SECS
+ *       takes that read lease on FILE and holds it SECS s, ignoring the
+ *       kernel's SIGIO that asks for it back.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kd.h>
 #include <sys/ioctl.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#ifndef AUDIT_USER_LOGIN
+#define AUDIT_USER_LOGIN 1112 /* libaudit.h: userspace records */
+#endif
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -103,35 +126,115 @@ static int burst(int n, long dus, long exit_ms, const char *addr, int port)
 	_exit(0);
 }
 
-static void try_ioctl(const char *name, unsigned long cmd, void *arg)
+static int try_ioctl(const char *name, unsigned long cmd, void *arg)
 {
 	int rc = ioctl(0, cmd, arg);
 
 	printf("ha41 ioctl %s: %s\n", name, rc < 0 ? strerror(errno) : "ok");
 	fflush(stdout);
+	return rc;
 }
 
-static int ttyioctl(void)
+static int vtkey(int ctty)
 {
-	int one = 1, disc;
-	struct termios t;
+	struct kbsentry s = {.kb_func = 250};
+	struct kbentry e = {.kb_table = 0, .kb_index = 28 /* Enter */};
 
-	try_ioctl("TIOCSCTTY", TIOCSCTTY, 0);
-	if (ioctl(0, TIOCGETD, &disc) == 0)
-		printf("ha41 ldisc %d\n", disc);
-	tcgetattr(0, &t);
-	try_ioctl("TCSETS (same)", TCSETS, &t);
-	try_ioctl("TIOCPKT", TIOCPKT, &one);
-	try_ioctl("TIOCSTI", TIOCSTI, "x");
+	if (ctty)
+		try_ioctl("TIOCSCTTY", TIOCSCTTY, 0);
+	if (try_ioctl("KDGKBSENT 250", KDGKBSENT, &s) == 0 && s.kb_string[0] == 0) {
+		snprintf((char *)s.kb_string, sizeof(s.kb_string), "echo ha41-typed\n");
+		if (try_ioctl("KDSKBSENT 250 (a function key's string)", KDSKBSENT, &s) == 0) {
+			memset(s.kb_string, 0, sizeof(s.kb_string));
+			try_ioctl("KDGKBSENT 250", KDGKBSENT, &s);
+			printf("ha41 vtkey: slot 250 now types \"%.14s\"\n", (char *)s.kb_string);
+			memset(s.kb_string, 0, sizeof(s.kb_string));
+			try_ioctl("KDSKBSENT 250 cleared", KDSKBSENT, &s);
+		}
+	}
+	if (try_ioctl("KDGKBENT Enter", KDGKBENT, &e) == 0)
+		try_ioctl("KDSKBENT Enter (the value it has)", KDSKBENT, &e);
+	return 0;
+}
+
+static int audit_send(int fd, int type, const char *text)
+{
+	struct {
+		struct nlmsghdr h;
+		char body[256];
+	} m = {0};
+	struct sockaddr_nl k = {.nl_family = AF_NETLINK};
+	char buf[4096];
+	struct nlmsghdr *r = (struct nlmsghdr *)buf;
+	size_t len = text ? strlen(text) + 1 : 0;
+
+	memcpy(m.body, text ? text : "", len);
+	m.h.nlmsg_len = (unsigned)NLMSG_LENGTH(len);
+	m.h.nlmsg_type = (unsigned short)type;
+	m.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	m.h.nlmsg_seq = 1;
+	if (sendto(fd, &m, m.h.nlmsg_len, 0, (struct sockaddr *)&k, sizeof(k)) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0)
+			return -errno;
+		if (r->nlmsg_type == NLMSG_ERROR)
+			return ((struct nlmsgerr *)NLMSG_DATA(r))->error;
+		if (r->nlmsg_type == type)
+			return 0; /* AUDIT_GET's answer */
+	}
+}
+
+static void said(const char *what, int rc)
+{
+	printf("ha41 rootcaps %s: %s\n", what, rc == 0 ? "ok" : strerror(-rc));
+	fflush(stdout);
+}
+
+static int rootcaps(const char *file)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT), rfd, lf;
+	struct sockaddr_nl grp = {.nl_family = AF_NETLINK, .nl_groups = 1 /* READLOG */};
+
+	said("socket NETLINK_AUDIT", fd < 0 ? -errno : 0);
+	if (fd >= 0) {
+		said("AUDIT_USER_LOGIN record (CAP_AUDIT_WRITE)",
+		     audit_send(fd, AUDIT_USER_LOGIN, "op=login acct=\"ha41-forged\" res=success"));
+		said("AUDIT_GET (CAP_AUDIT_CONTROL)", audit_send(fd, AUDIT_GET, NULL));
+	}
+	rfd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
+	said("bind AUDIT_NLGRP_READLOG (CAP_AUDIT_READ)",
+	     rfd < 0 ? -errno : bind(rfd, (struct sockaddr *)&grp, sizeof(grp)) == 0 ? 0 : -errno);
+	lf = open(file, O_RDONLY);
+	said("F_SETLEASE F_RDLCK on the host's file (CAP_LEASE)",
+	     lf < 0 ? -errno : fcntl(lf, F_SETLEASE, F_RDLCK) == 0 ? 0 : -errno);
+	if (lf >= 0)
+		(void)fcntl(lf, F_SETLEASE, F_UNLCK);
+	return 0;
+}
+
+static int lease(const char *file, int secs)
+{
+	int lf = open(file, O_RDONLY);
+
+	signal(SIGIO, SIG_IGN);
+	said("F_SETLEASE F_RDLCK (held)", lf < 0 ? -errno : fcntl(lf, F_SETLEASE, F_RDLCK) == 0 ? 0 : -errno);
+	sleep((unsigned)secs);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "lease") == 0)
+		return lease(argv[2], atoi(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "rootcaps") == 0)
+		return rootcaps(argv[2]);
 	if (argc == 7 && strcmp(argv[1], "burst") == 0)
 		return burst(atoi(argv[2]), atol(argv[3]), atol(argv[4]), argv[5], atoi(argv[6]));
-	if (argc == 2 && strcmp(argv[1], "ttyioctl") == 0)
-		return ttyioctl();
+	if (argc >= 2 && strcmp(argv[1], "vtkey") == 0)
+		return vtkey(argc == 3 && strcmp(argv[2], "ctty") == 0);
 	fprintf(stderr, "usage: see the comment in ha41-agent.c\n");
 	return 2;
 }
