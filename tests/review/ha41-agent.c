@@ -14,6 +14,10 @@
  *       after N receivers were started one after another (leader/followers:
  *       the one that takes a call starts the next); the denied connect,
  *       queued behind them, waits that long and is withdrawn with its task.
+ *   burstq N DELAY_US EXIT_MS ADDR PORT
+ *       the same with an accept queue of 4096 (somaxconn): each allowed
+ *       connect completes at once and its receiver goes back to receive, so
+ *       nothing blocks; the queue still drains one mediation at a time.
  *   vtkey [ctty]
  *       on fd 0, a virtual console: with ctty, TIOCSCTTY first (a
  *       sessionless VT becomes ours); then the keyboard's string table
@@ -34,6 +38,10 @@
  *   lease FILE SECS
  *       takes that read lease on FILE and holds it SECS s, ignoring the
  *       kernel's SIGIO that asks for it back.
+ *   sti32 LINE
+ *       on fd 0, a terminal no session holds: TIOCSCTTY, then LINE and
+ *       Enter typed with TIOCSTI through the i386 ABI (int $0x80, ioctl is
+ *       54 there), the ABI the foreign filter covers (add_foreign).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,6 +49,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +96,7 @@ static void *denied_connect(void *arg)
 	return NULL;
 }
 
-static int burst(int n, long dus, long exit_ms, const char *addr, int port)
+static int burst(int n, long dus, long exit_ms, const char *addr, int port, int backlog)
 {
 	socklen_t len = sizeof(listen_addr);
 	int lfd = socket(AF_INET, SOCK_STREAM, 0);
@@ -104,7 +113,7 @@ static int burst(int n, long dus, long exit_ms, const char *addr, int port)
 	listen_addr.sin_family = AF_INET;
 	listen_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&listen_addr, sizeof(listen_addr)) != 0 ||
-	    getsockname(lfd, (struct sockaddr *)&listen_addr, &len) != 0 || listen(lfd, 0) != 0)
+	    getsockname(lfd, (struct sockaddr *)&listen_addr, &len) != 0 || listen(lfd, backlog) != 0)
 		return 2;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
@@ -225,14 +234,46 @@ static int lease(const char *file, int secs)
 	return 0;
 }
 
+static char low_byte; /* a non-PIE static binary: below 4 GiB, as int $0x80 needs */
+
+static long ioctl32(long fd, long cmd, long arg)
+{
+	long rc;
+
+	__asm__ volatile("int $0x80" : "=a"(rc) : "a"(54L), "b"(fd), "c"(cmd), "d"(arg) : "memory");
+	return rc;
+}
+
+static int sti32(const char *text)
+{
+	long rc = 0;
+
+	try_ioctl("TIOCSCTTY", TIOCSCTTY, 0);
+	for (const char *p = text; rc == 0 && *p; p++) {
+		low_byte = *p;
+		rc = ioctl32(0, TIOCSTI, (long)(uintptr_t)&low_byte);
+	}
+	if (rc == 0) {
+		low_byte = '\n';
+		rc = ioctl32(0, TIOCSTI, (long)(uintptr_t)&low_byte);
+	}
+	printf("ha41 sti32: %s\n", rc == 0 ? "typed" : strerror((int)-rc));
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "sti32") == 0)
+		return sti32(argv[2]);
 	if (argc == 4 && strcmp(argv[1], "lease") == 0)
 		return lease(argv[2], atoi(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "rootcaps") == 0)
 		return rootcaps(argv[2]);
 	if (argc == 7 && strcmp(argv[1], "burst") == 0)
-		return burst(atoi(argv[2]), atol(argv[3]), atol(argv[4]), argv[5], atoi(argv[6]));
+		return burst(atoi(argv[2]), atol(argv[3]), atol(argv[4]), argv[5], atoi(argv[6]), 0);
+	if (argc == 7 && strcmp(argv[1], "burstq") == 0)
+		return burst(atoi(argv[2]), atol(argv[3]), atol(argv[4]), argv[5], atoi(argv[6]), 4096);
 	if (argc >= 2 && strcmp(argv[1], "vtkey") == 0)
 		return vtkey(argc == 3 && strcmp(argv[2], "ctty") == 0);
 	fprintf(stderr, "usage: see the comment in ha41-agent.c\n");

@@ -10,7 +10,8 @@
 #   tests/review/ha41-burst.sh [RUNS]    (as root, loopback only)
 # Environment: SV (default build/egress-supervisor), WHO ("root uid1000"),
 # THREADS (4000), DELAY_US (2000: the denied connect after the release),
-# EXIT_MS (150: exit_group after the release), TMO (60).
+# EXIT_MS (150: exit_group after the release), TMO (60), MODE (burst; burstq:
+# an accept queue of 4096, so no perform blocks).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-${RUNS:-3}}
@@ -19,10 +20,11 @@ threads=${THREADS:-4000}
 dus=${DELAY_US:-2000}
 ems=${EXIT_MS:-150}
 tmo=${TMO:-60}
+mode=${MODE:-burst}
 work=$(mktemp -d /tmp/ha41-burst.XXXXXX)
 chmod 0777 "$work"
 trap 'rm -rf "$work"' EXIT
-musl-gcc -D_GNU_SOURCE -O2 -static -pthread -o "$work/ha41-agent" "$top/tests/review/ha41-agent.c"
+musl-gcc -D_GNU_SOURCE -O2 -static -no-pie -pthread -isystem "$top/build/kheaders" -o "$work/ha41-agent" "$top/tests/review/ha41-agent.c"
 cp "$sv" "$work/sv"
 pass=0 total=0
 for n in $(seq "$runs"); do
@@ -34,9 +36,9 @@ for n in $(seq "$runs"); do
 		chown 1000 "$work/chan"
 		rc=0
 		"${as[@]}" bash -c 'exec 9<>"$1/chan"; rm "$1/chan"
-			timeout -s KILL "$5" "$1/sv" --report-fd 9 -- "$1/ha41-agent" burst "$2" "$3" "$4" \
+			timeout -s KILL "$5" "$1/sv" --report-fd 9 -- "$1/ha41-agent" "$6" "$2" "$3" "$4" \
 				192.0.2.1 9 >"$1/out" 2>"$1/err"
-			rc=$?; cat /dev/fd/9 >"$1/copy"; exit $rc' _ "$work" "$threads" "$dus" "$ems" "$tmo" || rc=$?
+			rc=$?; cat /dev/fd/9 >"$1/copy"; exit $rc' _ "$work" "$threads" "$dus" "$ems" "$tmo" "$mode" || rc=$?
 		line=$(python3 - "$work/copy" <<'PY'
 import json, sys
 data = open(sys.argv[1], "rb").read()
