@@ -38,6 +38,10 @@
  *   lease FILE SECS
  *       takes that read lease on FILE and holds it SECS s, ignoring the
  *       kernel's SIGIO that asks for it back.
+ *   ldisc
+ *       on fd 0, a terminal: TIOCSETD to each line discipline that makes a
+ *       terminal a network link (SLIP 1, PPP 3, SLCAN 17, CAIF 20, GSM
+ *       21, 6PACK 7, AX25 5) and HDLC 13, NULL 27; N_TTY back after each.
  *   sti32 LINE
  *       on fd 0, a terminal no session holds: TIOCSCTTY, then LINE and
  *       Enter typed with TIOCSTI through the i386 ABI (int $0x80, ioctl is
@@ -234,6 +238,26 @@ static int lease(const char *file, int secs)
 	return 0;
 }
 
+static int ldisc(void)
+{
+	static const struct {
+		int n;
+		const char *name;
+	} d[] = {{1, "N_SLIP"},  {3, "N_PPP"},  {17, "N_SLCAN"}, {20, "N_CAIF"}, {21, "N_GSM0710"},
+		 {7, "N_6PACK"}, {5, "N_AX25"}, {13, "N_HDLC"},  {27, "N_NULL"}};
+	int tty = 0;
+
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		int rc = ioctl(0, TIOCSETD, &d[i].n), err = errno;
+
+		printf("ha41 ldisc %s: %s\n", d[i].name, rc == 0 ? "set" : strerror(err));
+		if (rc == 0)
+			(void)ioctl(0, TIOCSETD, &tty);
+	}
+	fflush(stdout);
+	return 0;
+}
+
 static char low_byte; /* a non-PIE static binary: below 4 GiB, as int $0x80 needs */
 
 static long ioctl32(long fd, long cmd, long arg)
@@ -264,6 +288,8 @@ static int sti32(const char *text)
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "ldisc") == 0)
+		return ldisc();
 	if (argc == 3 && strcmp(argv[1], "sti32") == 0)
 		return sti32(argv[2]);
 	if (argc == 4 && strcmp(argv[1], "lease") == 0)
