@@ -9,16 +9,16 @@
 #
 #   tests/review/ha41-burst.sh [RUNS]    (as root, loopback only)
 # Environment: SV (default build/egress-supervisor), WHO ("root uid1000"),
-# THREADS (4000), DELAY_US (2000: the denied connect after the release),
-# EXIT_MS (150: exit_group after the release), TMO (60), MODE (burst; burstq:
+# THREADS (12000), DELAY_US (20000: the denied connect after the release),
+# EXIT_MS (200: exit_group after the release), TMO (60), MODE (burst; burstq:
 # an accept queue of 4096, so no perform blocks).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-${RUNS:-3}}
 sv=${SV:-$top/build/egress-supervisor}
-threads=${THREADS:-4000}
-dus=${DELAY_US:-2000}
-ems=${EXIT_MS:-150}
+threads=${THREADS:-12000}
+dus=${DELAY_US:-20000}
+ems=${EXIT_MS:-200}
 tmo=${TMO:-60}
 mode=${MODE:-burst}
 work=$(mktemp -d /tmp/ha41-burst.XXXXXX)
