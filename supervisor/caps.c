@@ -34,7 +34,10 @@
  * (SCHED_FIFO on every CPU, its supervisor starved), SYS_RESOURCE
  * (oom_score_adj -1000: the OOM killer takes the supervisor instead; limits
  * and reserves passed), IPC_LOCK (memory locked past RLIMIT_MEMLOCK),
- * WAKE_ALARM and BLOCK_SUSPEND (the host's power state).
+ * WAKE_ALARM and BLOCK_SUSPEND (the host's power state), SYS_TTY_CONFIG
+ * (the keymap of every virtual console: a later keypress types the agent's
+ * command; review h-attack41) and LEASE (a read lease on a host file its
+ * read-only view shows stalls every writer of it; h-attack41).
  * Kept on
  * purpose: SETUID/SETGID (a root agent may change ids; cross-process
  * access is then stopped by the pid namespace and the filter, not by its
@@ -81,6 +84,8 @@ static const int risky_caps[] = {
     14 /* IPC_LOCK */,
     35 /* WAKE_ALARM */,
     36 /* BLOCK_SUSPEND */,
+    26 /* SYS_TTY_CONFIG */,
+    28 /* LEASE */,
 #endif
 #ifndef SV_MUTANT_CHECKPOINT_RESTORE_KEPT
 #ifndef SV_MUTANT_OLD_DESCENDANT_KILL

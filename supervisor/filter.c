@@ -281,6 +281,19 @@ static int add_setuid(scmp_filter_ctx ctx)
 #else
 	(void)snapshot_ioctls;
 #endif
+#ifndef SV_MUTANT_LEASE_OPEN
+	/* MUTANT lease-open: a root agent takes leases, as before review
+	 * h-attack41. A lease on a file its uid 0 owns needs no CAP_LEASE,
+	 * and its read-only view of the host's files is enough for a read
+	 * lease: every host process that then opens the file for writing
+	 * waits up to lease-break-time (ha41-lease.sh: 18 s a write). */
+	for (int i = 0; rc == 0 && i < 2; i++) {
+		int nr = seccomp_syscall_resolve_name(i ? "fcntl64" : "fcntl");
+
+		if (nr != __NR_SCMP_ERROR)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, INT_EQ(1, F_SETLEASE));
+	}
+#endif
 	return rc;
 }
 

@@ -1,6 +1,7 @@
 #include "mediate.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,10 +312,15 @@ static void on_ioctl(struct sv_call *c, const __u64 *a)
 		on_snapshot(c, a);
 }
 
-/* A root agent's fcntl F_SETFL without O_NONBLOCK (the filter traps no
- * other): performed by unixpeer.c. */
+/* A root agent's fcntl: F_SETLEASE (refused: a lease on a host file stalls
+ * its writers outside the run; not egress, so neutralized), or F_SETFL
+ * without O_NONBLOCK (performed by unixpeer.c): the filter traps no other. */
 static void on_fcntl(struct sv_call *c, const __u64 *a)
 {
+	if ((uint32_t)a[1] == F_SETLEASE) {
+		sv_call_finish(c, SV_NEUTRALIZED, "lease", SV_ACT_ERRNO, EPERM, 0);
+		return;
+	}
 	sv_unixpeer_set_flags(c, a, 0);
 }
 

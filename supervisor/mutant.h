@@ -454,4 +454,9 @@
  *                         SYS_NICE, SYS_RESOURCE, IPC_LOCK, WAKE_ALARM and
  *                         BLOCK_SUSPEND: the host's clock and kernel log are
  *                         its to change (review h-attack39)
+ *   PTY_MASTER_KEPT       stdfds.c  a pty master on 0-2 counts as a terminal:
+ *                         the agent's writes are input to the caller's next
+ *                         shell on the slave (review h-attack41)
+ *   LEASE_OPEN            filter.c  a root agent's F_SETLEASE passes: a read
+ *                         lease on a host file stalls its writers (h-attack41)
  * This header is documentation only; nothing includes it. */

@@ -795,9 +795,8 @@ int sv_rootfs_check_stdio(char *why, size_t len)
 		else if (S_ISBLK(st.st_mode))
 			what = "a block device (reopened through /proc/self/fd for writing)";
 		else if (S_ISCHR(st.st_mode) && !sv_stdfds_chr_allowed(fd, st.st_rdev))
-			what =
-			    "a character device other than a terminal, null, zero, full, random, "
-			    "urandom or kmsg";
+			what = "a character device other than a terminal, null, zero, full, random "
+			       "or urandom";
 		else if (S_ISREG(st.st_mode) && (fl & O_ACCMODE) == O_RDONLY && st.st_nlink > 0 &&
 			 (fstatvfs(fd, &sv) != 0 || !(sv.f_flag & ST_RDONLY))) {
 			/* Given for reading, on a writable mount (or one whose

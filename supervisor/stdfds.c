@@ -225,13 +225,24 @@ static const char *inet_state_refused(int fd, int dom)
 /* A terminal, also one whose line hung up: musl's isatty asks TIOCGWINSZ,
  * which a hung-up terminal answers EIO (review h-attack40's
  * ha40-falsered.sh), so the device's class is asked too: sysfs's tty
- * class, or a Unix98 pty slave (majors 136-143, which sysfs does not list). */
+ * class, or a Unix98 pty slave (majors 136-143, which sysfs does not list).
+ * Never a pty master (TIOCGPTN answers only there): what the agent writes
+ * to it is input to whatever reads the slave, the caller's next shell
+ * (review h-attack41's ha41-ptmaster.sh). */
 static int is_terminal(int fd, dev_t rdev)
 {
 	char path[64], link[256];
 	const char *last;
+	unsigned ptn;
 	ssize_t n;
 
+#ifndef SV_MUTANT_PTY_MASTER_KEPT
+	/* MUTANT pty-master-kept: a pty master is a terminal like any. */
+	if (ioctl(fd, TIOCGPTN, &ptn) == 0)
+		return 0;
+#else
+	(void)ptn;
+#endif
 	if (isatty(fd) || (major(rdev) >= 136 && major(rdev) <= 143))
 		return 1;
 	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/subsystem", major(rdev), minor(rdev));
@@ -246,17 +257,19 @@ static int is_terminal(int fd, dev_t rdev)
 int sv_stdfds_chr_allowed(int fd, dev_t rdev)
 {
 #ifdef SV_MUTANT_HUNG_UP_TERMINAL_REFUSED
-	/* MUTANT hung-up-terminal-refused: isatty alone decides, and kmsg is
-	 * refused, as in fd5af76 (review h-attack40's false red). */
+	/* MUTANT hung-up-terminal-refused: isatty alone decides, as in
+	 * fd5af76 (review h-attack40's false red). */
 	(void)is_terminal;
 	return isatty(fd) ||
 	       (major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
 				     minor(rdev) == 8 || minor(rdev) == 9));
 #endif
-	/* null, zero, full, random, urandom, kmsg (the kernel's log: read,
-	 * or written into, never sent). */
+	/* null, zero, full, random, urandom. Not kmsg: a record the agent
+	 * writes at level <0> is printed on every console, a provider's serial
+	 * log or netconsole's UDP destination (review h-attack41's
+	 * ha41-kmsg.sh), so it is refused as in fd5af76. */
 	if (major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
-				 minor(rdev) == 8 || minor(rdev) == 9 || minor(rdev) == 11))
+				 minor(rdev) == 8 || minor(rdev) == 9))
 		return 1;
 	return is_terminal(fd, rdev);
 }
@@ -288,8 +301,8 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 			snprintf(
 			    why, len,
 			    "descriptor %d is a character device other than a terminal, null, "
-			    "zero, full, random, urandom or kmsg (a TUN or TAP device: what the "
-			    "agent writes there leaves by a link of the host's unmediated); "
+			    "zero, full, random or urandom (a TUN or TAP device, a pty master, "
+			    "/dev/kmsg: what the agent writes there leaves unmediated); "
 			    "give it a pipe, a terminal or /dev/null",
 			    fd);
 			return -EACCES;

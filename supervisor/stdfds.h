@@ -22,9 +22,10 @@
 int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len);
 
 /* Whether the character device rdev open on fd is one a caller may hand
- * any agent on 0-2: a terminal (also a hung-up one), null, zero, full,
- * random, urandom or kmsg. Any other (a TUN or TAP device, a macvtap) may
- * be a link of the host's: sv_stdfds_check refuses it. */
+ * any agent on 0-2: a terminal (also a hung-up one; never a pty master),
+ * null, zero, full, random or urandom. Any other (a TUN or TAP device, a
+ * macvtap, /dev/kmsg, which reaches the consoles) may be a way off the
+ * host: sv_stdfds_check refuses it. */
 int sv_stdfds_chr_allowed(int fd, dev_t rdev);
 
 #endif

@@ -100,7 +100,7 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	setns-checked-after-scan proof-unwaited run-named-late \
 	dontroute-option-open dontroute-flag-open stdio-dontroute-kept report-fd-first \
 	report-path-resolved cgroup-namespace-open kill-by-pid report-link-followed \
-	declared-link-followed receivers-capped-counted nofile-kept host-caps-kept cgroup-refused-any-uid \
+	declared-link-followed receivers-capped-counted nofile-kept host-caps-kept pty-master-kept lease-open cgroup-refused-any-uid \
 	held-unmarked report-dir-moved-trusted multicast-join-open tun-attach-open \
 	stdio-chardev-open tty-inject-open hung-up-terminal-refused
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')

@@ -18,7 +18,8 @@ FILTER_MUTANTS := path-options-open unmasked-compares socket-deny-list no-listen
 	io-uring-enter-open io-uring-open prlimit-open passrights-open clone3-open \
 	output-interface-open key-upcall-open module-name-open root-setuid-open snapshot-open \
 	setns-open nonblock-clear-open file-flags-by-uid dontroute-option-open \
-	cgroup-namespace-open multicast-join-open tun-attach-open tty-inject-open
+	cgroup-namespace-open multicast-join-open tun-attach-open tty-inject-open \
+	lease-open
 
 # Same compiler and flags as the supervisor, so the filter is the same code.
 $(FILTER_EXPORT): $(FILTER_DIR)/filter-export.c $(SV_DIR)/filter.c $(SV_DIR)/filter.h $(LIBSECCOMP)

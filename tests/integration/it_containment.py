@@ -342,21 +342,53 @@ def agent_cannot_take_a_sessionless_terminal_and_type_into_it(ctx):
 
 
 @test()
-def kmsg_or_a_hung_up_terminal_on_stdio_is_no_refusal(ctx):
-    # Review h-attack40's ha40-falsered.sh: /dev/kmsg on stdout (an init
-    # script's exec >/dev/kmsg) and a terminal that hung up (musl's isatty
-    # answers no: TIOCGWINSZ is EIO) were refused as character devices,
-    # exit 3. Both are allowed now, for root and uid 1000. Mutant
-    # hung-up-terminal-refused refuses them again (the controls, the console
-    # and a live pty, pass either way).
+def hung_up_terminal_on_stdio_is_no_refusal_and_kmsg_is(ctx):
+    # Review h-attack40's ha40-falsered.sh: a terminal that hung up (musl's
+    # isatty answers no: TIOCGWINSZ is EIO) was refused as a character
+    # device, exit 3: allowed now, for root and uid 1000. /dev/kmsg on
+    # stdout stays refused (review h-attack41: a record written at level <0>
+    # reaches every console, a serial log or netconsole). Mutant
+    # hung-up-terminal-refused refuses the hung-up terminal again (the
+    # controls, the console and a live pty, pass either way).
     if os.geteuid() != 0 or not os.path.exists("/dev/kmsg"):
         raise Skip("needs root (setpriv to uid 1000) and /dev/kmsg")
-    for binary, refused in ((SV, 0), (mutant_binary("hung-up-terminal-refused"), 4)):
+    for binary, refused in ((SV, 2), (mutant_binary("hung-up-terminal-refused"), 4)):
         out = review(ctx, "ha40-falsered.sh", binary, extra=[binary], timeout=60)
         exits = re.findall(r"^(\w+) (.*?): exit (\d+)", out, re.M)
         ctx.require(len(exits) == 8, "cases run: %s (%s)" % (exits, out[-600:]))
         ctx.expect_eq(len([e for e in exits if e[2] == "3"]), refused,
                       "%s: cases refused (%s)" % (binary, exits))
+
+
+@test()
+def pty_master_on_stdio_is_refused(ctx):
+    # Review h-attack41's ha41-ptmaster.sh: a harness handed the supervisor
+    # the master of a pty; the agent's write() was input to the shell the
+    # harness then started on the slave, which ran it: pass, root and uid
+    # 1000. A master on 0-2 refuses the run now (exit 3). Mutant
+    # pty-master-kept takes it for a terminal again.
+    if os.geteuid() != 0:
+        raise Skip("needs root (setpriv to uid 1000)")
+    for binary, hits in ((SV, "0"), (mutant_binary("pty-master-kept"), "2")):
+        out = review(ctx, "ha41-ptmaster.sh", binary, extra=["1"], timeout=60)
+        ctx.expect("the agent's line ran outside the run in %s of 2 runs" % hits in out,
+                   "%s: %s" % (binary, out[-900:]))
+
+
+@test(timeout=150)
+def root_agents_lease_on_a_host_file_is_refused(ctx):
+    # Review h-attack41's ha41-lease.sh: a root agent's read lease on a
+    # root-owned host file (no CAP_LEASE needed for its owner) stalled a
+    # host writer for 18 s. F_SETLEASE is neutralized for a root agent now
+    # (EPERM). Mutant lease-open lets it through.
+    if os.geteuid() != 0 or not shutil.which("musl-gcc"):
+        raise Skip("needs root (the class is a root agent) and musl-gcc")
+    for binary, held in ((SV, False), (mutant_binary("lease-open"), True)):
+        out = review(ctx, "ha41-lease.sh", binary, timeout=120, extra=["1"], env={"HOLD": "5"})
+        m = re.search(r"\(root\): the host's append took (\d+) ms; agent: F_SETLEASE F_RDLCK "
+                      r"\(held\): ([^;]+);", out)
+        ctx.require(m, "%s: no root line (%s)" % (binary, out[-900:]))
+        ctx.expect((m.group(2) == "ok") == held, "%s: %s" % (binary, m.group(0)))
 
 
 @test()
@@ -375,6 +407,13 @@ def root_agent_keeps_no_capability_that_reaches_the_whole_host(ctx):
         # oom_score_adj needs CAP_SYS_RESOURCE, which a host's root may lack.
         ctx.expect(ok >= root_ok and (root_ok or ok == 0), "%s: root lines that worked: %d (%s)"
                    % (binary, ok, part[-900:]))
+        # Review h-attack41's ha41-vtkey.sh: CAP_SYS_TTY_CONFIG rewrote the
+        # keymap of every virtual console (tried with the value it has).
+        if os.path.exists("/dev/tty1"):
+            out = review(ctx, "ha41-vtkey.sh", binary, timeout=60)
+            root = out.split("== uid 1000")[0]
+            set_ok = "KDSKBENT Enter (the value it has): ok" in root
+            ctx.expect(set_ok == bool(root_ok), "%s: a root agent's KDSKBENT: %s" % (binary, root[-600:]))
 
 
 def stdout_socket_run(ctx, binary, no_loopback):

@@ -117,7 +117,8 @@ static int burst(int n, long dus, long exit_ms, const char *addr, int port, int 
 	listen_addr.sin_family = AF_INET;
 	listen_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&listen_addr, sizeof(listen_addr)) != 0 ||
-	    getsockname(lfd, (struct sockaddr *)&listen_addr, &len) != 0 || listen(lfd, backlog) != 0)
+	    getsockname(lfd, (struct sockaddr *)&listen_addr, &len) != 0 ||
+	    listen(lfd, backlog) != 0)
 		return 2;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
@@ -219,10 +220,14 @@ static int rootcaps(const char *file)
 	}
 	rfd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
 	said("bind AUDIT_NLGRP_READLOG (CAP_AUDIT_READ)",
-	     rfd < 0 ? -errno : bind(rfd, (struct sockaddr *)&grp, sizeof(grp)) == 0 ? 0 : -errno);
+	     rfd < 0                                                ? -errno
+	     : bind(rfd, (struct sockaddr *)&grp, sizeof(grp)) == 0 ? 0
+								    : -errno);
 	lf = open(file, O_RDONLY);
 	said("F_SETLEASE F_RDLCK on the host's file (CAP_LEASE)",
-	     lf < 0 ? -errno : fcntl(lf, F_SETLEASE, F_RDLCK) == 0 ? 0 : -errno);
+	     lf < 0                                ? -errno
+	     : fcntl(lf, F_SETLEASE, F_RDLCK) == 0 ? 0
+						   : -errno);
 	if (lf >= 0)
 		(void)fcntl(lf, F_SETLEASE, F_UNLCK);
 	return 0;
@@ -233,7 +238,9 @@ static int lease(const char *file, int secs)
 	int lf = open(file, O_RDONLY);
 
 	signal(SIGIO, SIG_IGN);
-	said("F_SETLEASE F_RDLCK (held)", lf < 0 ? -errno : fcntl(lf, F_SETLEASE, F_RDLCK) == 0 ? 0 : -errno);
+	said("F_SETLEASE F_RDLCK (held)", lf < 0                                ? -errno
+					  : fcntl(lf, F_SETLEASE, F_RDLCK) == 0 ? 0
+										: -errno);
 	sleep((unsigned)secs);
 	return 0;
 }
@@ -297,9 +304,11 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "rootcaps") == 0)
 		return rootcaps(argv[2]);
 	if (argc == 7 && strcmp(argv[1], "burst") == 0)
-		return burst(atoi(argv[2]), atol(argv[3]), atol(argv[4]), argv[5], atoi(argv[6]), 0);
+		return burst(atoi(argv[2]), atol(argv[3]), atol(argv[4]), argv[5], atoi(argv[6]),
+			     0);
 	if (argc == 7 && strcmp(argv[1], "burstq") == 0)
-		return burst(atoi(argv[2]), atol(argv[3]), atol(argv[4]), argv[5], atoi(argv[6]), 4096);
+		return burst(atoi(argv[2]), atol(argv[3]), atol(argv[4]), argv[5], atoi(argv[6]),
+			     4096);
 	if (argc >= 2 && strcmp(argv[1], "vtkey") == 0)
 		return vtkey(argc == 3 && strcmp(argv[2], "ctty") == 0);
 	fprintf(stderr, "usage: see the comment in ha41-agent.c\n");

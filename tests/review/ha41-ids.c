@@ -22,7 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void h(int s) { (void)s; }
+static void h(int s)
+{
+	(void)s;
+}
 
 int main(void)
 {
@@ -39,27 +42,53 @@ int main(void)
 		struct sigaction sa = {.sa_handler = h, .sa_flags = SA_RESTART};
 		sigaction(SIGUSR1, &sa, NULL);
 		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-		int l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &p);
+		int l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				SECCOMP_FILTER_FLAG_NEW_LISTENER, &p);
 		/* pass the listener to the parent */
-		char b = 0; struct iovec io = {&b, 1}; char cm[CMSG_SPACE(sizeof(int))];
-		struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = cm, .msg_controllen = sizeof(cm)};
-		struct cmsghdr *ch = CMSG_FIRSTHDR(&m); ch->cmsg_level = SOL_SOCKET; ch->cmsg_type = SCM_RIGHTS;
-		ch->cmsg_len = CMSG_LEN(sizeof(int)); memcpy(CMSG_DATA(ch), &l, sizeof(int));
-		sendmsg(sv[0], &m, 0); close(l);
-		for (int i = 0; i < 6; i++) syscall(__NR_getppid);
+		char b = 0;
+		struct iovec io = {&b, 1};
+		char cm[CMSG_SPACE(sizeof(int))];
+		struct msghdr m = {.msg_iov = &io,
+				   .msg_iovlen = 1,
+				   .msg_control = cm,
+				   .msg_controllen = sizeof(cm)};
+		struct cmsghdr *ch = CMSG_FIRSTHDR(&m);
+		ch->cmsg_level = SOL_SOCKET;
+		ch->cmsg_type = SCM_RIGHTS;
+		ch->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(ch), &l, sizeof(int));
+		sendmsg(sv[0], &m, 0);
+		close(l);
+		for (int i = 0; i < 6; i++)
+			syscall(__NR_getppid);
 		_exit(0);
 	}
-	char b; struct iovec io = {&b, 1}; char cm[CMSG_SPACE(sizeof(int))];
-	struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = cm, .msg_controllen = sizeof(cm)};
+	char b;
+	struct iovec io = {&b, 1};
+	char cm[CMSG_SPACE(sizeof(int))];
+	struct msghdr m = {
+	    .msg_iov = &io, .msg_iovlen = 1, .msg_control = cm, .msg_controllen = sizeof(cm)};
 	recvmsg(sv[1], &m, 0);
-	int l; memcpy(&l, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(int));
+	int l;
+	memcpy(&l, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(int));
 	for (int i = 0; i < 6; i++) {
-		struct seccomp_notif n; struct seccomp_notif_resp r;
-		if (i == 2) { usleep(100000); kill(c, SIGUSR1); usleep(100000); } /* third call withdrawn unreceived, restarted */
+		struct seccomp_notif n;
+		struct seccomp_notif_resp r;
+		if (i == 2) {
+			usleep(100000);
+			kill(c, SIGUSR1);
+			usleep(100000);
+		} /* third call withdrawn unreceived, restarted */
 		memset(&n, 0, sizeof(n));
-		if (ioctl(l, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0) { perror("recv"); i--; continue; }
+		if (ioctl(l, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0) {
+			perror("recv");
+			i--;
+			continue;
+		}
 		printf("received id %llu\n", (unsigned long long)n.id);
-		memset(&r, 0, sizeof(r)); r.id = n.id; r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		memset(&r, 0, sizeof(r));
+		r.id = n.id;
+		r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 		ioctl(l, SECCOMP_IOCTL_NOTIF_SEND, &r);
 	}
 	waitpid(c, NULL, 0);
