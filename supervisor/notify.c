@@ -199,6 +199,8 @@ static void *receiver(void *arg)
 		if (rc == 0)
 			rc = ioctl(P.listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0 ? 0 : -errno;
 		left = atomic_fetch_sub(&P.receiving, 1) - 1;
+		if (rc == 0)
+			sv_report_note_id(req->id);
 		if (rc < 0) {
 			err = -rc;
 			if (err == EINTR)

@@ -45,6 +45,14 @@ static struct {
 	unsigned long long counts[SV_NBUCKETS];
 	unsigned long long dropped;
 	unsigned long long receivers_capped;
+	/* Notification ids received (consecutive per filter: a gap between
+	 * two is a call withdrawn before any receiver took it), as offsets
+	 * from the first, and the receives that found theirs withdrawn
+	 * (ENOENT: recorded, but their ids unknown). */
+	int have_id;
+	uint64_t first_id;
+	int64_t lo_id, hi_id;
+	unsigned long long ids, died_before_receive;
 	struct sv_probe_result probe;
 	int have_probe;
 	pid_t agent_pid;
@@ -143,10 +151,42 @@ static void describe(char *buf, size_t len, const struct sv_event *ev)
 		 ev->mechanism ? ev->mechanism : "", en ? " " : "", en ? en : "");
 }
 
+void sv_report_note_id(uint64_t id)
+{
+	pthread_mutex_lock(&R.lock);
+	if (!R.have_id) {
+		R.have_id = 1;
+		R.first_id = id;
+	} else {
+		int64_t off = (int64_t)(id - R.first_id);
+
+		if (off < R.lo_id)
+			R.lo_id = off;
+		if (off > R.hi_id)
+			R.hi_id = off;
+	}
+	R.ids++;
+	pthread_mutex_unlock(&R.lock);
+}
+
+/* Calls withdrawn before any receiver took them, between the lowest and
+ * the highest id received (R.lock held). */
+static unsigned long long withdrawn_unseen(void)
+{
+	unsigned long long span;
+
+	if (!R.have_id)
+		return 0;
+	span = (unsigned long long)(R.hi_id - R.lo_id) + 1;
+	return span > R.ids + R.died_before_receive ? span - R.ids - R.died_before_receive : 0;
+}
+
 void sv_report_record(const struct sv_event *ev)
 {
 	pthread_mutex_lock(&R.lock);
 	R.counts[ev->bucket]++;
+	if (ev->reason && strcmp(ev->reason, "died-before-receive") == 0)
+		R.died_before_receive++;
 	if (ev->bucket == SV_DENIED && !R.first_denial[0])
 		describe(R.first_denial, sizeof(R.first_denial), ev);
 	if (ev->bucket == SV_MECH_FAILURE && !R.first_failure[0])
@@ -518,8 +558,9 @@ static void write_body(FILE *f, int complete)
 		nots + R.counts[SV_NEUTRALIZED], nots, R.counts[SV_ALLOWED], R.counts[SV_DENIED],
 		R.counts[SV_INVALID], R.counts[SV_MECH_FAILURE], R.counts[SV_ABANDONED],
 		R.counts[SV_NEUTRALIZED], R.dropped);
-	fprintf(f, "  \"receivers\": {\"limit\": %d, \"capped\": %llu},\n", SV_REPORT_RECEIVERS,
-		R.receivers_capped);
+	fprintf(f,
+		"  \"receivers\": {\"limit\": %d, \"capped\": %llu, \"withdrawn_unseen\": %llu},\n",
+		SV_REPORT_RECEIVERS, R.receivers_capped, withdrawn_unseen());
 	fprintf(f,
 		"  \"channel\": {\"fd\": %s, \"fd_named\": %s, \"path\": %s, "
 		"\"path_agent_writable\": %s},\n",

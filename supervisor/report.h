@@ -114,6 +114,14 @@ void sv_report_record(const struct sv_event *ev);
  * is withdrawn unseen (an internal error too, notify.c): the report's
  * receivers.capped counts those times. */
 void sv_report_count_receivers_capped(void);
+/* A notification id a receiver took. Ids are consecutive per filter, so
+ * the report's receivers.withdrawn_unseen counts the ids missing between
+ * the lowest and the highest taken (less the receives that found theirs
+ * withdrawn, ENOENT, which are recorded): calls the kernel withdrew before
+ * any receiver took them, which never happened and were never seen
+ * (docs/design.md, "What the supervisor cannot see"). One after the last
+ * id taken cannot be counted. */
+void sv_report_note_id(uint64_t id);
 
 void sv_report_set_probe(const struct sv_probe_result *p);
 void sv_report_set_agent(pid_t pid);
