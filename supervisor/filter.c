@@ -281,19 +281,6 @@ static int add_setuid(scmp_filter_ctx ctx)
 #else
 	(void)snapshot_ioctls;
 #endif
-#ifndef SV_MUTANT_LEASE_OPEN
-	/* MUTANT lease-open: a root agent takes leases, as before review
-	 * h-attack41. A lease on a file its uid 0 owns needs no CAP_LEASE,
-	 * and its read-only view of the host's files is enough for a read
-	 * lease: every host process that then opens the file for writing
-	 * waits up to lease-break-time (ha41-lease.sh: 18 s a write). */
-	for (int i = 0; rc == 0 && i < 2; i++) {
-		int nr = seccomp_syscall_resolve_name(i ? "fcntl64" : "fcntl");
-
-		if (nr != __NR_SCMP_ERROR)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, INT_EQ(1, F_SETLEASE));
-	}
-#endif
 	return rc;
 }
 
@@ -353,6 +340,16 @@ static const struct {
      * TIOCLINUX pastes a virtual console's selection the same way. */
     {0x5412, "tty-inject"}, /* TIOCSTI */
     {0x541c, "tty-inject"}, /* TIOCLINUX */
+    /* A virtual console's keyboard tables are the host's, shared by every
+     * VT and kept after the run: a key's string, a key's action or a dead
+     * key rewritten types what the agent chose at a later keypress. Before
+     * 5.11 the first two need no capability on a VT the agent took
+     * (review h-attack42's ha42-vtdiacr.sh; h-attack41's ha41-vtkey.sh). */
+    {0x4b49, "tty-inject"}, /* KDSKBSENT */
+    {0x4b47, "tty-inject"}, /* KDSKBENT */
+    {0x4b4d, "tty-inject"}, /* KDSETKEYCODE */
+    {0x4b4b, "tty-inject"}, /* KDSKBDIACR */
+    {0x4bfb, "tty-inject"}, /* KDSKBDIACRUC */
 #endif
 };
 
@@ -430,6 +427,21 @@ static int add_common(scmp_filter_ctx ctx)
 	for (size_t i = 0; rc == 0 && i < N(denied_ioctls); i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("ioctl"),
 				      1, INT_EQ(1, denied_ioctls[i].cmd));
+#ifndef SV_MUTANT_LEASE_OPEN
+	/* MUTANT lease-open: the agent takes leases, as before review
+	 * h-attack41. A lease on a file its uid owns needs no CAP_LEASE (a
+	 * root agent owns the host's files; a uid-1000 agent its caller's),
+	 * and a read-only descriptor is enough for a read lease: every
+	 * process that then opens the file for writing waits up to
+	 * lease-break-time (ha41-lease.sh: 18 s a write; ha42-stall.sh:
+	 * uid 1000 on its caller's files). */
+	for (int i = 0; rc == 0 && i < 2; i++) {
+		int nr = seccomp_syscall_resolve_name(i ? "fcntl64" : "fcntl");
+
+		if (nr != __NR_SCMP_ERROR)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, INT_EQ(1, F_SETLEASE));
+	}
+#endif
 #ifndef SV_MUTANT_KEY_UPCALL_OPEN
 	/* request_key with a callout string: finding no such key, the kernel
 	 * starts /sbin/request-key as a usermode helper (full root, the

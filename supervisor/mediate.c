@@ -312,9 +312,10 @@ static void on_ioctl(struct sv_call *c, const __u64 *a)
 		on_snapshot(c, a);
 }
 
-/* A root agent's fcntl: F_SETLEASE (refused: a lease on a host file stalls
- * its writers outside the run; not egress, so neutralized), or F_SETFL
- * without O_NONBLOCK (performed by unixpeer.c): the filter traps no other. */
+/* An fcntl: any agent's F_SETLEASE (refused: a lease on a file of its uid's
+ * stalls its writers outside the run; not egress, so neutralized), or
+ * F_SETFL without O_NONBLOCK where names are judged (performed by
+ * unixpeer.c): the filter traps no other. */
 static void on_fcntl(struct sv_call *c, const __u64 *a)
 {
 	if ((uint32_t)a[1] == F_SETLEASE) {

@@ -119,8 +119,8 @@ void sv_report_count_receivers_capped(void);
  * the lowest and the highest taken (less the receives that found theirs
  * withdrawn, ENOENT, which are recorded): calls the kernel withdrew before
  * any receiver took them, which never happened and were never seen
- * (docs/design.md, "What the supervisor cannot see"). One after the last
- * id taken cannot be counted. */
+ * (docs/design.md, "What the supervisor cannot see"). Those withdrawn
+ * after the last id taken cannot be counted. */
 void sv_report_note_id(uint64_t id);
 
 void sv_report_set_probe(const struct sv_probe_result *p);

@@ -264,6 +264,10 @@ int sv_stdfds_chr_allowed(int fd, dev_t rdev)
 	       (major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
 				     minor(rdev) == 8 || minor(rdev) == 9));
 #endif
+	/* ttyprintk is of the tty class but writes into the kernel's log,
+	 * as kmsg does (review h-attack42). */
+	if (major(rdev) == 5 && minor(rdev) == 3)
+		return 0;
 	/* null, zero, full, random, urandom. Not kmsg: a record the agent
 	 * writes at level <0> is printed on every console, a provider's serial
 	 * log or netconsole's UDP destination (review h-attack41's

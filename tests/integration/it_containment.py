@@ -375,12 +375,13 @@ def pty_master_on_stdio_is_refused(ctx):
                    "%s: %s" % (binary, out[-900:]))
 
 
-@test(timeout=150)
-def root_agents_lease_on_a_host_file_is_refused(ctx):
+@test(timeout=200)
+def agents_lease_on_a_file_of_its_uid_is_refused(ctx):
     # Review h-attack41's ha41-lease.sh: a root agent's read lease on a
     # root-owned host file (no CAP_LEASE needed for its owner) stalled a
-    # host writer for 18 s. F_SETLEASE is neutralized for a root agent now
-    # (EPERM). Mutant lease-open lets it through.
+    # host writer for 18 s; review h-attack42's ha42-stall.sh: a uid-1000
+    # agent's on its caller's own file likewise. F_SETLEASE is neutralized
+    # for every agent now (EPERM). Mutant lease-open lets it through.
     if os.geteuid() != 0 or not shutil.which("musl-gcc"):
         raise Skip("needs root (the class is a root agent) and musl-gcc")
     for binary, held in ((SV, False), (mutant_binary("lease-open"), True)):
@@ -389,6 +390,10 @@ def root_agents_lease_on_a_host_file_is_refused(ctx):
                       r"\(held\): ([^;]+);", out)
         ctx.require(m, "%s: no root line (%s)" % (binary, out[-900:]))
         ctx.expect((m.group(2) == "ok") == held, "%s: %s" % (binary, m.group(0)))
+        out = review(ctx, "ha42-stall.sh", binary, timeout=90, extra=["1"], env={"HOLD": "3"})
+        m = re.search(r"\(uid1000, lease\): .*?agent: lease F_RDLCK: ([^;]+);", out)
+        ctx.require(m, "%s: no uid-1000 lease line (%s)" % (binary, out[-900:]))
+        ctx.expect((m.group(1) == "ok") == held, "%s: %s" % (binary, m.group(0)))
 
 
 @test()

@@ -68,7 +68,8 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "flock") == 0 && argc == 4) {
 		int fd = open_ro(argv[2]);
 
-		printf("flock LOCK_EX: %s\n", flock(fd, LOCK_EX | LOCK_NB) == 0 ? "ok" : strerror(errno));
+		printf("flock LOCK_EX: %s\n",
+		       flock(fd, LOCK_EX | LOCK_NB) == 0 ? "ok" : strerror(errno));
 		sleep((unsigned)atoi(argv[3]));
 		return 0;
 	}
@@ -113,7 +114,8 @@ int main(int argc, char **argv)
 		int fd = open_ro(argv[2]);
 
 		signal(SIGIO, SIG_IGN);
-		printf("lease F_RDLCK: %s\n", fcntl(fd, F_SETLEASE, F_RDLCK) == 0 ? "ok" : strerror(errno));
+		printf("lease F_RDLCK: %s\n",
+		       fcntl(fd, F_SETLEASE, F_RDLCK) == 0 ? "ok" : strerror(errno));
 		sleep((unsigned)atoi(argv[3]));
 		return 0;
 	}
@@ -129,8 +131,10 @@ int main(int argc, char **argv)
 		rl.rlim_max = rl.rlim_max == RLIM_INFINITY ? rl.rlim_max : rl.rlim_max + 1;
 		printf("setrlimit NOFILE hard+1: %s\n",
 		       setrlimit(RLIMIT_NOFILE, &rl) == 0 ? "ok" : strerror(errno));
-		printf("klog read (dmesg): %s\n", klogctl(3, buf, sizeof(buf)) >= 0 ? "ok" : strerror(errno));
-		p = mmap(NULL, 64 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		printf("klog read (dmesg): %s\n",
+		       klogctl(3, buf, sizeof(buf)) >= 0 ? "ok" : strerror(errno));
+		p = mmap(NULL, 64 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0);
 		printf("mlock 64 MiB: %s\n", mlock(p, 64 << 20) == 0 ? "ok" : strerror(errno));
 		fd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);
 		printf("timerfd BOOTTIME_ALARM: %s\n", fd >= 0 ? "ok" : strerror(errno));
