@@ -412,13 +412,17 @@ def root_agent_keeps_no_capability_that_reaches_the_whole_host(ctx):
         # oom_score_adj needs CAP_SYS_RESOURCE, which a host's root may lack.
         ctx.expect(ok >= root_ok and (root_ok or ok == 0), "%s: root lines that worked: %d (%s)"
                    % (binary, ok, part[-900:]))
-        # Review h-attack41's ha41-vtkey.sh: CAP_SYS_TTY_CONFIG rewrote the
-        # keymap of every virtual console (tried with the value it has).
-        if os.path.exists("/dev/tty1"):
+    # Review h-attack41's ha41-vtkey.sh: CAP_SYS_TTY_CONFIG rewrote the
+    # keymap of every virtual console (tried with the value it has). Two
+    # defences now: the capability is dropped, and the keyboard-table
+    # ioctls are denied (tty-inject, review h-attack42); the two mutants
+    # together let it through.
+    if os.path.exists("/dev/tty1"):
+        for binary, set_ok in ((SV, False), (mutant_binary("host-caps-kept+tty-inject-open"), True)):
             out = review(ctx, "ha41-vtkey.sh", binary, timeout=60)
             root = out.split("== uid 1000")[0]
-            set_ok = "KDSKBENT Enter (the value it has): ok" in root
-            ctx.expect(set_ok == bool(root_ok), "%s: a root agent's KDSKBENT: %s" % (binary, root[-600:]))
+            ctx.expect(("KDSKBENT Enter (the value it has): ok" in root) == set_ok,
+                       "%s: a root agent's KDSKBENT: %s" % (binary, root[-600:]))
 
 
 def stdout_socket_run(ctx, binary, no_loopback):
