@@ -9,8 +9,9 @@
 # anything is sent, and a UDP connect sends nothing anyway) and, 1 s later,
 # exits (exit_group from another thread). The connect was never received:
 # the kernel withdraws it with its task, the supervisor never judges it, and
-# the run says pass. Before the fix (mutant receivers-capped-error) the
-# full pool was an internal error: capability-error.
+# the run says pass. Before 1260e78 (then mutant receivers-capped-error)
+# the full pool was an internal error: capability-error. So it is again
+# since 9f113d0; mutant receivers-capped-counted reopens the hole.
 #
 #   tests/review/ha39-saturate.sh [RUNS]    (as root, loopback only)
 # Environment: SV (default build/egress-supervisor), WHO ("root uid1000"),
