@@ -438,8 +438,8 @@
  *                         owns and writes packets into the host's stack
  *                         (review h-attack38)
  *   STDIO_CHARDEV_OPEN    stdfds.c  a character device on 0-2 (a TUN the
- *                         caller attached) reaches an agent that is not root
- *                         (review h-attack38)
+ *                         caller attached) reaches the agent (review
+ *                         h-attack38)
  *   TTY_INJECT_OPEN       filter.c  TIOCSTI and TIOCLINUX pass: an agent that
  *                         takes a terminal no session holds (TIOCSCTTY, or
  *                         an open without O_NOCTTY) types a command its

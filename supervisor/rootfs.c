@@ -18,7 +18,6 @@
 
 #include "fault.h"
 #include "mountinfo.h"
-#include "stdfds.h"
 
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
@@ -794,9 +793,6 @@ int sv_rootfs_check_stdio(char *why, size_t len)
 			what = "a directory (openat from it reaches the caller's writable mounts)";
 		else if (S_ISBLK(st.st_mode))
 			what = "a block device (reopened through /proc/self/fd for writing)";
-		else if (S_ISCHR(st.st_mode) && !sv_stdfds_chr_allowed(fd, st.st_rdev))
-			what = "a character device other than a terminal, null, zero, full, random "
-			       "or urandom";
 		else if (S_ISREG(st.st_mode) && (fl & O_ACCMODE) == O_RDONLY && st.st_nlink > 0 &&
 			 (fstatvfs(fd, &sv) != 0 || !(sv.f_flag & ST_RDONLY))) {
 			/* Given for reading, on a writable mount (or one whose

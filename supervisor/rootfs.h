@@ -78,11 +78,11 @@ int sv_rootfs_check(void);
 /* For a root agent, before it exists: the caller's descriptors 0-2 must
  * not lead past its read-only view of the host's files, since they are of
  * the caller's mounts (review h-attack18). Refused: an O_PATH descriptor,
- * a directory, a block device, a character device other than a terminal
- * or null/zero/full/random/urandom, and a file given for reading that has
- * a name on a writable mount outside the declared paths (the agent would
- * reopen it for writing through /proc/self/fd). Sockets (stdfds.h) and
- * pipes pass. Returns 0, or -EACCES with why naming the descriptor. */
+ * a directory, a block device, and a file given for reading that has a
+ * name on a writable mount outside the declared paths (the agent would
+ * reopen it for writing through /proc/self/fd). Character devices are
+ * every agent's check (sv_stdfds_chr_allowed, run first); sockets
+ * (stdfds.h) and pipes pass. Returns 0, or -EACCES with why naming the descriptor. */
 int sv_rootfs_check_stdio(char *why, size_t len);
 
 #endif

@@ -254,28 +254,28 @@ static int is_terminal(int fd, dev_t rdev)
 	return last && strcmp(last + 1, "tty") == 0;
 }
 
+/* null, zero, full, random, urandom. Not kmsg (1:11): a record the agent
+ * writes at level <0> is printed on every console, a provider's serial log
+ * or netconsole's UDP destination (review h-attack41's ha41-kmsg.sh). */
+static int harmless_mem(dev_t rdev)
+{
+	return major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
+				    minor(rdev) == 8 || minor(rdev) == 9);
+}
+
 int sv_stdfds_chr_allowed(int fd, dev_t rdev)
 {
 #ifdef SV_MUTANT_HUNG_UP_TERMINAL_REFUSED
 	/* MUTANT hung-up-terminal-refused: isatty alone decides, as in
 	 * fd5af76 (review h-attack40's false red). */
 	(void)is_terminal;
-	return isatty(fd) ||
-	       (major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
-				     minor(rdev) == 8 || minor(rdev) == 9));
+	return isatty(fd) || harmless_mem(rdev);
 #endif
 	/* ttyprintk is of the tty class but writes into the kernel's log,
 	 * as kmsg does (review h-attack42). */
 	if (major(rdev) == 5 && minor(rdev) == 3)
 		return 0;
-	/* null, zero, full, random, urandom. Not kmsg: a record the agent
-	 * writes at level <0> is printed on every console, a provider's serial
-	 * log or netconsole's UDP destination (review h-attack41's
-	 * ha41-kmsg.sh), so it is refused as in fd5af76. */
-	if (major(rdev) == 1 && (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7 ||
-				 minor(rdev) == 8 || minor(rdev) == 9))
-		return 1;
-	return is_terminal(fd, rdev);
+	return harmless_mem(rdev) || is_terminal(fd, rdev);
 }
 
 int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
@@ -299,8 +299,10 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 		if (fstat(fd, &st) != 0)
 			continue;
 #ifndef SV_MUTANT_STDIO_CHARDEV_OPEN
-		/* MUTANT stdio-chardev-open: only a root agent's devices are
-		 * looked at (rootfs.c), as before review h-attack38. */
+		/* MUTANT stdio-chardev-open: no agent's devices are looked at,
+		 * as before review h-attack38 for one that is not root (this
+		 * check is also a root agent's since then: rootfs.c's twin of
+		 * it went). */
 		if (S_ISCHR(st.st_mode) && !sv_stdfds_chr_allowed(fd, st.st_rdev)) {
 			snprintf(
 			    why, len,
