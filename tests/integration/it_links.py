@@ -13,20 +13,16 @@ Registered into harness.TESTS when run.py imports it."""
 import os
 import re
 import shutil
-import subprocess
 
-from harness import SV, TOP, Skip, mutant_binary, test
+from harness import SV, Skip, mutant_binary, review, test
 
 
 def review_net(ctx, script, binary, timeout=120, **env):
-    """tests/review/SCRIPT (a review-net.sh reproduction) against binary;
-    returns its output."""
+    """tests/review/SCRIPT (a review-net.sh reproduction, which takes the
+    supervisor as its argument) against binary; returns its output."""
     if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("musl-gcc"):
         raise Skip("needs root (network namespaces, veth), iproute2 and musl-gcc")
-    ctx.last_argv = ["bash", os.path.join(TOP, "tests", "review", script), binary]
-    p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True, timeout=timeout,
-                       env=dict(os.environ, **env))
-    return p.stdout + p.stderr[-400:]
+    return review(ctx, script, binary, timeout=timeout, env=env, extra=[binary])
 
 
 def exits(out):
