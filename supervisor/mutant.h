@@ -459,4 +459,7 @@
  *                         shell on the slave (review h-attack41)
  *   LEASE_OPEN            filter.c  a root agent's F_SETLEASE passes: a read
  *                         lease on a host file stalls its writers (h-attack41)
+ *   WITHDRAWN_UNCOUNTED   report.c  the ids no receiver took are not counted:
+ *                         receivers.withdrawn_unseen stays 0 while calls the
+ *                         kernel withdrew went unseen
  * This header is documentation only; nothing includes it. */

@@ -30,6 +30,9 @@
 /* The cap the test seam's receivers_cap sets, so the full pool can be shown
  * with a hundred threads. */
 #define SEAM_THREADS 64
+/* How long the test seam's recv_pause holds each receiver before it
+ * receives: many times the agent's signal interval in the test. */
+#define RECV_PAUSE_NS (20 * 1000 * 1000)
 /* Idle receivers above this many leave, so a burst does not pin threads.
  * Two, not one: the answer wakes the agent, whose next call may come before
  * the answering thread is back in its receive; with a single spare the
@@ -195,6 +198,11 @@ static void *receiver(void *arg)
 		atomic_fetch_add(&P.receiving, 1);
 		/* The kernel requires a zeroed buffer (EINVAL otherwise). */
 		memset(req, 0, P.notif_size);
+		/* Test seam: a receiver slow to come back lets notifications
+		 * queue, so a signal withdraws some before anyone takes them
+		 * (the id gaps receivers.withdrawn_unseen counts). */
+		if (sv_fault("recv_pause"))
+			nanosleep(&(struct timespec){.tv_nsec = RECV_PAUSE_NS}, NULL);
 		rc = sv_fault("recv");
 		if (rc == 0)
 			rc = ioctl(P.listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0 ? 0 : -errno;

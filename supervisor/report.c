@@ -178,6 +178,10 @@ static unsigned long long withdrawn_unseen(void)
 	if (!R.have_id)
 		return 0;
 	span = (unsigned long long)(R.hi_id - R.lo_id) + 1;
+#ifdef SV_MUTANT_WITHDRAWN_UNCOUNTED
+	/* MUTANT withdrawn-uncounted: the id gaps are not counted. */
+	span = R.ids + R.died_before_receive;
+#endif
 	return span > R.ids + R.died_before_receive ? span - R.ids - R.died_before_receive : 0;
 }
 

@@ -57,5 +57,6 @@ integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervi
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	rights-mech-unlabelled no-signal-scope fallback-keeps-admin device-unchecked \
 	disconnect-unlocked ipc-retry-blind stream-connect-portless unix-abstract-unpinned \
-	unix-closed-is-peer run-named-late report-fd-first receivers-capped-counted nofile-kept
+	unix-closed-is-peer run-named-late report-fd-first receivers-capped-counted nofile-kept \
+	withdrawn-uncounted
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)
