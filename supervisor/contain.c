@@ -491,7 +491,7 @@ int sv_contain_close_fds(int keep)
 	return rc;
 }
 
-void sv_contain_reap(pid_t agent, int status_fd)
+int sv_contain_reap(pid_t agent)
 {
 	int agent_status = -1;
 
@@ -504,7 +504,5 @@ void sv_contain_reap(pid_t agent, int status_fd)
 		if (w < 0 && errno == ECHILD)
 			break;
 	}
-	if (write(status_fd, &agent_status, sizeof(agent_status)) < 0)
-		_exit(1);
-	_exit(0);
+	return agent_status;
 }

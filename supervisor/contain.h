@@ -101,11 +101,11 @@ int sv_contain_mounts(int knobs_ro);
 int sv_contain_close_fds(int keep);
 
 /* The reaper, init of the agent's pid namespace: reaps every process of the
- * namespace until none is left (ECHILD), then writes the agent's wait
- * status (an int) to status_fd and exits 0. The caller has made it
+ * namespace until none is left (ECHILD), then returns the agent's wait
+ * status (-1 when it was never reaped). The caller has made it
  * non-dumpable before it forked the agent (sv_spawn); as a namespace init it receives no signal
  * from inside the namespace that it has no handler for (it installs none), so the agent can neither
- * kill it nor stop it. Never returns. */
-__attribute__((noreturn)) void sv_contain_reap(pid_t agent, int status_fd);
+ * kill it nor stop it. */
+int sv_contain_reap(pid_t agent);
 
 #endif

@@ -316,9 +316,9 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 	 * until exec (close-on-exec); every other one is closed in the child. */
 #ifdef SV_MUTANT_REPORT_FD_LEAK
 	/* MUTANT report-fd-leak: the report channel is the descriptor kept. */
-	rc = sv_spawn(ch, launch_agent, &launch, cli->report_fd >= 0 ? cli->report_fd : p[1]);
+	rc = sv_spawn(ch, launch_agent, &launch, cli->report_fd >= 0 ? cli->report_fd : p[1], 1);
 #else
-	rc = sv_spawn(ch, launch_agent, &launch, p[1]);
+	rc = sv_spawn(ch, launch_agent, &launch, p[1], 1);
 #endif
 	close(p[1]);
 	/* The pid and mount namespaces may have been refused inside our user
@@ -375,6 +375,10 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 		}
 	}
 #endif
+	/* In a pid namespace our child is the reaper, whose two calls bracket
+	 * the agent's (notify.h). */
+	if (ch->mode != SV_CONTAIN_SUBREAPER)
+		sv_notify_expect_sentinels(ch->pid);
 	rc = sv_notify_start(ch->listener, &cli->policy, on_fatal);
 	if (rc < 0) {
 		sv_report_internal_error("could not start the notification loop", -rc);
@@ -382,12 +386,17 @@ static int run(struct sv_cli *cli, const sigset_t *set)
 		close(p[0]);
 		return finish_run(1);
 	}
-	/* EOF means execvp succeeded (the write end was close-on-exec). */
+	supervise(ch->pid, set);
+	/* Read only now: the reaper's first call waits for a receiver before
+	 * the agent exists, and a receiver that fails ends the run through
+	 * supervise(), which a read here would never reach. The agent's end
+	 * was close-on-exec and nothing else held it: EOF means execvp
+	 * succeeded, an int is its errno (never a wait: non-blocking). */
+	(void)fcntl(p[0], F_SETFL, O_NONBLOCK);
 	n = read(p[0], &err, sizeof(err));
 	close(p[0]);
 	if (n == (ssize_t)sizeof(err))
 		sv_report_internal_error("could not execute the agent", err);
-	supervise(ch->pid, set);
 	if (sv_notify_stop() < 0)
 		sv_report_internal_error("a notification thread did not stop", ETIMEDOUT);
 	close(ch->listener);

@@ -462,4 +462,7 @@
  *   WITHDRAWN_UNCOUNTED   report.c  the ids no receiver took are not counted:
  *                         receivers.withdrawn_unseen stays 0 while calls the
  *                         kernel withdrew went unseen
+ *   SENTINELS_ABSENT      spawn.c  the reaper makes no bracketing calls:
+ *                         calls withdrawn before the first or after the
+ *                         last id taken go uncounted (id_range "open")
  * This header is documentation only; nothing includes it. */

@@ -1,6 +1,7 @@
 #include "notify.h"
 
 #include <errno.h>
+#include <linux/audit.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -63,7 +64,8 @@ static struct {
 	atomic_int fatal;
 	pthread_mutex_t lock;
 	int nthreads;
-	int hi; /* slots below this were ever used: the loops over them stop here */
+	int hi;             /* slots below this were ever used: the loops over them stop here */
+	pid_t sentinel_pid; /* the reaper whose calls bracket the run's, or 0 */
 	struct slot slots[MAX_THREADS];
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -162,6 +164,40 @@ static void record_recv_failure(const char *mechanism, int err)
 	sv_report_record(&ev);
 }
 
+void sv_notify_expect_sentinels(pid_t reaper)
+{
+	P.sentinel_pid = reaper;
+}
+
+void sv_notify_sentinel_call(void)
+{
+	/* The answer is EBADF whoever gives it: ours, or the kernel's for a
+	 * listener already gone (ENOSYS). Nothing of the reaper depends on it. */
+	(void)syscall(SYS_connect, -1, NULL, 0);
+}
+
+/* The reaper's bracketing call: its pid in our namespace, which no process
+ * of the agent's can have while the reaper lives, and exactly the call
+ * sv_notify_sentinel_call makes. Answered here, never an event. */
+static int answered_sentinel(const struct seccomp_notif *req)
+{
+	struct seccomp_notif_resp resp = {.id = req->id, .error = -EBADF};
+	int rc;
+
+	if (P.sentinel_pid <= 0 || (pid_t)req->pid != P.sentinel_pid ||
+	    req->data.arch != AUDIT_ARCH_X86_64 || req->data.nr != SYS_connect ||
+	    (int)req->data.args[0] != -1)
+		return 0;
+	rc = sv_notify_send(P.listener, &resp);
+	if (rc < 0 && rc != -ENOENT) {
+		/* The reaper would wait for ever: the run cannot end well. */
+		record_recv_failure("send", -rc);
+		sv_notify_fatal();
+	}
+	sv_report_note_sentinel();
+	return 1;
+}
+
 static int listener_hung_up(void)
 {
 	struct pollfd pfd = {.fd = P.listener, .events = POLLIN};
@@ -225,7 +261,9 @@ static void *receiver(void *arg)
 			sv_notify_fatal();
 			break;
 		}
-		/* Leader/followers: someone must be receiving while we work. */
+		if (answered_sentinel(req))
+			continue;
+			/* Leader/followers: someone must be receiving while we work. */
 #ifdef SV_MUTANT_SINGLE_THREADED
 		/* MUTANT single-threaded-blocking: one receiver does everything. */
 		left = 1;

@@ -8,6 +8,7 @@
 
 #include <linux/seccomp.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "policy.h"
 
@@ -38,5 +39,19 @@ void sv_notify_reap_dead(void);
 
 /* Reports a failure of the listener: the run cannot go on. */
 void sv_notify_fatal(void);
+
+/* The run's bracketing calls. Notification ids are consecutive per filter
+ * from a random start, so the ids no receiver took (calls the kernel
+ * withdrew first) can be counted only between two calls known to come
+ * before and after every call of the agent. The pid namespace's reaper,
+ * which holds the agent's filter and which the agent can neither signal
+ * nor trace, makes one before it forks the agent and one once the
+ * namespace is empty: sv_notify_sentinel_call() is that call (a trapped
+ * connect(-1, NULL, 0), answered EBADF). Set before sv_notify_start(),
+ * sv_notify_expect_sentinels(reaper) makes the receivers recognize the
+ * reaper's calls by its pid, answer them, and count them in the report
+ * (never as an event); 0 (the default) recognizes none. */
+void sv_notify_sentinel_call(void);
+void sv_notify_expect_sentinels(pid_t reaper);
 
 #endif

@@ -136,7 +136,7 @@ int sv_probe_run(struct sv_probe_result *r)
 	sv_fault_set_probe_phase(1);
 	/* The canary is contained exactly as the agent will be (same mode,
 	 * same namespaces): setting them up is the containment's proof. */
-	rc = sv_spawn(&ch, canary, NULL, -1);
+	rc = sv_spawn(&ch, canary, NULL, -1, 0);
 	if (rc < 0) {
 		r->listener = -rc;
 		goto out;

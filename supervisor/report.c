@@ -53,6 +53,7 @@ static struct {
 	uint64_t first_id;
 	int64_t lo_id, hi_id;
 	unsigned long long ids, died_before_receive;
+	int sentinels; /* the reaper's bracketing calls received (notify.h) */
 	struct sv_probe_result probe;
 	int have_probe;
 	pid_t agent_pid;
@@ -219,6 +220,13 @@ void sv_report_record(const struct sv_event *ev)
 		R.dropped++;
 		free(ev->msgs);
 	}
+	pthread_mutex_unlock(&R.lock);
+}
+
+void sv_report_note_sentinel(void)
+{
+	pthread_mutex_lock(&R.lock);
+	R.sentinels++;
 	pthread_mutex_unlock(&R.lock);
 }
 
@@ -563,8 +571,10 @@ static void write_body(FILE *f, int complete)
 		R.counts[SV_INVALID], R.counts[SV_MECH_FAILURE], R.counts[SV_ABANDONED],
 		R.counts[SV_NEUTRALIZED], R.dropped);
 	fprintf(f,
-		"  \"receivers\": {\"limit\": %d, \"capped\": %llu, \"withdrawn_unseen\": %llu},\n",
-		SV_REPORT_RECEIVERS, R.receivers_capped, withdrawn_unseen());
+		"  \"receivers\": {\"limit\": %d, \"capped\": %llu, \"withdrawn_unseen\": %llu, "
+		"\"id_range\": \"%s\"},\n",
+		SV_REPORT_RECEIVERS, R.receivers_capped, withdrawn_unseen(),
+		R.sentinels == 2 ? "closed" : "open");
 	fprintf(f,
 		"  \"channel\": {\"fd\": %s, \"fd_named\": %s, \"path\": %s, "
 		"\"path_agent_writable\": %s},\n",

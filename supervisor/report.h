@@ -120,8 +120,12 @@ void sv_report_count_receivers_capped(void);
  * withdrawn, ENOENT, which are recorded): calls the kernel withdrew before
  * any receiver took them, which never happened and were never seen
  * (docs/design.md, "What the supervisor cannot see"). Those withdrawn
- * after the last id taken cannot be counted. */
+ * before the first or after the last id taken are counted only when the
+ * reaper's two bracketing calls were received (notify.h): the report's
+ * receivers.id_range is then "closed", else "open". */
 void sv_report_note_id(uint64_t id);
+/* A bracketing call of the reaper's was received (its id noted as well). */
+void sv_report_note_sentinel(void);
 
 void sv_report_set_probe(const struct sv_probe_result *p);
 void sv_report_set_agent(pid_t pid);

@@ -17,6 +17,7 @@
 #include "fds.h"
 #include "filter.h"
 #include "landlock.h"
+#include "notify.h"
 
 /* Closes the caller's descriptors and runs fn. A descriptor that cannot be
  * closed means the agent must not run: the errno goes to keep_fd. */
@@ -53,6 +54,7 @@ struct child_args {
 	int ack_fd;   /* by_getfd: read end, one byte from the parent once taken */
 	int ack_wr;   /* by_getfd: our copy of the write end, closed at once */
 	enum sv_contain_mode mode;
+	int sentinels; /* pid-namespace: bracket the agent's calls (notify.h) */
 	void (*fn)(void *);
 	void *arg;
 };
@@ -152,9 +154,17 @@ static void child(const struct child_args *a)
 		 * /proc/1/fd/N before we close them), and it gets its
 		 * dumpability back in its own child. */
 		pid_t pid;
+		int status;
 
 #ifndef SV_MUTANT_REAPER_HOLDS_FDS
 		prctl(PR_SET_DUMPABLE, 0);
+#endif
+#ifndef SV_MUTANT_SENTINELS_ABSENT
+		/* MUTANT sentinels-absent: no bracketing calls; the calls the
+		 * kernel withdrew before the first and after the last id taken
+		 * go uncounted. */
+		if (a->sentinels)
+			sv_notify_sentinel_call();
 #endif
 		pid = fork();
 		if (pid == 0) {
@@ -177,7 +187,16 @@ static void child(const struct child_args *a)
 		 * which the agent cannot open, so it does not stop the run. */
 		(void)sv_contain_close_fds(a->status_fd);
 #endif
-		sv_contain_reap(pid, a->status_fd);
+		status = sv_contain_reap(pid);
+		/* Every task of the namespace is gone, each call of the agent
+		 * answered or withdrawn: the next id closes the range. */
+#ifndef SV_MUTANT_SENTINELS_ABSENT
+		if (a->sentinels)
+			sv_notify_sentinel_call();
+#endif
+		if (write(a->status_fd, &status, sizeof(status)) < 0)
+			_exit(1);
+		_exit(0);
 	}
 	run_fn(a->keep_fd, a->fn, a->arg);
 }
@@ -245,7 +264,7 @@ static int ipc_to_share(void)
  * pid and mount namespaces could not be made: the clone refused, or the
  * child's mounts. */
 static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd,
-		    enum sv_contain_mode mode, int *ns_err)
+		    int sentinels, enum sv_contain_mode mode, int *ns_err)
 {
 	struct child_args a = {.parent = getpid(),
 			       .status_fd = -1,
@@ -254,6 +273,7 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 			       .ack_fd = -1,
 			       .ack_wr = -1,
 			       .mode = mode,
+			       .sentinels = sentinels,
 			       .fn = fn,
 			       .arg = arg};
 	unsigned long flags = (a.by_getfd ? 0 : CLONE_FILES) | SIGCHLD;
@@ -393,9 +413,9 @@ static int spawn_as(struct sv_child *out, void (*fn)(void *arg), void *arg, int 
 /* spawn_as, and once more with a private table when the shared table's
  * child could not unshare it (then every later child too). */
 static int spawn_handed_over(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd,
-			     enum sv_contain_mode mode, int *ns_err)
+			     int sentinels, enum sv_contain_mode mode, int *ns_err)
 {
-	int rc = spawn_as(out, fn, arg, keep_fd, mode, ns_err), status;
+	int rc = spawn_as(out, fn, arg, keep_fd, sentinels, mode, ns_err), status;
 
 #ifdef SV_MUTANT_HANDOVER_SHARED_ONLY
 	/* MUTANT handover-shared-only: a refused unshare(CLONE_FILES) refuses
@@ -412,10 +432,10 @@ static int spawn_handed_over(struct sv_child *out, void (*fn)(void *arg), void *
 		close(out->status_fd);
 	handover.by_getfd = 1;
 	handover.refusal = -out->unshare_err;
-	return spawn_as(out, fn, arg, keep_fd, mode, ns_err);
+	return spawn_as(out, fn, arg, keep_fd, sentinels, mode, ns_err);
 }
 
-int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd)
+int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd, int sentinels)
 {
 	enum sv_contain_mode mode = SV_CONTAIN_SUBREAPER;
 	int rc = sv_contain_choose(&mode), ns_err = 0, status;
@@ -425,7 +445,7 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 		    .pid = -1, .listener = -1, .status_fd = -1, .mode = mode, .contain_err = rc};
 		return 0;
 	}
-	rc = spawn_handed_over(out, fn, arg, keep_fd, mode, &ns_err);
+	rc = spawn_handed_over(out, fn, arg, keep_fd, sentinels, mode, &ns_err);
 	if (rc < 0 || !ns_err || mode != SV_CONTAIN_USERNS)
 		return rc;
 	/* Inside our user namespace, but the host would not let us make the
@@ -438,7 +458,7 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 	if (out->status_fd >= 0)
 		close(out->status_fd);
 	sv_contain_fall_back(ns_err);
-	return spawn_handed_over(out, fn, arg, keep_fd, SV_CONTAIN_SUBREAPER, &ns_err);
+	return spawn_handed_over(out, fn, arg, keep_fd, sentinels, SV_CONTAIN_SUBREAPER, &ns_err);
 }
 
 int sv_spawn_handover(int *refusal)

@@ -36,8 +36,12 @@ struct sv_child {
  * nothing ran fn). Before fn every descriptor above 2 is closed except
  * keep_fd (the caller's close-on-exec exec-error pipe; -1 for none); when
  * that fails the child writes the errno as an int to keep_fd (the exec-error protocol) and exits
- * 127 without running fn. Returns 0 (and fills *out) or -errno when no child could be started. */
-int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd);
+ * 127 without running fn. With sentinels set, a pid-namespace reaper makes
+ * sv_notify_sentinel_call() before it forks fn's process and once the
+ * namespace is empty (the supervisor must be receiving by then: the first
+ * call waits for its answer before fn runs). Returns 0 (and fills *out) or
+ * -errno when no child could be started. */
+int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd, int sentinels);
 
 /* How the listener reaches us: 0 through the shared table, 1 with
  * pidfd_getfd from the child's own table since an unshare(CLONE_FILES) was
