@@ -350,6 +350,18 @@ static const struct {
     {0x4b4d, "tty-inject"}, /* KDSETKEYCODE */
     {0x4b4b, "tty-inject"}, /* KDSKBDIACR */
     {0x4bfb, "tty-inject"}, /* KDSKBDIACRUC */
+    /* The input subsystem reaches the same keyboard (and a graphical
+     * session) without a terminal: a uinput device the agent creates types
+     * its write()s, and an evdev keyboard's scancode map rewritten types
+     * what it chose at a later keypress. /dev/uinput is the seat user's
+     * (udev's uaccess, Debian's steam-devices rules), event nodes group
+     * input's (review h-attack43, by reading). UI_DEV_CREATE ends both of
+     * uinput's set-up paths (UI_DEV_SETUP, or the legacy write of a
+     * uinput_user_dev). */
+    {0x5501, "tty-inject"},     /* UI_DEV_CREATE */
+    {0x405c5503, "tty-inject"}, /* UI_DEV_SETUP */
+    {0x40084504, "tty-inject"}, /* EVIOCSKEYCODE */
+    {0x40284504, "tty-inject"}, /* EVIOCSKEYCODE_V2 */
 #endif
 };
 
@@ -435,11 +447,16 @@ static int add_common(scmp_filter_ctx ctx)
 	 * process that then opens the file for writing waits up to
 	 * lease-break-time (ha41-lease.sh: 18 s a write; ha42-stall.sh:
 	 * uid 1000 on its caller's files). */
-	for (int i = 0; rc == 0 && i < 2; i++) {
-		int nr = seccomp_syscall_resolve_name(i ? "fcntl64" : "fcntl");
+	for (int i = 0; rc == 0 && i < 4; i++) {
+		int nr = seccomp_syscall_resolve_name(i % 2 ? "fcntl64" : "fcntl");
 
+		/* F_SETDELEG (Linux 6.19) is the same lease machinery on a file
+		 * or a directory, under the same ownership rule: a create in a
+		 * delegated directory waits as a write to a leased file does
+		 * (review h-attack43: 8 s for a root service on 7.3). */
 		if (nr != __NR_SCMP_ERROR)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, INT_EQ(1, F_SETLEASE));
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+					      INT_EQ(1, i < 2 ? F_SETLEASE : SV_F_SETDELEG));
 	}
 #endif
 #ifndef SV_MUTANT_KEY_UPCALL_OPEN

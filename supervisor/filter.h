@@ -50,6 +50,10 @@ const char *sv_filter_option_reason(uint32_t level, uint32_t name);
  * back on (filter.c). */
 #define SV_SO_PASSRIGHTS 83
 
+/* F_SETDELEG (include/uapi/linux/fcntl.h, 6.19: F_LINUX_SPECIFIC_BASE + 16):
+ * a file or directory delegation, neutralized as F_SETLEASE is. */
+#define SV_F_SETDELEG 1040
+
 /* Installs the filter in the calling process (with no_new_privs), with the
  * root agent's rules where its effective uid is 0 and the file-flag rules
  * where names_judged (the run's AF_UNIX names are judged), and returns the

@@ -312,13 +312,14 @@ static void on_ioctl(struct sv_call *c, const __u64 *a)
 		on_snapshot(c, a);
 }
 
-/* An fcntl: any agent's F_SETLEASE (refused: a lease on a file of its uid's
- * stalls its writers outside the run; not egress, so neutralized), or
+/* An fcntl: any agent's F_SETLEASE or F_SETDELEG (refused: a lease or a
+ * delegation on a file of its uid's stalls its writers outside the run;
+ * not egress, so neutralized), or
  * F_SETFL without O_NONBLOCK where names are judged (performed by
  * unixpeer.c): the filter traps no other. */
 static void on_fcntl(struct sv_call *c, const __u64 *a)
 {
-	if ((uint32_t)a[1] == F_SETLEASE) {
+	if ((uint32_t)a[1] == F_SETLEASE || (uint32_t)a[1] == SV_F_SETDELEG) {
 		sv_call_finish(c, SV_NEUTRALIZED, "lease", SV_ACT_ERRNO, EPERM, 0);
 		return;
 	}

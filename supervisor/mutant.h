@@ -457,8 +457,9 @@
  *   PTY_MASTER_KEPT       stdfds.c  a pty master on 0-2 counts as a terminal:
  *                         the agent's writes are input to the caller's next
  *                         shell on the slave (review h-attack41)
- *   LEASE_OPEN            filter.c  a root agent's F_SETLEASE passes: a read
- *                         lease on a host file stalls its writers (h-attack41)
+ *   LEASE_OPEN            filter.c  F_SETLEASE and F_SETDELEG pass: a read
+ *                         lease or delegation on a file of the agent's uid
+ *                         stalls its writers (h-attack41, h-attack43)
  *   WITHDRAWN_UNCOUNTED   report.c  the ids no receiver took are not counted:
  *                         receivers.withdrawn_unseen stays 0 while calls the
  *                         kernel withdrew went unseen

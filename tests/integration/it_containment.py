@@ -397,6 +397,33 @@ def agents_lease_on_a_file_of_its_uid_is_refused(ctx):
 
 
 @test()
+def lease_and_delegation_are_neutralized_for_every_agent(ctx):
+    # Review h-attack43: F_SETDELEG (Linux 6.19) is the lease machinery on
+    # a file or a directory, with the same rule of ownership; a root
+    # service's create in a delegated directory waited 8 s on 7.3. Both
+    # are answered EPERM (neutralized, reason lease) whatever the kernel:
+    # here, on a kernel before 6.19, the mutant's F_SETDELEG is the
+    # kernel's own EINVAL and its F_SETLEASE is granted. As root and as
+    # uid 1000. Mutant lease-open lets both through.
+    for binary, trapped in ((SV, True), (mutant_binary("lease-open"), False)):
+        for uid1000 in (False, True):
+            d = tempfile.mkdtemp(dir=ctx.tmp)
+            os.chmod(d, 0o777)
+            run = ctx.sv("lease-take", [d], binary=binary, uid1000=uid1000)
+            calls = ("F_SETLEASE", "F_SETDELEG_file", "F_SETDELEG_dir")
+            got = {c: [line.get("errno") for line in run.agent_lines(call=c)] for c in calls}
+            leases = run.events(reason="lease")
+            print("  %s%s: %s; %d lease events" % (binary, " (uid 1000)" if uid1000 else "", got, len(leases)))
+            if trapped:
+                expect_outcome(ctx, run, 0, "pass")
+                ctx.expect(all(v == ["EPERM"] for v in got.values()), "not all EPERM: %s" % got)
+                ctx.expect(len(leases) == 3 and all(e.get("bucket") == "neutralized" for e in leases),
+                           "lease events: %s" % leases)
+            else:
+                ctx.expect(not all(v == ["EPERM"] for v in got.values()), "the mutant refused them all: %s" % got)
+
+
+@test()
 def root_agent_keeps_no_capability_that_reaches_the_whole_host(ctx):
     # Review h-attack39's ha39-caps.sh: a root agent's adjtimex (the host's
     # clock), syslog (its kernel log), SCHED_FIFO and mlock past its limit
