@@ -127,7 +127,8 @@ static int writer(int ndirs, char **dirs, int secs)
 			unlink(n);
 			dt = now_ms() - t0;
 			if (dt > 300)
-				printf("ha43 writer create+unlink in %s took %.0f ms\n", dirs[i], dt);
+				printf("ha43 writer create+unlink in %s took %.0f ms\n", dirs[i],
+				       dt);
 			longest = dt > longest ? dt : longest;
 			snprintf(n, sizeof(n), "%s/f", dirs[i]);
 			t0 = now_ms();
@@ -136,7 +137,8 @@ static int writer(int ndirs, char **dirs, int secs)
 				close(fd);
 				dt = now_ms() - t0;
 				if (dt > 300)
-					printf("ha43 writer open(O_WRONLY) %s took %.0f ms\n", n, dt);
+					printf("ha43 writer open(O_WRONLY) %s took %.0f ms\n", n,
+					       dt);
 				longest = dt > longest ? dt : longest;
 			}
 			ops++;
@@ -164,7 +166,8 @@ int main(int argc, char **argv)
 			printf("ha43 mqplant %s: %s\n", argv[2], strerror(errno));
 			return 0;
 		}
-		printf("ha43 mqplant %s: send %d\n", argv[2], mq_send(q, "left-by-earlier-cell", 20, 0));
+		printf("ha43 mqplant %s: send %d\n", argv[2],
+		       mq_send(q, "left-by-earlier-cell", 20, 0));
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "mqcheck") == 0) {
@@ -184,6 +187,7 @@ int main(int argc, char **argv)
 		return deleg(argv[2], atoi(argv[3]));
 	if (argc >= 4 && strcmp(argv[1], "writer") == 0)
 		return writer(argc - 3, argv + 2, atoi(argv[argc - 1]));
-	fprintf(stderr, "usage: ha43-agent fill PATH | fillsend PATH IP PORT | mqplant NAME | mqcheck NAME | deleg DIR HOLD | writer DIR... SECS\n");
+	fprintf(stderr, "usage: ha43-agent fill PATH | fillsend PATH IP PORT | mqplant NAME | "
+			"mqcheck NAME | deleg DIR HOLD | writer DIR... SECS\n");
 	return 2;
 }
