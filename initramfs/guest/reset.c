@@ -407,16 +407,17 @@ static void empty_dir(const char *dir)
 		close(fd);
 }
 
-/* /tmp emptied (every place a cell writes: $W, $SV, the services' files)
- * and the sink's own tmpfs (RS_SINK_DIR: its log, ready file and stderr),
- * and read back: only /tmp and the sink's directory themselves, as at
- * boot. */
+/* /tmp emptied (every place a cell writes: $SV, the services' files), the
+ * sink's own tmpfs (RS_SINK_DIR: its log, ready file and stderr) and init's
+ * work directory (RS_WORK_DIR, $W), and read back: only the three
+ * themselves, as at boot. */
 static void check_tmp(void)
 {
 	struct rs_buf now = {0};
 
 	empty_dir("/tmp");
 	empty_dir(RS_SINK_DIR);
+	empty_dir(RS_WORK_DIR);
 	if (rs_check_snap(RS_TMP, &now))
 		return;
 	rs_prove(RS_TMP, &now, "emptied and read back empty", "");

@@ -20,6 +20,9 @@ struct rs_buf {
 
 /* The sink's own tmpfs (initramfs/guest/init SINK_DIR): emptied with /tmp. */
 #define RS_SINK_DIR "/run/egress-sink"
+/* init's work directory (initramfs/guest/init W), in init's /run, which
+ * the run never sees: emptied with /tmp. */
+#define RS_WORK_DIR "/run/egress-work"
 
 /* The sections of the baseline, in the order they are taken and checked. */
 enum rs_sect {

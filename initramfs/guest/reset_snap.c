@@ -83,16 +83,19 @@ static int snap_dir(struct rs_buf *out, const char *dir)
 	return 0;
 }
 
-/* /tmp and the sink's own tmpfs (RS_SINK_DIR), each itself and every name
- * in it; at boot themselves only (init's $W and $SV are in /tmp, made anew
- * for every cell; the sink's files are made by each cell with sink=). A
- * guest without the sink's directory (its mount failed at boot: no cell
- * runs a sink then) says so, as at boot. */
+/* /tmp, the sink's own tmpfs (RS_SINK_DIR) and init's work directory
+ * (RS_WORK_DIR), each itself and every name in it; at boot themselves only
+ * ($SV is in /tmp and $W's files are made anew for every cell; the sink's
+ * files are made by each cell with sink=). A guest without the sink's
+ * directory (its mount failed at boot: no cell runs a sink then) says so,
+ * as at boot. */
 static int snap_tmp(struct rs_buf *out)
 {
 	int r = snap_dir(out, "/tmp");
 
 	if (r < 0)
+		return r;
+	if ((r = snap_dir(out, RS_WORK_DIR)) < 0)
 		return r;
 	if (access(RS_SINK_DIR, F_OK) < 0)
 		rs_buf_printf(out, "%s missing\n", RS_SINK_DIR);

@@ -4,9 +4,11 @@
  * with that file system full, then frees it and exits with the child's
  * status: whatever else shares that file system cannot write while PROGRAM
  * runs, and has room again afterwards (hostile review h-attack34, finding 5:
- * the guest's sink used to keep its record there).
+ * the guest's sink used to keep its record there). With --keep it leaves
+ * the file system full when it exits (review h-attack43: the guest's init
+ * wrote its own record of the cell there after the run).
  *
- *   fill-tmp DIR PROGRAM [ARG...]
+ *   fill-tmp [--keep] DIR PROGRAM [ARG...]
  *
  * Logs "fill" with the bytes written (result) and the errno that stopped
  * it; the log itself is on the full file system when DIR is the log's, so
@@ -27,12 +29,17 @@ int main(int argc, char **argv)
 	static char buf[65536];
 	char path[4096];
 	long long total = 0;
-	int fd, status = 0, err = 0;
+	int fd, status = 0, err = 0, keep = 0;
 	pid_t pid;
 
 	agent_init("fill-tmp");
+	if (argc > 1 && strcmp(argv[1], "--keep") == 0) {
+		keep = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 3)
-		return agent_usage("DIR PROGRAM [ARG...]");
+		return agent_usage("[--keep] DIR PROGRAM [ARG...]");
 	snprintf(path, sizeof(path), "%s/fill-tmp.junk", argv[1]);
 	agent_log("fill", argv[1], 0, 0, NULL);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -68,8 +75,10 @@ int main(int argc, char **argv)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	close(fd);
-	unlink(path);
-	agent_log("fill", argv[1], (long)(total >> 10), err, ",\"freed\":true");
+	if (!keep)
+		unlink(path);
+	agent_log("fill", argv[1], (long)(total >> 10), err,
+		  keep ? ",\"freed\":false" : ",\"freed\":true");
 	if (pid < 0)
 		return 1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -461,7 +461,12 @@ static void leftovers(void)
 	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	escaped_child();
-	plant("/run", mount("egress-planted", "/run", "tmpfs", 0, "size=64k"));
+	/* Stacked on the sink's directory, a mount point of the boot's: this
+	 * cell has no sink, and init's own work directory, elsewhere in /run,
+	 * stays its own (a mount over /run itself would take the cell's record
+	 * with it). */
+	plant("/run/egress-sink",
+	      mount("egress-planted", "/run/egress-sink", "tmpfs", 0, "size=64k"));
 	plant("/tmp/egress-planted-immutable", immutable_file("/tmp/egress-planted-immutable"));
 	plant("/dev/egress-planted-immutable", immutable_file("/dev/egress-planted-immutable"));
 	plant("/egress-planted", write_file("/egress-planted", "planted\n"));
