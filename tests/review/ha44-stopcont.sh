@@ -55,9 +55,8 @@ for r in $(seq "$runs"); do
 				# The supervisor's child that is pid 1 of its namespace
 				# (the probe's canary comes first and goes).
 				for c in $(pgrep -P "$(pgrep -P "$svpid" | head -1)" 2>/dev/null || true); do
-					if grep -qP '^NSpid:\t[0-9]+\t1$' "/proc/$c/status" 2>/dev/null &&
-						[ "$(pgrep -P "$c" | wc -l)" = 0 ] || [ "${FIRST_ONLY:-0}" != 1 ]; then
-						grep -qP '^NSpid:\t[0-9]+\t1$' "/proc/$c/status" 2>/dev/null && reaper=$c
+					if grep -qP '^NSpid:\t[0-9]+\t1$' "/proc/$c/status" 2>/dev/null; then
+						reaper=$c
 					fi
 				done
 				continue
