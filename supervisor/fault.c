@@ -22,7 +22,8 @@ static const char *const sites[] = {"recv",          "process_vm_readv", "proces
 				    "unshare_files", "handover",         "rootfs",
 				    "clone_newipc",  "statx_mnt_id",     "setid_ro",
 				    "unix_window",   "unix_dump_again",  "setns_window",
-				    "receivers_cap", "report_path",      "recv_pause"};
+				    "receivers_cap", "report_path",      "recv_pause",
+				    "sentinel_pause"};
 
 static struct {
 	char site[32];

@@ -466,4 +466,7 @@
  *   SENTINELS_ABSENT      spawn.c  the reaper makes no bracketing calls:
  *                         calls withdrawn before the first or after the
  *                         last id taken go uncounted (id_range "open")
+ *   SENTINEL_COPIES_COUNTED report.c  the id range is closed by counting
+ *                         the reaper's calls received: one restarted after a
+ *                         stop from outside leaves it "open" (h-attack44)
  * This header is documentation only; nothing includes it. */

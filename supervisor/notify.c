@@ -32,7 +32,8 @@
  * with a hundred threads. */
 #define SEAM_THREADS 64
 /* How long the test seam's recv_pause holds each receiver before it
- * receives: many times the agent's signal interval in the test. */
+ * receives, and sentinel_pause before it answers a bracketing call: many
+ * times the interval of the signals in the tests. */
 #define RECV_PAUSE_NS (20 * 1000 * 1000)
 /* Idle receivers above this many leave, so a burst does not pin threads.
  * Two, not one: the answer wakes the agent, whose next call may come before
@@ -169,11 +170,14 @@ void sv_notify_expect_sentinels(pid_t reaper)
 	P.sentinel_pid = reaper;
 }
 
-void sv_notify_sentinel_call(void)
+void sv_notify_sentinel_call(int phase)
 {
 	/* The answer is EBADF whoever gives it: ours, or the kernel's for a
-	 * listener already gone (ENOSYS). Nothing of the reaper depends on it. */
-	(void)syscall(SYS_connect, -1, NULL, 0);
+	 * listener already gone (ENOSYS). Nothing of the reaper depends on it.
+	 * The phase rides in the address, which nothing reads (length 0): a
+	 * copy restarted under a new id (a stop from outside) still says which
+	 * call it is (review h-attack44). */
+	(void)syscall(SYS_connect, -1, (long)phase, 0);
 }
 
 /* The reaper's bracketing call: its pid in our namespace, which no process
@@ -186,15 +190,20 @@ static int answered_sentinel(const struct seccomp_notif *req)
 
 	if (P.sentinel_pid <= 0 || (pid_t)req->pid != P.sentinel_pid ||
 	    req->data.arch != AUDIT_ARCH_X86_64 || req->data.nr != SYS_connect ||
-	    (int)req->data.args[0] != -1)
+	    (int)req->data.args[0] != -1 || (req->data.args[1] != 1 && req->data.args[1] != 2) ||
+	    req->data.args[2] != 0)
 		return 0;
+	/* Test seam: time for a stop from outside to interrupt the reaper
+	 * after the receive, so its call is made again under a new id. */
+	if (sv_fault("sentinel_pause"))
+		nanosleep(&(struct timespec){.tv_nsec = RECV_PAUSE_NS}, NULL);
 	rc = sv_notify_send(P.listener, &resp);
 	if (rc < 0 && rc != -ENOENT) {
 		/* The reaper would wait for ever: the run cannot end well. */
 		record_recv_failure("send", -rc);
 		sv_notify_fatal();
 	}
-	sv_report_note_sentinel();
+	sv_report_note_sentinel(req->id, (int)req->data.args[1]);
 	return 1;
 }
 

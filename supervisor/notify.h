@@ -46,12 +46,13 @@ void sv_notify_fatal(void);
  * before and after every call of the agent. The pid namespace's reaper,
  * which holds the agent's filter and which the agent can neither signal
  * nor trace, makes one before it forks the agent and one once the
- * namespace is empty: sv_notify_sentinel_call() is that call (a trapped
- * connect(-1, NULL, 0), answered EBADF). Set before sv_notify_start(),
- * sv_notify_expect_sentinels(reaper) makes the receivers recognize the
- * reaper's calls by its pid, answer them, and count them in the report
- * (never as an event); 0 (the default) recognizes none. */
-void sv_notify_sentinel_call(void);
+ * namespace is empty: sv_notify_sentinel_call(phase) is that call (a
+ * trapped connect(-1, phase, 0), phase 1 or 2, answered EBADF). Set before
+ * sv_notify_start(), sv_notify_expect_sentinels(reaper) makes the
+ * receivers recognize the reaper's calls by its pid, answer them, and note
+ * them in the report by phase (never as an event); 0 (the default)
+ * recognizes none. */
+void sv_notify_sentinel_call(int phase);
 void sv_notify_expect_sentinels(pid_t reaper);
 
 #endif

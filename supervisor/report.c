@@ -53,7 +53,13 @@ static struct {
 	uint64_t first_id;
 	int64_t lo_id, hi_id;
 	unsigned long long ids, died_before_receive;
-	int sentinels; /* the reaper's bracketing calls received (notify.h) */
+	/* The reaper's bracketing calls received (notify.h): copies of each
+	 * (a call restarted after a stop from outside is received again under
+	 * a new id), the phases seen (bit 1 before the agent, bit 2 after),
+	 * the last id of the first phase and the first of the second. */
+	unsigned long long sentinels;
+	int phases;
+	int64_t open_id, close_id;
 	struct sv_probe_result probe;
 	int have_probe;
 	pid_t agent_pid;
@@ -152,38 +158,78 @@ static void describe(char *buf, size_t len, const struct sv_event *ev)
 		 ev->mechanism ? ev->mechanism : "", en ? " " : "", en ? en : "");
 }
 
-void sv_report_note_id(uint64_t id)
+/* id as an offset from the first id received (R.lock held). */
+static int64_t id_offset(uint64_t id)
 {
-	pthread_mutex_lock(&R.lock);
 	if (!R.have_id) {
 		R.have_id = 1;
 		R.first_id = id;
-	} else {
-		int64_t off = (int64_t)(id - R.first_id);
-
-		if (off < R.lo_id)
-			R.lo_id = off;
-		if (off > R.hi_id)
-			R.hi_id = off;
 	}
+	return (int64_t)(id - R.first_id);
+}
+
+void sv_report_note_id(uint64_t id)
+{
+	pthread_mutex_lock(&R.lock);
+	int64_t off = id_offset(id);
+
+	if (off < R.lo_id)
+		R.lo_id = off;
+	if (off > R.hi_id)
+		R.hi_id = off;
 	R.ids++;
 	pthread_mutex_unlock(&R.lock);
 }
 
-/* Calls withdrawn before any receiver took them, between the lowest and
- * the highest id received (R.lock held). */
+void sv_report_note_sentinel(uint64_t id, int phase)
+{
+	pthread_mutex_lock(&R.lock);
+	int64_t off = id_offset(id);
+
+	/* The reaper waits for each answer, so a first-phase copy received
+	 * later is the one answered, and every call of the agent comes after
+	 * it; every call of the agent comes before the first second-phase
+	 * copy received. */
+	if (phase == 1 && (!(R.phases & 1) || off > R.open_id))
+		R.open_id = off;
+	if (phase == 2 && (!(R.phases & 2) || off < R.close_id))
+		R.close_id = off;
+	R.phases |= phase;
+	R.sentinels++;
+	pthread_mutex_unlock(&R.lock);
+}
+
+static int id_range_closed(void)
+{
+#ifdef SV_MUTANT_SENTINEL_COPIES_COUNTED
+	/* MUTANT sentinel-copies-counted: closed by the number of bracketing
+	 * calls received, as in cfab595; a copy restarted under a new id
+	 * opens the range again (review h-attack44). */
+	return R.sentinels == 2;
+#endif
+	return R.phases == 3;
+}
+
+/* Calls withdrawn before any receiver took them (R.lock held): between the
+ * reaper's two calls when both were received (every other copy of theirs
+ * is outside them), else between the lowest and the highest id received. */
 static unsigned long long withdrawn_unseen(void)
 {
-	unsigned long long span;
+	unsigned long long span, inside = R.ids;
 
 	if (!R.have_id)
 		return 0;
-	span = (unsigned long long)(R.hi_id - R.lo_id) + 1;
+	if (id_range_closed() && R.close_id > R.open_id) {
+		span = (unsigned long long)(R.close_id - R.open_id) + 1;
+		inside = R.ids - (R.sentinels - 2);
+	} else {
+		span = (unsigned long long)(R.hi_id - R.lo_id) + 1;
+	}
 #ifdef SV_MUTANT_WITHDRAWN_UNCOUNTED
 	/* MUTANT withdrawn-uncounted: the id gaps are not counted. */
-	span = R.ids + R.died_before_receive;
+	span = inside + R.died_before_receive;
 #endif
-	return span > R.ids + R.died_before_receive ? span - R.ids - R.died_before_receive : 0;
+	return span > inside + R.died_before_receive ? span - inside - R.died_before_receive : 0;
 }
 
 void sv_report_record(const struct sv_event *ev)
@@ -220,13 +266,6 @@ void sv_report_record(const struct sv_event *ev)
 		R.dropped++;
 		free(ev->msgs);
 	}
-	pthread_mutex_unlock(&R.lock);
-}
-
-void sv_report_note_sentinel(void)
-{
-	pthread_mutex_lock(&R.lock);
-	R.sentinels++;
 	pthread_mutex_unlock(&R.lock);
 }
 
@@ -572,9 +611,9 @@ static void write_body(FILE *f, int complete)
 		R.counts[SV_NEUTRALIZED], R.dropped);
 	fprintf(f,
 		"  \"receivers\": {\"limit\": %d, \"capped\": %llu, \"withdrawn_unseen\": %llu, "
-		"\"id_range\": \"%s\"},\n",
+		"\"id_range\": \"%s\", \"bracketing_calls\": %llu},\n",
 		SV_REPORT_RECEIVERS, R.receivers_capped, withdrawn_unseen(),
-		R.sentinels == 2 ? "closed" : "open");
+		id_range_closed() ? "closed" : "open", R.sentinels);
 	fprintf(f,
 		"  \"channel\": {\"fd\": %s, \"fd_named\": %s, \"path\": %s, "
 		"\"path_agent_writable\": %s},\n",

@@ -117,15 +117,16 @@ void sv_report_count_receivers_capped(void);
 /* A notification id a receiver took. Ids are consecutive per filter, so
  * the report's receivers.withdrawn_unseen counts the ids missing between
  * the lowest and the highest taken (less the receives that found theirs
- * withdrawn, ENOENT, which are recorded): calls the kernel withdrew before
- * any receiver took them, which never happened and were never seen
- * (docs/design.md, "What the supervisor cannot see"). Those withdrawn
+ * withdrawn, ENOENT, which are recorded): notifications the kernel withdrew
+ * before any receiver took them, calls never seen and every restart of a
+ * call seen later alike (docs/design.md, "What the supervisor cannot see"). Those withdrawn
  * before the first or after the last id taken are counted only when the
  * reaper's two bracketing calls were received (notify.h): the report's
  * receivers.id_range is then "closed", else "open". */
 void sv_report_note_id(uint64_t id);
-/* A bracketing call of the reaper's was received (its id noted as well). */
-void sv_report_note_sentinel(void);
+/* A bracketing call of the reaper's was received (its id noted as well):
+ * phase 1 before the agent was forked, 2 once its namespace was empty. */
+void sv_report_note_sentinel(uint64_t id, int phase);
 
 void sv_report_set_probe(const struct sv_probe_result *p);
 void sv_report_set_agent(pid_t pid);

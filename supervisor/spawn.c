@@ -164,7 +164,7 @@ static void child(const struct child_args *a)
 		 * kernel withdrew before the first and after the last id taken
 		 * go uncounted. */
 		if (a->sentinels)
-			sv_notify_sentinel_call();
+			sv_notify_sentinel_call(1);
 #endif
 		pid = fork();
 		if (pid == 0) {
@@ -192,7 +192,7 @@ static void child(const struct child_args *a)
 		 * answered or withdrawn: the next id closes the range. */
 #ifndef SV_MUTANT_SENTINELS_ABSENT
 		if (a->sentinels)
-			sv_notify_sentinel_call();
+			sv_notify_sentinel_call(2);
 #endif
 		if (write(a->status_fd, &status, sizeof(status)) < 0)
 			_exit(1);

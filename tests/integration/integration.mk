@@ -58,5 +58,5 @@ IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	rights-mech-unlabelled no-signal-scope fallback-keeps-admin device-unchecked \
 	disconnect-unlocked ipc-retry-blind stream-connect-portless unix-abstract-unpinned \
 	unix-closed-is-peer run-named-late report-fd-first receivers-capped-counted nofile-kept \
-	withdrawn-uncounted sentinels-absent
+	withdrawn-uncounted sentinels-absent sentinel-copies-counted
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

@@ -98,7 +98,8 @@ static int sig_mode(int n, long interval_us, int restart, int stack, int threads
 
 	if (stack) {
 		r = load_filter(SECCOMP_FILTER_FLAG_TSYNC, SYS_getppid);
-		printf("ha44 stack: own filter (TSYNC) %ld (%s)\n", r, r < 0 ? strerror(errno) : "ok");
+		printf("ha44 stack: own filter (TSYNC) %ld (%s)\n", r,
+		       r < 0 ? strerror(errno) : "ok");
 		r = syscall(SYS_getppid);
 		printf("ha44 stack: getppid under own USER_NOTIF %ld (%s)\n", r,
 		       r < 0 ? strerror(errno) : "ok");
@@ -133,8 +134,8 @@ static void bad_connect(const char *who)
 {
 	long rc = syscall(SYS_connect, -1, NULL, 0);
 
-	printf("ha44 nested: %s (pid %d) connect(-1, NULL, 0) = %ld (%s)\n", who, (int)getpid(),
-	       rc, rc < 0 ? strerror(errno) : "ok");
+	printf("ha44 nested: %s (pid %d) connect(-1, NULL, 0) = %ld (%s)\n", who, (int)getpid(), rc,
+	       rc < 0 ? strerror(errno) : "ok");
 	fflush(stdout);
 }
 
