@@ -273,19 +273,11 @@ int sv_call_prepare(struct sv_call *c, int agent_fd)
 	return 0;
 }
 
-int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
+/* The socket of a call already denied, its domain, type and protocol, read
+ * quietly: 0, or -1 when it cannot be looked at (then the denial stands). */
+static int peek_denied_socket(struct sv_call *c, int agent_fd, int *type, int *proto)
 {
-	int type = 0, proto = 0;
-	socklen_t tl = sizeof(type), pl = sizeof(proto), dl = sizeof(c->domain);
-
-	/* net/ipv4/tcp.c, tcp_sendmsg_locked: msg_name is only used by the
-	 * fast-open paths (MSG_FASTOPEN, or a deferred TCP_FASTOPEN_CONNECT
-	 * connect, whose destination was set by a mediated connect()); inet_sendmsg
-	 * passes it through untouched. Every other send goes to the connected
-	 * peer, or fails (EPIPE) on an unconnected socket. */
-	if (flags & MSG_FASTOPEN)
-		return 0;
-	/* Quietly: when the socket cannot be looked at, the denial stands. */
+	socklen_t tl = sizeof(*type), pl = sizeof(*proto), dl = sizeof(c->domain);
 	const char *mech = NULL;
 
 	/* A name the policy allowed but the socket's family does not fit
@@ -300,10 +292,26 @@ int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
 		 * proven its own keeps the denial. */
 		c->dup = sv_act_getfd_as(c->pidfd, c->check_tid, agent_fd, &mech);
 		if (c->dup < 0 || getsockopt(c->dup, SOL_SOCKET, SO_DOMAIN, &c->domain, &dl) != 0)
-			return 0;
+			return -1;
 	}
-	if (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
-	    getsockopt(c->dup, SOL_SOCKET, SO_PROTOCOL, &proto, &pl) != 0)
+	if (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, type, &tl) != 0 ||
+	    getsockopt(c->dup, SOL_SOCKET, SO_PROTOCOL, proto, &pl) != 0)
+		return -1;
+	return 0;
+}
+
+int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
+{
+	int type = 0, proto = 0;
+
+	/* net/ipv4/tcp.c, tcp_sendmsg_locked: msg_name is only used by the
+	 * fast-open paths (MSG_FASTOPEN, or a deferred TCP_FASTOPEN_CONNECT
+	 * connect, whose destination was set by a mediated connect()); inet_sendmsg
+	 * passes it through untouched. Every other send goes to the connected
+	 * peer, or fails (EPIPE) on an unconnected socket. */
+	if (flags & MSG_FASTOPEN)
+		return 0;
+	if (peek_denied_socket(c, agent_fd, &type, &proto) < 0)
 		return 0;
 	if ((c->domain != AF_INET && c->domain != AF_INET6) || type != SOCK_STREAM ||
 	    proto != IPPROTO_TCP)
@@ -314,6 +322,23 @@ int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
 	c->ev.family[0] = '\0';
 	c->ev.dest[0] = '\0';
 	return 1;
+}
+
+int sv_call_sort_probe(struct sv_call *c, int agent_fd, const struct sv_dest *d)
+{
+	int type = 0, proto = 0;
+
+#ifdef SV_MUTANT_SORT_PROBE_DENIED
+	/* MUTANT sort-probe-denied: glibc's probe is a denial (a false red of
+	 * every program that resolves a name of two addresses without a port,
+	 * review h-realprog). */
+	return 0;
+#endif
+	if (d->kind != SV_DEST_INET || d->port != 0 ||
+	    peek_denied_socket(c, agent_fd, &type, &proto) < 0)
+		return 0;
+	return (c->domain == AF_INET || c->domain == AF_INET6) && type == SOCK_DGRAM &&
+	       proto == IPPROTO_UDP;
 }
 
 /* The device lock (sv_call_device_last): shared by IPv6 datagram sends and

@@ -59,6 +59,11 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 		return;
 	if (!deny && sv_unixpeer_judge(c, &d, &target, &tlen, &why, &deny, &lookup_err))
 		return;
+	if (deny && strcmp(deny, "policy") == 0 && sv_call_sort_probe(c, (int)a[0], &d)) {
+		sv_call_finish(c, SV_NEUTRALIZED, "sort-probe", SV_ACT_ERRNO,
+			       sv_call_denial_errno(c), 0);
+		return;
+	}
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		return;

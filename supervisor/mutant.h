@@ -469,4 +469,7 @@
  *   SENTINEL_COPIES_COUNTED report.c  the id range is closed by counting
  *                         the reaper's calls received: one restarted after a
  *                         stop from outside leaves it "open" (h-attack44)
+ *   SORT_PROBE_DENIED     call.c  glibc's address-sorting probe (a UDP
+ *                         connect to port 0) is a denial: a false red for
+ *                         every name of two addresses (h-realprog)
  * This header is documentation only; nothing includes it. */

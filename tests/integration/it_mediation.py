@@ -697,3 +697,57 @@ def fastopen_sendto_undeclared_denied(ctx):
     expect_agent(ctx, run, "sendto", -1, "EACCES")
     time.sleep(0.2)
     ctx.expect_eq(bad.conns, 0, "connections at the undeclared listener")
+
+
+def _private_hosts(path):
+    """A preexec for the supervisor's child: a mount namespace of its own in
+    which `path` is /etc/hosts (the host's file is never touched)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    clone_newns, ms_rec, ms_private, ms_bind = 0x00020000, 0x4000, 0x40000, 0x1000
+
+    def fn():
+        if (libc.unshare(clone_newns) != 0 or
+                libc.mount(b"none", b"/", None, ms_rec | ms_private, None) != 0 or
+                libc.mount(path.encode(), b"/etc/hosts", None, ms_bind, None) != 0):
+            os._exit(120)
+    return fn
+
+
+@test()
+def glibc_address_sort_probe_is_neutralized_not_denied(ctx):
+    # Review h-realprog (finding 1): glibc's getaddrinfo sorts a name of two
+    # or more addresses (RFC 6724) by connecting a UDP socket to each to
+    # learn its source address; it sends nothing, and called without a
+    # service (node's dns.lookup, wget, Java, getent) the port is 0, which
+    # no rule can declare. Those connects were denied: fail for a program
+    # that talked to nobody (40 of 40). They are still refused, but
+    # recorded neutralized (sort-probe): pass. A TCP connect to port 0
+    # stays a denial (its SYN would leave). Mutant sort-probe-denied.
+    getent = "/usr/bin/getent"
+    if os.geteuid() != 0 or not os.access(getent, os.X_OK):
+        raise Skip("needs root (a private /etc/hosts) and glibc's getent")
+    hosts = os.path.join(ctx.tmp, "hosts")
+    with open(hosts, "w") as f:
+        f.write("127.0.0.1 localhost\n127.0.0.2 two.sv.test\n127.0.0.3 two.sv.test\n")
+    os.chmod(hosts, 0o644)
+    for binary, neutralized in ((SV, True), (mutant_binary("sort-probe-denied"), False)):
+        for uid1000 in (False, True):
+            run = ctx.sv(getent, ["ahosts", "two.sv.test"], no_loopback=True, binary=binary,
+                         uid1000=uid1000, preexec=_private_hosts(hosts))
+            probes = run.events(reason="sort-probe")
+            print("  %s%s: exit %s, verdict %s, %d sort-probe events, %d denied" % (
+                binary, " (uid 1000)" if uid1000 else "", run.rc, (run.report or {}).get("verdict"),
+                len(probes), len(run.events(bucket="denied"))))
+            ctx.expect_eq((run.report or {}).get("agent", {}).get("exit_code"), 0, "getent's exit code")
+            if neutralized:
+                expect_outcome(ctx, run, 0, "pass")
+                ctx.expect(len(probes) >= 2 and all(e.get("bucket") == "neutralized" and
+                                                    e.get("dest", "").endswith(":0") for e in probes),
+                           "sort-probe events: %s" % probes)
+            else:
+                expect_outcome(ctx, run, 1, "fail")
+    # The control: a stream connect to port 0 is no probe.
+    run = ctx.sv("connect-tcp", ["127.0.0.2:0"], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_event(ctx, run, "TCP connect to port 0 denied", dest="127.0.0.2:0", bucket="denied")
