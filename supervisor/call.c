@@ -274,7 +274,8 @@ int sv_call_prepare(struct sv_call *c, int agent_fd)
 }
 
 /* The socket of a call already denied, its domain, type and protocol, read
- * quietly: 0, or -1 when it cannot be looked at (then the denial stands). */
+ * quietly: 0, or -1 when it cannot be looked at (no pidfd, the call gone,
+ * no duplicate: then the denial stands). */
 static int peek_denied_socket(struct sv_call *c, int agent_fd, int *type, int *proto)
 {
 	socklen_t tl = sizeof(*type), pl = sizeof(*proto), dl = sizeof(c->domain);
@@ -286,7 +287,7 @@ static int peek_denied_socket(struct sv_call *c, int agent_fd, int *type, int *p
 	if (c->dup < 0) {
 		c->pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle, &c->check_tid);
 		if (c->pidfd < 0 || sv_notify_id_valid(c->listener, c->req->id) != 0)
-			return 0;
+			return -1;
 		/* The calling thread's own descriptor, as for every performed
 		 * call: a thread with its own table whose socket cannot be
 		 * proven its own keeps the denial. */
@@ -324,9 +325,15 @@ int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
 	return 1;
 }
 
+/* The ports resolvers sort a name's addresses on (RFC 6724: a UDP connect
+ * to each, nothing sent): glibc's getaddrinfo without a service (0), musl's
+ * getaddrinfo with an IPv6 address among them (65535, lookup_name.c), and
+ * Go's pure resolver (9, net/addrselect.go; review h-attack45). */
+static const uint16_t sort_probe_ports[] = {0, 9, 65535};
+
 int sv_call_sort_probe(struct sv_call *c, int agent_fd, const struct sv_dest *d)
 {
-	int type = 0, proto = 0;
+	int type = 0, proto = 0, port_fits = 0;
 
 #ifdef SV_MUTANT_SORT_PROBE_DENIED
 	/* MUTANT sort-probe-denied: glibc's probe is a denial (a false red of
@@ -334,7 +341,9 @@ int sv_call_sort_probe(struct sv_call *c, int agent_fd, const struct sv_dest *d)
 	 * review h-realprog). */
 	return 0;
 #endif
-	if (d->kind != SV_DEST_INET || d->port != 0 ||
+	for (size_t i = 0; i < sizeof(sort_probe_ports) / sizeof(sort_probe_ports[0]); i++)
+		port_fits |= d->port == sort_probe_ports[i];
+	if (d->kind != SV_DEST_INET || !port_fits ||
 	    peek_denied_socket(c, agent_fd, &type, &proto) < 0)
 		return 0;
 	return (c->domain == AF_INET || c->domain == AF_INET6) && type == SOCK_DGRAM &&

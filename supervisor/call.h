@@ -159,13 +159,14 @@ int sv_call_prepare(struct sv_call *c, int agent_fd);
  * Never finishes the call. */
 int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags);
 
-/* A connect the policy denies that is glibc's address-sorting probe: true
- * (1) when d is an inet name with port 0 and agent_fd a UDP socket. glibc's
+/* A connect the policy denies that is a resolver's address-sorting probe:
+ * d an inet name on a probe port and agent_fd a UDP socket. glibc's
  * getaddrinfo connects a UDP socket to each address of a name with two or
- * more (RFC 6724 sorting, to learn the source address) and sends nothing;
- * called without a service the port is 0, which no rule can declare. The
- * connect is still refused (the socket stays unconnected, so nothing can
- * follow it), but it is no attempt to send: the caller records it
+ * more (RFC 6724 sorting, to learn the source address) and sends nothing,
+ * on port 0 without a service (which no rule can declare); musl's on 65535
+ * and Go's resolver on 9, whatever the service. True (1) for those ports.
+ * The connect is still refused (the socket stays unconnected, so nothing
+ * can follow it), but it is no attempt to send: the caller records it
  * neutralized. 0 otherwise, or when the socket cannot be looked at. Never
  * finishes the call. */
 int sv_call_sort_probe(struct sv_call *c, int agent_fd, const struct sv_dest *d);

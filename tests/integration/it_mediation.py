@@ -722,32 +722,45 @@ def glibc_address_sort_probe_is_neutralized_not_denied(ctx):
     # service (node's dns.lookup, wget, Java, getent) the port is 0, which
     # no rule can declare. Those connects were denied: fail for a program
     # that talked to nobody (40 of 40). They are still refused, but
-    # recorded neutralized (sort-probe): pass. A TCP connect to port 0
-    # stays a denial (its SYN would leave). Mutant sort-probe-denied.
+    # recorded neutralized (sort-probe): pass. Review h-attack45: musl's
+    # getaddrinfo probes port 65535 when an IPv6 address is among them (the
+    # agent resolve, static musl) and Go's resolver port 9 (udp-connected-send
+    # stands for it). A TCP connect to port 0 stays a denial (its SYN would
+    # leave), and so does a UDP connect to another port. Mutant
+    # sort-probe-denied.
     getent = "/usr/bin/getent"
     if os.geteuid() != 0 or not os.access(getent, os.X_OK):
         raise Skip("needs root (a private /etc/hosts) and glibc's getent")
     hosts = os.path.join(ctx.tmp, "hosts")
     with open(hosts, "w") as f:
-        f.write("127.0.0.1 localhost\n127.0.0.2 two.sv.test\n127.0.0.3 two.sv.test\n")
+        f.write("127.0.0.1 localhost\n127.0.0.2 two.sv.test\n127.0.0.3 two.sv.test\n"
+                "127.0.0.2 six.sv.test\n::1 six.sv.test\n")
     os.chmod(hosts, 0o644)
+    legs = (("glibc", getent, ["ahosts", "two.sv.test"], ":0"),
+            ("musl", "resolve", ["six.sv.test"], ":65535"),
+            ("go", "udp-connected-send", ["127.0.0.2:9"], ":9"))
     for binary, neutralized in ((SV, True), (mutant_binary("sort-probe-denied"), False)):
         for uid1000 in (False, True):
-            run = ctx.sv(getent, ["ahosts", "two.sv.test"], no_loopback=True, binary=binary,
-                         uid1000=uid1000, preexec=_private_hosts(hosts))
-            probes = run.events(reason="sort-probe")
-            print("  %s%s: exit %s, verdict %s, %d sort-probe events, %d denied" % (
-                binary, " (uid 1000)" if uid1000 else "", run.rc, (run.report or {}).get("verdict"),
-                len(probes), len(run.events(bucket="denied"))))
-            ctx.expect_eq((run.report or {}).get("agent", {}).get("exit_code"), 0, "getent's exit code")
-            if neutralized:
-                expect_outcome(ctx, run, 0, "pass")
-                ctx.expect(len(probes) >= 2 and all(e.get("bucket") == "neutralized" and
-                                                    e.get("dest", "").endswith(":0") for e in probes),
-                           "sort-probe events: %s" % probes)
-            else:
-                expect_outcome(ctx, run, 1, "fail")
-    # The control: a stream connect to port 0 is no probe.
+            for name, agent, args, port in legs:
+                run = ctx.sv(agent, args, no_loopback=True, binary=binary, uid1000=uid1000,
+                             preexec=_private_hosts(hosts))
+                probes = run.events(reason="sort-probe")
+                print("  %s%s %s: exit %s, verdict %s, %d sort-probe events, %d denied" % (
+                    binary, " (uid 1000)" if uid1000 else "", name, run.rc, (run.report or {}).get("verdict"),
+                    len(probes), len(run.events(bucket="denied"))))
+                ctx.expect_eq((run.report or {}).get("agent", {}).get("exit_code"), 0, "%s's exit code" % name)
+                if neutralized:
+                    expect_outcome(ctx, run, 0, "pass")
+                    ctx.expect(len(probes) >= (1 if name == "go" else 2) and
+                               all(e.get("bucket") == "neutralized" and e.get("dest", "").endswith(port)
+                                   for e in probes), "%s sort-probe events: %s" % (name, probes))
+                else:
+                    expect_outcome(ctx, run, 1, "fail")
+    # The controls: a stream connect to port 0 and a datagram connect to
+    # another port are no probes.
     run = ctx.sv("connect-tcp", ["127.0.0.2:0"], no_loopback=True)
     expect_outcome(ctx, run, 1, "fail")
     expect_event(ctx, run, "TCP connect to port 0 denied", dest="127.0.0.2:0", bucket="denied")
+    run = ctx.sv("udp-connected-send", ["127.0.0.2:10"], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_event(ctx, run, "UDP connect to port 10 denied", dest="127.0.0.2:10", bucket="denied")
