@@ -238,25 +238,27 @@ static int nl_open(void)
 }
 
 /* The raw dumps: links, addresses (both families), routes (both), rules
- * (both). */
-static int dump_all(int fd, struct rs_buf *raw)
+ * (both), neighbours (both). A dump this kernel does not have (a tinyconfig
+ * kernel without IPv6 or CONFIG_IP_MULTIPLE_TABLES: EOPNOTSUPP or
+ * EAFNOSUPPORT) is a line of its own in OUT, so the boot's answer is
+ * compared like any state; every other error fails the snapshot. */
+static int dump_all(int fd, struct rs_buf *raw, struct rs_buf *out)
 {
-	int err = nl_dump(fd, RTM_GETLINK, AF_UNSPEC, raw);
+	static const struct {
+		int type, family;
+	} dumps[] = {{RTM_GETLINK, AF_UNSPEC}, {RTM_GETADDR, AF_UNSPEC}, {RTM_GETROUTE, AF_INET},
+		     {RTM_GETROUTE, AF_INET6}, {RTM_GETRULE, AF_INET},   {RTM_GETRULE, AF_INET6},
+		     {RTM_GETNEIGH, AF_INET},  {RTM_GETNEIGH, AF_INET6}};
+	int err = 0;
 
-	if (!err)
-		err = nl_dump(fd, RTM_GETADDR, AF_UNSPEC, raw);
-	if (!err)
-		err = nl_dump(fd, RTM_GETROUTE, AF_INET, raw);
-	if (!err)
-		err = nl_dump(fd, RTM_GETROUTE, AF_INET6, raw);
-	if (!err)
-		err = nl_dump(fd, RTM_GETRULE, AF_INET, raw);
-	if (!err)
-		err = nl_dump(fd, RTM_GETRULE, AF_INET6, raw);
-	if (!err)
-		err = nl_dump(fd, RTM_GETNEIGH, AF_INET, raw);
-	if (!err)
-		err = nl_dump(fd, RTM_GETNEIGH, AF_INET6, raw);
+	for (size_t i = 0; !err && i < sizeof(dumps) / sizeof(dumps[0]); i++) {
+		err = nl_dump(fd, dumps[i].type, dumps[i].family, raw);
+		if (err == -EOPNOTSUPP || err == -EAFNOSUPPORT) {
+			rs_buf_printf(out, "unsupported dump type=%d family=%d\n", dumps[i].type,
+				      dumps[i].family);
+			err = 0;
+		}
+	}
 	return err;
 }
 
@@ -267,7 +269,7 @@ int rs_net_snapshot(struct rs_buf *out)
 	if (fd < 0)
 		return fd;
 	struct rs_buf raw = {0};
-	int err = dump_all(fd, &raw);
+	int err = dump_all(fd, &raw, out);
 
 	close(fd);
 	for (size_t off = 0; !err && off < raw.len;) {
@@ -380,9 +382,10 @@ int rs_net_repair(const char *base, size_t baselen, struct rs_buf *done)
 
 	if (fd < 0)
 		return fd;
-	struct rs_buf raw = {0};
-	int err = dump_all(fd, &raw);
+	struct rs_buf raw = {0}, unsupported = {0};
+	int err = dump_all(fd, &raw, &unsupported);
 
+	rs_buf_free(&unsupported);
 	/* Links first (their addresses and routes go with them), then
 	 * addresses, rules and neighbour entries. A boot rule the cell
 	 * deleted is not put back: the read-back fails on it. */

@@ -313,6 +313,21 @@ def reported_denials(report):
     return out
 
 
+def reported_refusals(report):
+    """Normalized destinations of calls the report says were refused without
+    counting as denials: events in bucket neutralized with a destination and
+    an errno answered (a resolver's address-sorting probe, a UDP connect that
+    sends nothing: docs/design.md). The call did not happen; check (a) still
+    holds the sink to it."""
+    out = set()
+    for ev in report.get("events") or []:
+        if isinstance(ev, dict) and ev.get("bucket") == "neutralized" and ev.get("errno"):
+            d = parse_dest(ev.get("dest"))
+            if d is not None:
+                out.add(d)
+    return out
+
+
 def reported_deliveries(report, endpoints):
     """What the report says was performed successfully and so must have
     reached a sink endpoint: [(syscall, dest)]. A connect reaches only a TCP
@@ -425,7 +440,7 @@ def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
     facts["undeclared_attempted"] = [dest_text(d) for d in undeclared]
     facts["interrupted_only"] = [dest_text(d) for d in undeclared if d in unseen_ok]
     if verdict != "capability-error" and not no_report:
-        denied = reported_denials(report)
+        denied = reported_denials(report) | reported_refusals(report)
         for d in undeclared:
             if d not in denied and d not in unseen_ok:
                 problems.append(f"the agent tried undeclared {dest_text(d)} but the report "

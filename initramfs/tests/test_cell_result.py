@@ -299,6 +299,13 @@ ORACLE_CASES = {
     "undeclared_try_without_denial_is_caught": (
         "", [att("connect", "203.0.113.5:443")], [], "fail",
         [ev("connect", "198.51.100.9:9", "denied")], 0, "lists no denial for it"),
+    "refused_sort_probe_counts_as_seen": (
+        "", [att("connect", "203.0.113.5:0")], [], "pass",
+        [ev("connect", "203.0.113.5:0", "neutralized", reason="sort-probe")], 0, None),
+    "neutralized_without_errno_is_no_refusal": (
+        "", [att("connect", "203.0.113.5:0")], [], "pass",
+        [ev("connect", "203.0.113.5:0", "neutralized", "performed", None, 0)], 0,
+        "lists no denial for it"),
     "undeclared_try_with_capability_error_is_not_judged": (
         "", [att("connect", "203.0.113.5:443", -1, "EPERM")], [], "capability-error",
         [], 0, None),
