@@ -752,6 +752,19 @@ def run_matrix(argv, hosts_tmp):
              f"boot ended early" if batches else "")
           + (f"; host CPU per cell {sum(cpu) / len(cpu):.3f} s (the runner's own process)"
              if cpu else ""))
+    # A reset that fails is handled (the cells after it run in fresh
+    # boots), but a kernel where most do has lost batch mode: said per
+    # kernel, with the first failure's detail (a baseline the kernel cannot
+    # take made every batch of the custom kernels one cell long).
+    failed_resets = {}
+    for b in batches:
+        end = b.get("end") if isinstance(b.get("end"), dict) else {}
+        if end.get("status") == "reset-failed":
+            failed_resets.setdefault(b["kernel"], []).append(str(end.get("detail") or "")[:160])
+    for kernel, details in sorted(failed_resets.items()):
+        total = sum(b["kernel"] == kernel for b in batches)
+        print(f"RESET FAILED on {kernel}: {len(details)} of {total} batches ended by a failed "
+              f"reset (first: {details[0]})")
     if ratio:
         fl = ", ".join(f"{k} {v:.2f}s" for k, v in floors.items())
         print(f"wall {cells_wall:.1f}s vs {len(cells)} cells x floor / {par} VMs = "
