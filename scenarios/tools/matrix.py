@@ -760,7 +760,7 @@ def run_matrix(argv, hosts_tmp):
     for b in batches:
         end = b.get("end") if isinstance(b.get("end"), dict) else {}
         if end.get("status") == "reset-failed":
-            failed_resets.setdefault(b["kernel"], []).append(str(end.get("detail") or "")[:160])
+            failed_resets.setdefault(b["kernel"], []).append(str(end.get("detail") or "").strip()[:160])
     for kernel, details in sorted(failed_resets.items()):
         total = sum(b["kernel"] == kernel for b in batches)
         print(f"RESET FAILED on {kernel}: {len(details)} of {total} batches ended by a failed "
