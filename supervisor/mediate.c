@@ -60,6 +60,13 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 	if (!deny && sv_unixpeer_judge(c, &d, &target, &tlen, &why, &deny, &lookup_err))
 		return;
 	if (deny && strcmp(deny, "policy") == 0 && sv_call_sort_probe(c, (int)a[0], &d)) {
+#ifdef SV_MUTANT_SORT_PROBE_PERFORMED
+		/* MUTANT sort-probe-performed (review h-attack46): the probe is
+		 * made on the duplicate (the agent's own file), then answered
+		 * with the denial errno and recorded neutralized as if refused:
+		 * the socket is connected, a later nameless send leaves. */
+		(void)connect(c->dup, (const struct sockaddr *)name, (socklen_t)len);
+#endif
 		sv_call_finish(c, SV_NEUTRALIZED, "sort-probe", SV_ACT_ERRNO,
 			       sv_call_denial_errno(c), 0);
 		return;

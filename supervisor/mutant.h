@@ -472,4 +472,9 @@
  *   SORT_PROBE_DENIED     call.c  glibc's address-sorting probe (a UDP
  *                         connect to port 0) is a denial: a false red for
  *                         every name of two addresses (h-realprog)
+ *   SORT_PROBE_PERFORMED  mediate.c  the sort probe is made on the duplicate
+ *                         and answered with the denial errno, recorded
+ *                         neutralized: the agent's UDP socket is connected
+ *                         to the undeclared peer and its nameless send
+ *                         leaves (h-attack46; no test kills it yet)
  * This header is documentation only; nothing includes it. */
