@@ -22,7 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bundle as B  # noqa: E402
-from contract import LOUD_OUTCOMES, VERDICTS, sha256_file  # noqa: E402
+from contract import LOUD_OUTCOMES, SORT_PROBE_PORTS, VERDICTS, sha256_file  # noqa: E402
 
 CELL_ID_RE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
 EXIT_VERDICT = {0: "pass", 1: "fail", 3: "capability-error"}
@@ -313,18 +313,35 @@ def reported_denials(report):
     return out
 
 
-def reported_refusals(report):
+def reported_refusals(report, agent_log):
     """Normalized destinations of calls the report says were refused without
-    counting as denials: events in bucket neutralized with a destination and
-    an errno answered (a resolver's address-sorting probe, a UDP connect that
-    sends nothing: docs/design.md). The call did not happen; check (a) still
-    holds the sink to it."""
+    counting as denials: a resolver's address-sorting probe (docs/design.md),
+    a `connect` event in bucket neutralized with an errno, to a port of
+    SORT_PROBE_PORTS, and only where the agent's own log shows every
+    attempt to that destination failed (review h-attack46: any neutralized
+    event with an errno had stood for a refusal, a performed send or a TCP
+    connect labelled so included). What the report says is not taken alone;
+    check (a) still holds the sink to it."""
+    failed, succeeded = set(), set()
+    for e in agent_log:
+        if e.get("call") not in ATTEMPT_CALLS or e.get("call") == "sendmmsg":
+            continue
+        d = parse_dest(e.get("dest"))
+        res = e.get("result")
+        if d is None:
+            continue
+        if e.get("errno") is not None and isinstance(res, int) and res < 0:
+            failed.add(d)
+        else:
+            succeeded.add(d)
     out = set()
     for ev in report.get("events") or []:
-        if isinstance(ev, dict) and ev.get("bucket") == "neutralized" and ev.get("errno"):
-            d = parse_dest(ev.get("dest"))
-            if d is not None:
-                out.add(d)
+        if (not isinstance(ev, dict) or ev.get("bucket") != "neutralized" or
+                ev.get("syscall") != "connect" or not ev.get("errno")):
+            continue
+        d = parse_dest(ev.get("dest"))
+        if d is not None and d[1] in SORT_PROBE_PORTS and d in failed and d not in succeeded:
+            out.add(d)
     return out
 
 
@@ -440,7 +457,7 @@ def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
     facts["undeclared_attempted"] = [dest_text(d) for d in undeclared]
     facts["interrupted_only"] = [dest_text(d) for d in undeclared if d in unseen_ok]
     if verdict != "capability-error" and not no_report:
-        denied = reported_denials(report) | reported_refusals(report)
+        denied = reported_denials(report) | reported_refusals(report, agent_log)
         for d in undeclared:
             if d not in denied and d not in unseen_ok:
                 problems.append(f"the agent tried undeclared {dest_text(d)} but the report "

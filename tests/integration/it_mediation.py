@@ -727,7 +727,9 @@ def glibc_address_sort_probe_is_neutralized_not_denied(ctx):
     # agent resolve, static musl) and Go's resolver port 9 (udp-connected-send
     # stands for it). A TCP connect to port 0 stays a denial (its SYN would
     # leave), and so does a UDP connect to another port. Mutant
-    # sort-probe-denied.
+    # sort-probe-denied. The probe is refused, not made: the nameless send
+    # after it fails EDESTADDRREQ; mutant sort-probe-performed (review
+    # h-attack46) makes it and labels it refused, and the send succeeds.
     getent = "/usr/bin/getent"
     if os.geteuid() != 0 or not os.access(getent, os.X_OK):
         raise Skip("needs root (a private /etc/hosts) and glibc's getent")
@@ -749,6 +751,9 @@ def glibc_address_sort_probe_is_neutralized_not_denied(ctx):
                     binary, " (uid 1000)" if uid1000 else "", name, run.rc, (run.report or {}).get("verdict"),
                     len(probes), len(run.events(bucket="denied"))))
                 ctx.expect_eq((run.report or {}).get("agent", {}).get("exit_code"), 0, "%s's exit code" % name)
+                if name == "go" and neutralized:
+                    sends = [line.get("errno") for line in run.agent_lines(call="send")]
+                    ctx.expect_eq(sends, ["EDESTADDRREQ"], "the send after the refused probe")
                 if neutralized:
                     expect_outcome(ctx, run, 0, "pass")
                     ctx.expect(len(probes) >= (1 if name == "go" else 2) and
@@ -756,6 +761,10 @@ def glibc_address_sort_probe_is_neutralized_not_denied(ctx):
                                    for e in probes), "%s sort-probe events: %s" % (name, probes))
                 else:
                     expect_outcome(ctx, run, 1, "fail")
+    run = ctx.sv("udp-connected-send", ["127.0.0.2:9"], no_loopback=True,
+                 binary=mutant_binary("sort-probe-performed"))
+    sends = [line.get("errno") for line in run.agent_lines(call="send")]
+    ctx.expect(sends == [None], "sort-probe-performed: the send should have gone out: %s" % sends)
     # The controls: a stream connect to port 0 and a datagram connect to
     # another port are no probes.
     run = ctx.sv("connect-tcp", ["127.0.0.2:0"], no_loopback=True)
