@@ -130,7 +130,7 @@ MUTANTS = [
      "TIOCSTI untrapped: the agent takes the caller's sessionless pty as its controlling terminal and types a command line into it (tty_input non-empty: never ok)",
      ["stdio-tty-ctty*"], ["debian-6.1-cloud"]),
     ("sort-probe-denied",
-     "glibc's address-sorting probe (a UDP connect to port 0, nothing sent) is a denial: fail where pass is due (the false red of every name with two addresses)",
+     "a resolver's address-sorting probe (a UDP connect to port 0, 9 or 65535, nothing sent) is a denial: fail where pass is due (the false red of every name with two addresses)",
      ["udp-sort-probe*"], ["debian-6.1-cloud"]),
     ("sort-probe-performed",
      "the sorting probe is made on the agent's socket and reported refused: the socket is connected to the undeclared 203.0.113.5:9 and the agent's nameless send arrives at the sink (oracle-mismatch)",
