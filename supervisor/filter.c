@@ -2,8 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/btrfs.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -12,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -604,6 +608,14 @@ static int add_native(scmp_filter_ctx ctx)
 
 	if (rc == 0)
 		rc = add_socket(ctx);
+#ifndef SV_MUTANT_FCHROOT_OPEN
+	/* MUTANT fchroot-open: a root agent moves its root to failfs (7.3)
+	 * and its AF_UNIX names become mechanism failures that outrank its
+	 * denials (review h-attack47). Native only, by number (libseccomp
+	 * has no name for it yet; the foreign ABIs: fchroot_foreign). */
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SV_NR_FCHROOT, 0);
+#endif
 #ifndef SV_MUTANT_NO_LISTEN_MEDIATION
 	/* (MUTANT no-listen-mediation removes this: any socket listens.) */
 	if (rc == 0)
@@ -717,6 +729,32 @@ int sv_filter_root_agent(void)
 	return geteuid() == 0;
 }
 
+/* fchroot on the foreign ABIs, which libseccomp cannot name by number: a
+ * second filter of our own answers it ENOSYS, as a kernel before 7.3 does
+ * (unrecorded: on those ABIs every socket call is denied anyway). Returns
+ * 0 or -errno. */
+static int fchroot_foreign(void)
+{
+#ifdef SV_MUTANT_FCHROOT_OPEN
+	return 0;
+#else
+	struct sock_filter prog[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, 2),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SV_NR_FCHROOT, 3, 4),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SV_NR_FCHROOT | SV_X32_SYSCALL_BIT, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fprog = {.len = sizeof(prog) / sizeof(prog[0]), .filter = prog};
+
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) == 0 ? 0 : -errno;
+#endif
+}
+
 int sv_filter_install(int names_judged)
 {
 	void *built;
@@ -740,5 +778,13 @@ int sv_filter_install(int names_judged)
 	fd = seccomp_notify_fd(ctx);
 	/* seccomp_release does not close the listener: it is ours now. */
 	seccomp_release(ctx);
-	return fd >= 0 ? fd : -EBADF;
+	if (fd < 0)
+		return -EBADF;
+	/* After ours (no_new_privs is set by then); a failure refuses the run. */
+	rc = fchroot_foreign();
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
 }

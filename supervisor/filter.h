@@ -54,6 +54,15 @@ const char *sv_filter_option_reason(uint32_t level, uint32_t name);
  * a file or directory delegation, neutralized as F_SETLEASE is. */
 #define SV_F_SETDELEG 1040
 
+/* fchroot (Linux 7.3; arch/x86/entry/syscalls: 472 on x86_64 and i386, with
+ * the x32 bit on x32), newer than libseccomp's table: neutralized (ENOSYS)
+ * on every ABI. With FD_FAILFS_ROOT it needs no capability under
+ * no_new_privs and leaves a root where no lookup succeeds, the supervisor's
+ * through /proc/TID/root included (review h-attack47). */
+#define SV_NR_FCHROOT 472
+/* The x32 ABI's syscall numbers carry this bit (arch/x86/include/uapi). */
+#define SV_X32_SYSCALL_BIT 0x40000000u
+
 /* Installs the filter in the calling process (with no_new_privs), with the
  * root agent's rules where its effective uid is 0 and the file-flag rules
  * where names_judged (the run's AF_UNIX names are judged), and returns the

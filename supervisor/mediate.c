@@ -18,8 +18,6 @@
 #include "target.h"
 #include "unixpeer.h"
 
-#define X32_SYSCALL_BIT 0x40000000u
-
 /* Reads a name of len bytes at addr (connect's or sendto's). Returns 0, or
  * -1 with the call finished: the kernel's own EINVAL for an impossible
  * length, EFAULT for an unreadable name. */
@@ -370,6 +368,7 @@ static const struct entry native_table[] = {{42, "connect", on_connect},
 					    {426, "io_uring_enter", NULL},
 					    {427, "io_uring_register", NULL},
 					    {435, "clone3", NULL},
+					    {SV_NR_FCHROOT, "fchroot", NULL},
 					    {101, "ptrace", sv_mediate_cross_process},
 					    {310, "process_vm_readv", sv_mediate_cross_process},
 					    {311, "process_vm_writev", sv_mediate_cross_process},
@@ -477,9 +476,9 @@ void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_p
 	c.ev.abi = "unknown";
 	/* Architecture first, then the number: the same number means different
 	 * calls on different ABIs (102 is getuid on x86_64, socketcall on i386). */
-	if (req->data.arch == AUDIT_ARCH_X86_64 && (nr & X32_SYSCALL_BIT)) {
+	if (req->data.arch == AUDIT_ARCH_X86_64 && (nr & SV_X32_SYSCALL_BIT)) {
 		c.ev.abi = "x32";
-		e = LOOKUP(x32_table, (int)(nr & ~X32_SYSCALL_BIT));
+		e = LOOKUP(x32_table, (int)(nr & ~SV_X32_SYSCALL_BIT));
 	} else if (req->data.arch == AUDIT_ARCH_X86_64) {
 		c.ev.abi = "x86_64";
 		e = LOOKUP(native_table, nr);
@@ -506,6 +505,10 @@ void sv_mediate(int listener, const struct seccomp_notif *req, const struct sv_p
 		/* Its flags are in memory, unjudgeable without a race (filter.c):
 		 * ENOSYS, and the caller falls back to clone. */
 		sv_call_finish(&c, SV_NEUTRALIZED, "clone3", SV_ACT_ERRNO, ENOSYS, 0);
+	} else if (strcmp(e->name, "fchroot") == 0) {
+		/* Linux 7.3: a root on failfs, no capability needed (filter.c):
+		 * ENOSYS, as every kernel before it answers. */
+		sv_call_finish(&c, SV_NEUTRALIZED, "fchroot", SV_ACT_ERRNO, ENOSYS, 0);
 	} else if (e->native == sv_mediate_cross_process || e->native == sv_mediate_prlimit ||
 		   e->native == on_key_upcall || e->native == on_module_name ||
 		   e->native == on_setuid || e->native == on_openat2 || e->native == on_ioctl ||

@@ -472,10 +472,11 @@
  *   SORT_PROBE_DENIED     call.c  glibc's address-sorting probe (a UDP
  *                         connect to port 0) is a denial: a false red for
  *                         every name of two addresses (h-realprog)
- *   FAILFS_ROOT_FAILS     unixpeer.c  a root agent's root on failfs (7.3's
- *                         fchroot(FD_FAILFS_ROOT)) makes its AF_UNIX names a
- *                         mechanism failure: it chooses capability-error
- *                         over its own fail (h-attack47)
+ *   FCHROOT_OPEN          filter.c  fchroot (Linux 7.3) passes: a root
+ *                         agent's root on failfs makes the supervisor's
+ *                         lookup of its AF_UNIX names fail, a mechanism
+ *                         failure, and it chooses capability-error over its
+ *                         own fail (h-attack47, h-attack48)
  *   SORT_PROBE_PERFORMED  mediate.c  the sort probe is made on the duplicate
  *                         and answered with the denial errno, recorded
  *                         neutralized: the agent's UDP socket is connected

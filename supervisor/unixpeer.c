@@ -156,21 +156,13 @@ static int open_in_agent_root(pid_t tid, const char *path, int *fd, const char *
 	snprintf(link, sizeof(link), "/proc/%d/root", (int)tid);
 	*mech = "proc_root";
 	root = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0) {
-		e = errno;
-#ifndef SV_MUTANT_FAILFS_ROOT_FAILS
-		/* MUTANT failfs-root-fails: a mechanism failure, which outranks
-		 * the run's denials. Linux 7.3's fchroot(FD_FAILFS_ROOT) needs no
-		 * capability under no_new_privs and gives the agent a root where
-		 * every lookup fails EOPNOTSUPP, ours through its root included:
-		 * the kernel's own answer to the name, not one we failed to get
-		 * (review h-attack47: a root agent turned its fail into
-		 * capability-error with one call). */
-		if (e == EOPNOTSUPP)
-			return EOPNOTSUPP;
-#endif
-		return e == ENOENT ? -ESRCH : -e;
-	}
+	/* A root on failfs (Linux 7.3's fchroot(FD_FAILFS_ROOT)) refuses this
+	 * open: a mechanism failure, never the lookup's own answer, since a
+	 * relative name still resolves from a working directory outside that
+	 * root (review h-attack48). fchroot is neutralized (filter.c), so the
+	 * agent cannot get there. */
+	if (root < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
 	*mech = "openat2";
 	/* A rename racing a RESOLVE_IN_ROOT lookup makes it EAGAIN: asked
 	 * again, as openat2(2) says. */
