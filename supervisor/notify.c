@@ -172,8 +172,8 @@ void sv_notify_expect_sentinels(pid_t reaper)
 
 void sv_notify_sentinel_call(int phase)
 {
-	/* The answer is EBADF whoever gives it: ours, or the kernel's for a
-	 * listener already gone (ENOSYS). Nothing of the reaper depends on it.
+	/* Its answer does not matter to the reaper: EBADF from us, ENOSYS
+	 * from the kernel once the listener is gone.
 	 * The phase rides in the address, which nothing reads (length 0): a
 	 * copy restarted under a new id (a stop from outside) still says which
 	 * call it is (review h-attack44). */
@@ -272,6 +272,7 @@ static void *receiver(void *arg)
 		}
 		if (answered_sentinel(req))
 			continue;
+
 			/* Leader/followers: someone must be receiving while we work. */
 #ifdef SV_MUTANT_SINGLE_THREADED
 		/* MUTANT single-threaded-blocking: one receiver does everything. */
