@@ -270,10 +270,12 @@ static void *receiver(void *arg)
 			sv_notify_fatal();
 			break;
 		}
-		if (answered_sentinel(req))
+		/* The reaper's bracketing calls are ours to answer, never a call
+		 * to mediate. */
+		if (answered_sentinel(req)) {
 			continue;
-
-			/* Leader/followers: someone must be receiving while we work. */
+		}
+		/* Leader/followers: someone must be receiving while we work. */
 #ifdef SV_MUTANT_SINGLE_THREADED
 		/* MUTANT single-threaded-blocking: one receiver does everything. */
 		left = 1;
