@@ -477,6 +477,12 @@
  *                         lookup of its AF_UNIX names fail, a mechanism
  *                         failure, and it chooses capability-error over its
  *                         own fail (h-attack47, h-attack48)
+ *   CWD_NAME_TRUSTED      unixpeer.c  a root agent's working directory is
+ *                         taken to be where its name leads: with its cwd
+ *                         outside its root (a chroot in its user namespace,
+ *                         a detached mount) a relative name reached a host
+ *                         socket unjudged, pass where fail was due
+ *                         (h-attack48, h-attack49)
  *   SORT_PROBE_PERFORMED  mediate.c  the sort probe is made on the duplicate
  *                         and answered with the denial errno, recorded
  *                         neutralized: the agent's UDP socket is connected

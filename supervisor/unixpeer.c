@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <linux/openat2.h>
+#include <linux/stat.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,12 @@
  * but sock_diag lists a listener's accepted sockets with its name too; the
  * listener alone is asked for. More is refused, not guessed. */
 #define MAX_NAMESAKES SV_CALL_PINS
+/* agent_path's answer for a working directory no name in the thread's root
+ * leads to: above every errno. */
+#define CWD_UNNAMED 0x10000
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
 /* Listeners proven the run's, by cookie, with where they were found: a
  * socket of the run stays the run's, and repeated connects to one (a
  * database the job started) pay the walk of /proc once; each still takes
@@ -119,20 +126,23 @@ static int declared_abstract(const unsigned char *name, size_t len)
  * one under its working directory. Returns 0, a positive errno for the
  * lookup's own answer (a working directory with no name in that root), or
  * -errno when /proc could not be read. */
-static int agent_path(pid_t tid, const char *path, size_t plen, char *out, size_t outlen)
+static int agent_path(pid_t tid, const char *path, size_t plen, char *out, size_t outlen,
+		      size_t *dirlen)
 {
 	char link[64];
 	ssize_t n = 0;
 
+	*dirlen = 0;
 	if (path[0] != '/') {
 		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
 		n = readlink(link, out, outlen - 1);
 		if (n < 0)
 			return errno == ENOENT ? -ESRCH : -errno;
-		/* "(unreachable)" or a deleted directory: nothing of the
-		 * thread's root is below it. */
+		/* "(unreachable)" (outside the thread's root) or a deleted
+		 * directory: no name in the root leads there. */
 		if (out[0] != '/' || (size_t)n >= outlen - 2)
-			return ENOENT;
+			return CWD_UNNAMED;
+		*dirlen = (size_t)n;
 		out[n++] = '/';
 	}
 	if ((size_t)n + plen >= outlen)
@@ -397,16 +407,83 @@ static int judge_abstract(struct sv_call *c, int type, const unsigned char *name
 	return judge_bound(c, type, &want, why, deny, mech);
 }
 
+/* Whether the working directory's name, looked up in the thread's root,
+ * is its working directory: 1, 0 (another object, or none), or -errno. Its
+ * name is what /proc/TID/cwd reads, which is the directory's path in the
+ * thread's root only while the directory is below that root under it: a
+ * chroot in a user namespace of the agent's own leaves it outside, a
+ * detached mount renames it "/" (review h-attack49). */
+static int cwd_named(pid_t tid, char *full, size_t dirlen, const char **mech)
+{
+	struct statx byname, real;
+	char link[64], keep = full[dirlen];
+	int fd = -1, cwd, rc;
+
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
+	*mech = "proc_cwd";
+	cwd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	full[dirlen] = '\0';
+	rc = open_in_agent_root(tid, dirlen ? full : "/", &fd, mech);
+	full[dirlen] = keep;
+	if (rc == 0) {
+		*mech = "statx";
+		if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &byname) !=
+			0 ||
+		    syscall(SYS_statx, cwd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &real) !=
+			0)
+			rc = -errno;
+		else
+			rc = byname.stx_ino == real.stx_ino &&
+			     byname.stx_dev_major == real.stx_dev_major &&
+			     byname.stx_dev_minor == real.stx_dev_minor &&
+			     (!(byname.stx_mask & real.stx_mask & STATX_MNT_ID) ||
+			      byname.stx_mnt_id == real.stx_mnt_id);
+		close(fd);
+	} else if (rc > 0) {
+		rc = 0;
+	}
+	close(cwd);
+	return rc;
+}
+
 static int judge_path(struct sv_call *c, const char *path, size_t plen, const char **why,
 		      const char **deny, const char **mech)
 {
 	char full[PATH_MAX + sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct statvfs vfs;
 	struct stat st;
+	size_t dirlen;
 	int fd = -1, rc;
 
 	*mech = "proc_cwd";
-	rc = agent_path((pid_t)c->req->pid, path, plen, full, sizeof(full));
+	rc = agent_path((pid_t)c->req->pid, path, plen, full, sizeof(full), &dirlen);
+#ifndef SV_MUTANT_CWD_NAME_TRUSTED
+	/* MUTANT cwd-name-trusted: the working directory's name is taken for
+	 * it, and a name that leads nowhere for the lookup's own answer. A
+	 * relative name then reached a host's socket the supervisor never
+	 * judged: the connect was answered ENOENT and recorded allowed, pass
+	 * where unix-peer was due (reviews h-attack48, h-attack49). A working
+	 * directory that no name in the root leads to is the agent's own doing
+	 * (a chroot in its user namespace, a detached mount): denied, never a
+	 * mechanism failure, whose bucket it could then choose. */
+	if (rc == 0 && path[0] != '/') {
+		int named = cwd_named((pid_t)c->req->pid, full, dirlen, mech);
+
+		if (named < 0)
+			return named;
+		rc = named ? 0 : CWD_UNNAMED;
+	}
+	if (rc == CWD_UNNAMED) {
+		*deny = "unix-peer";
+		return 0;
+	}
+#else
+	(void)cwd_named;
+	if (rc == CWD_UNNAMED)
+		rc = ENOENT;
+#endif
 	if (rc != 0)
 		return rc;
 	rc = open_in_agent_root((pid_t)c->req->pid, full, &fd, mech);

@@ -423,6 +423,28 @@ def lease_and_delegation_are_neutralized_for_every_agent(ctx):
                 ctx.expect(not all(v == ["EPERM"] for v in got.values()), "the mutant refused them all: %s" % got)
 
 
+@test(timeout=200)
+def root_agent_relative_name_from_a_working_directory_outside_its_root_is_denied(ctx):
+    # Reviews h-attack48 and h-attack49 (ha49-host.sh): a root agent whose
+    # working directory is outside its root (a chroot in a user namespace
+    # of its own, or a detached bind mount that renames it "/") connects by
+    # a relative name to a host's socket: the kernel would reach it, but
+    # the supervisor looked the directory's name up in the root, found
+    # nothing (or another directory) and answered ENOENT, recorded allowed:
+    # pass where unix-peer was due. The working directory's name is checked
+    # against the directory itself; one no name leads to is denied. Mutant
+    # cwd-name-trusted: pass in both modes.
+    if os.geteuid() != 0 or not shutil.which("gcc"):
+        raise Skip("needs root (the class is a root agent) and gcc")
+    for binary, trusted in ((SV, False), (mutant_binary("cwd-name-trusted"), True)):
+        out = review(ctx, "ha49-host.sh", binary, timeout=150, extra=["1"], env={"SUPERVISOR": binary})
+        for mode in ("plain", "chroot", "detach"):
+            m = re.search(r"MODE %s run 1: exit (\d+), sink reached: (\w+)" % mode, out)
+            ctx.require(m, "%s: no %s line (%s)" % (binary, mode, out[-900:]))
+            want = "0" if trusted and mode != "plain" else "1"
+            ctx.expect(m.group(1) == want and m.group(2) == "no", "%s %s: %s" % (binary, mode, m.group(0)))
+
+
 @test()
 def root_agent_keeps_no_capability_that_reaches_the_whole_host(ctx):
     # Review h-attack39's ha39-caps.sh: a root agent's adjtimex (the host's

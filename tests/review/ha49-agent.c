@@ -30,8 +30,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (strcmp(argv[3], "detach") == 0) {
-		if (mount(argv[1], "/mnt", NULL, MS_BIND | MS_REC, NULL) != 0 || chdir("/mnt") != 0 ||
-		    umount2("/mnt", MNT_DETACH) != 0) {
+		if (mount(argv[1], "/mnt", NULL, MS_BIND | MS_REC, NULL) != 0 ||
+		    chdir("/mnt") != 0 || umount2("/mnt", MNT_DETACH) != 0) {
 			perror("ha49 detach");
 			return 2;
 		}
