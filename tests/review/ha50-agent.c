@@ -7,6 +7,9 @@
  * MODE race: unshare user+mount namespaces, chdir DIR, and while a sibling
  *   thread mounts and unmounts a tmpfs over DIR (so DIR's name leads to the
  *   overmount half the time), connect NAME 200 times.
+ * MODE race1: race, with one connect (the run's only call).
+ * MODE chdir: chdir DIR, and while a sibling thread switches the shared
+ *   working directory between DIR and "/", connect NAME 200 times.
  * MODE plain: chdir DIR, connect NAME (DIR may be a bind mount). */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -24,7 +27,13 @@ static volatile int stop;
 
 static void *flip(void *arg)
 {
-	(void)arg;
+	if (arg) {
+		/* chdir: threads share the working directory (CLONE_FS). */
+		while (!stop)
+			if (chdir(dir) != 0 || chdir("/") != 0)
+				return NULL;
+		return NULL;
+	}
 	while (!stop) {
 		mount("t", dir, "tmpfs", 0, NULL);
 		umount2(dir, MNT_DETACH);
@@ -54,6 +63,10 @@ int main(int argc, char **argv)
 	if (argc != 4)
 		return 2;
 	dir = argv[1];
+	int r1 = strcmp(argv[3], "race1") == 0, tries = r1 ? 1 : 200;
+
+	if (r1)
+		argv[3] = "race";
 	if (strcmp(argv[3], "race") == 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
 		perror("ha50 unshare");
 		return 2;
@@ -77,7 +90,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (strcmp(argv[3], "race") != 0) {
+	int chd = strcmp(argv[3], "chdir") == 0;
+
+	if (strcmp(argv[3], "race") != 0 && !chd) {
 		if (once(argv[2], &err) == 0) {
 			fprintf(stderr, "ha50 connected and wrote (%s)\n", argv[3]);
 			return 0;
@@ -85,13 +100,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ha50 connect: %s\n", strerror(err));
 		return 1;
 	}
-	pthread_create(&t, NULL, flip, NULL);
-	for (int i = 0; i < 200; i++) {
+	pthread_create(&t, NULL, flip, chd ? (void *)1 : NULL);
+	if (r1)
+		usleep(20000);
+	for (int i = 0; i < tries; i++) {
 		if (once(argv[2], &e[i]) == 0)
 			ok++;
 	}
 	stop = 1;
 	pthread_join(t, NULL);
-	fprintf(stderr, "ha50 race: %d connected\n", ok);
+	int acc = 0, noent = 0;
+
+	for (int i = 0; i < tries; i++) {
+		acc += e[i] == EACCES;
+		noent += e[i] == ENOENT;
+	}
+	fprintf(stderr, "ha50 %s: %d connected %d EACCES %d ENOENT\n", argv[3], ok, acc, noent);
 	return ok ? 0 : 1;
 }

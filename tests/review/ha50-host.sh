@@ -8,8 +8,11 @@
 #   race  a sibling thread flips a tmpfs over the agent's working directory
 #   long  the directory's name is under a page but with the socket's name
 #         over PATH_MAX, which the supervisor's lookup of the whole refuses
+#   race1 the same, one connect per run (the run's only call)
+#   chdir a sibling thread switches the shared working directory between
+#         the host directory and /
 #   plain / bind  the directory, or a bind mount of it (false-red check)
-#   tests/review/ha50-host.sh [N]   (N runs per mode, default 3)
+#   tests/review/ha50-host.sh [N]   (N runs per mode, default 3; MODES=... to pick)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-3}
@@ -58,7 +61,7 @@ for m in deep long; do
 	echo "UNSUPERVISED $m: sink reached: $([ -s "$work/got" ] && echo yes || echo no)"
 done
 mount --bind "$work/h" "$work/b"
-for mode in plain bind deep long race; do
+for mode in ${MODES:-plain bind deep long race race1 chdir}; do
 	case $mode in
 	deep) dir=$work/d ;;
 	long) dir=$work/l ;;
