@@ -483,6 +483,10 @@
  *                         a detached mount) a relative name reached a host
  *                         socket unjudged, pass where fail was due
  *                         (h-attack48, h-attack49)
+ *   CWD_DEPTH_TRUSTED     unixpeer.c  a working directory whose name is too
+ *                         long to read is a mechanism failure, and one whose
+ *                         name with the socket's passes PATH_MAX is answered
+ *                         ENAMETOOLONG, recorded allowed (h-attack50)
  *   SORT_PROBE_PERFORMED  mediate.c  the sort probe is made on the duplicate
  *                         and answered with the denial errno, recorded
  *                         neutralized: the agent's UDP socket is connected

@@ -136,6 +136,17 @@ static int agent_path(pid_t tid, const char *path, size_t plen, char *out, size_
 	if (path[0] != '/') {
 		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
 		n = readlink(link, out, outlen - 1);
+#ifndef SV_MUTANT_CWD_DEPTH_TRUSTED
+		/* MUTANT cwd-depth-trusted: a name too long to read is a
+		 * mechanism failure (the agent's choice of capability-error), and
+		 * one that with the socket's name passes PATH_MAX is looked up
+		 * whole and answered ENAMETOOLONG, recorded allowed (pass where
+		 * unix-peer was due). The kernel walks only the socket's name from
+		 * the directory; we would walk the whole path (review h-attack50):
+		 * a directory that deep has no name we can use. */
+		if (n < 0 && errno == ENAMETOOLONG)
+			return CWD_UNNAMED;
+#endif
 		if (n < 0)
 			return errno == ENOENT ? -ESRCH : -errno;
 		/* "(unreachable)" (outside the thread's root) or a deleted
@@ -144,6 +155,10 @@ static int agent_path(pid_t tid, const char *path, size_t plen, char *out, size_
 			return CWD_UNNAMED;
 		*dirlen = (size_t)n;
 		out[n++] = '/';
+#ifndef SV_MUTANT_CWD_DEPTH_TRUSTED
+		if ((size_t)n + plen >= PATH_MAX)
+			return CWD_UNNAMED;
+#endif
 	}
 	if ((size_t)n + plen >= outlen)
 		return ENAMETOOLONG;

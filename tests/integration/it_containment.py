@@ -443,6 +443,19 @@ def root_agent_relative_name_from_a_working_directory_outside_its_root_is_denied
             ctx.require(m, "%s: no %s line (%s)" % (binary, mode, out[-900:]))
             want = "0" if trusted and mode != "plain" else "1"
             ctx.expect(m.group(1) == want and m.group(2) == "no", "%s %s: %s" % (binary, mode, m.group(0)))
+    # Review h-attack50 (ha50-host.sh): a working directory too deep for
+    # its name to be read (the agent then chose capability-error), and one
+    # whose name with the socket's passes PATH_MAX (answered ENAMETOOLONG,
+    # recorded allowed: pass). Both denied unix-peer. Mutant
+    # cwd-depth-trusted: exit 3 and exit 0.
+    for binary, wants in ((SV, {"deep": "1", "long": "1"}),
+                          (mutant_binary("cwd-depth-trusted"), {"deep": "3", "long": "0"})):
+        out = review(ctx, "ha50-host.sh", binary, timeout=150, extra=["1"],
+                     env={"SUPERVISOR": binary, "MODES": "deep long"})
+        for mode, want in wants.items():
+            m = re.search(r"MODE %s run 1: exit (\d+), sink reached: (\w+)" % mode, out)
+            ctx.require(m, "%s: no %s line (%s)" % (binary, mode, out[-900:]))
+            ctx.expect(m.group(1) == want and m.group(2) == "no", "%s %s: %s" % (binary, mode, m.group(0)))
 
 
 @test()
