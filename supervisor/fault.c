@@ -12,18 +12,18 @@
 #define FAULT_ENV "EGRESS_SV_FAULT"
 #define MAX_FAULTS 16
 
-static const char *const sites[] = {"recv",          "process_vm_readv", "process_vm_writev",
-				    "proc_mem",      "id_valid",         "pidfd_open",
-				    "pidfd_getfd",   "dup_close",        "send",
-				    "listener",      "pidfd_thread",     "listen_window",
-				    "id_valid_intr", "close_range",      "clone_newpid",
-				    "kcmp",          "tmpfile",          "landlock",
-				    "signal_scope",  "userns",           "device_window",
-				    "unshare_files", "handover",         "rootfs",
-				    "clone_newipc",  "statx_mnt_id",     "setid_ro",
-				    "unix_window",   "unix_dump_again",  "setns_window",
-				    "receivers_cap", "report_path",      "recv_pause",
-				    "sentinel_pause"};
+static const char *const sites[] = {"recv",           "process_vm_readv", "process_vm_writev",
+				    "proc_mem",       "id_valid",         "pidfd_open",
+				    "pidfd_getfd",    "dup_close",        "send",
+				    "listener",       "pidfd_thread",     "listen_window",
+				    "id_valid_intr",  "close_range",      "clone_newpid",
+				    "kcmp",           "tmpfile",          "landlock",
+				    "signal_scope",   "userns",           "device_window",
+				    "unshare_files",  "handover",         "rootfs",
+				    "clone_newipc",   "statx_mnt_id",     "setid_ro",
+				    "unix_window",    "unix_dump_again",  "setns_window",
+				    "receivers_cap",  "report_path",      "recv_pause",
+				    "sentinel_pause", "cwd_window"};
 
 static struct {
 	char site[32];

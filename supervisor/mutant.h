@@ -484,9 +484,18 @@
  *                         socket unjudged, pass where fail was due
  *                         (h-attack48, h-attack49)
  *   CWD_DEPTH_TRUSTED     unixpeer.c  a working directory whose name is too
- *                         long to read is a mechanism failure, and one whose
- *                         name with the socket's passes PATH_MAX is answered
- *                         ENAMETOOLONG, recorded allowed (h-attack50)
+ *                         long to read is a mechanism failure: the agent's
+ *                         choice of capability-error (h-attack50)
+ *   CWD_WALK_BY_NAME      unixpeer.c  a relative name is looked up whole from
+ *                         the root, through its directory's name, and the
+ *                         lookup's error is the kernel's answer: an overmount
+ *                         between the directory's proof and that lookup hides
+ *                         a connect to a host's socket as ENOENT, recorded
+ *                         allowed (h-attack50 finding 3)
+ *   CWD_ESCAPE_ERRNO_TRUSTED  unixpeer.c  a relative name that leaves its
+ *                         directory (".." above it) is looked up through the
+ *                         directory's name and its error trusted: the same
+ *                         overmount hides it
  *   SORT_PROBE_PERFORMED  mediate.c  the sort probe is made on the duplicate
  *                         and answered with the denial errno, recorded
  *                         neutralized: the agent's UDP socket is connected

@@ -30,6 +30,8 @@
 /* agent_path's answer for a working directory no name in the thread's root
  * leads to: above every errno. */
 #define CWD_UNNAMED 0x10000
+/* open_below_cwd's answer for a name that leaves the directory. */
+#define CWD_ESCAPES 0x10001
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
 #endif
@@ -124,8 +126,8 @@ static int declared_abstract(const unsigned char *name, size_t len)
 
 /* The path the thread would look up, as seen from its own root: a relative
  * one under its working directory. Returns 0, a positive errno for the
- * lookup's own answer (a working directory with no name in that root), or
- * -errno when /proc could not be read. */
+ * lookup's own answer, CWD_UNNAMED for a working directory with no name in
+ * that root, or -errno when /proc could not be read. */
 static int agent_path(pid_t tid, const char *path, size_t plen, char *out, size_t outlen,
 		      size_t *dirlen)
 {
@@ -138,12 +140,9 @@ static int agent_path(pid_t tid, const char *path, size_t plen, char *out, size_
 		n = readlink(link, out, outlen - 1);
 #ifndef SV_MUTANT_CWD_DEPTH_TRUSTED
 		/* MUTANT cwd-depth-trusted: a name too long to read is a
-		 * mechanism failure (the agent's choice of capability-error), and
-		 * one that with the socket's name passes PATH_MAX is looked up
-		 * whole and answered ENAMETOOLONG, recorded allowed (pass where
-		 * unix-peer was due). The kernel walks only the socket's name from
-		 * the directory; we would walk the whole path (review h-attack50):
-		 * a directory that deep has no name we can use. */
+		 * mechanism failure, the agent's choice of capability-error
+		 * (review h-attack50): a directory that deep has no name that
+		 * can show it is in the root. */
 		if (n < 0 && errno == ENAMETOOLONG)
 			return CWD_UNNAMED;
 #endif
@@ -155,13 +154,9 @@ static int agent_path(pid_t tid, const char *path, size_t plen, char *out, size_
 			return CWD_UNNAMED;
 		*dirlen = (size_t)n;
 		out[n++] = '/';
-#ifndef SV_MUTANT_CWD_DEPTH_TRUSTED
-		if ((size_t)n + plen >= PATH_MAX)
-			return CWD_UNNAMED;
-#endif
 	}
 	if ((size_t)n + plen >= outlen)
-		return ENAMETOOLONG;
+		return path[0] == '/' ? ENAMETOOLONG : CWD_UNNAMED;
 	memcpy(out + n, path, plen);
 	out[(size_t)n + plen] = '\0';
 	return 0;
@@ -423,22 +418,19 @@ static int judge_abstract(struct sv_call *c, int type, const unsigned char *name
 }
 
 /* Whether the working directory's name, looked up in the thread's root,
- * is its working directory: 1, 0 (another object, or none), or -errno. Its
- * name is what /proc/TID/cwd reads, which is the directory's path in the
- * thread's root only while the directory is below that root under it: a
- * chroot in a user namespace of the agent's own leaves it outside, a
- * detached mount renames it "/" (review h-attack49). */
-static int cwd_named(pid_t tid, char *full, size_t dirlen, const char **mech)
+ * is its working directory cwd: 1, 0 (another object, or none), or -errno.
+ * Its name is what /proc/TID/cwd reads, which is the directory's path in
+ * the thread's root only while the directory is below that root under it:
+ * a chroot in a user namespace of the agent's own leaves it outside, a
+ * detached mount renames it "/" (review h-attack49). Proven, it puts the
+ * directory in the mounts of the agent's namespace, whose write access
+ * rootfs.c read back: a directory received from elsewhere is not. */
+static int cwd_named(pid_t tid, int cwd, char *full, size_t dirlen, const char **mech)
 {
 	struct statx byname, real;
-	char link[64], keep = full[dirlen];
-	int fd = -1, cwd, rc;
+	char keep = full[dirlen];
+	int fd = -1, rc;
 
-	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
-	*mech = "proc_cwd";
-	cwd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cwd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
 	full[dirlen] = '\0';
 	rc = open_in_agent_root(tid, dirlen ? full : "/", &fd, mech);
 	full[dirlen] = keep;
@@ -459,6 +451,82 @@ static int cwd_named(pid_t tid, char *full, size_t dirlen, const char **mech)
 	} else if (rc > 0) {
 		rc = 0;
 	}
+	return rc;
+}
+
+/* The object a relative name names below the working directory cwd, found
+ * from that directory itself as the kernel finds it. Returns 0 with *fd, a
+ * positive errno (the kernel's own answer), or CWD_ESCAPES for a name that
+ * leaves the directory (a ".." above it, an absolute symbolic link), which
+ * only a lookup from the root can follow. */
+static int open_below_cwd(int cwd, const char *name, int *fd, const char **mech)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+			       .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
+	int e = 0;
+
+	*mech = "openat2";
+	for (int tries = 0; tries < 4; tries++) {
+		*fd = (int)syscall(SYS_openat2, cwd, name, &how, sizeof(how));
+		e = errno;
+		if (*fd >= 0 || e != EAGAIN)
+			break;
+	}
+	if (*fd >= 0)
+		return 0;
+	return e == EXDEV ? CWD_ESCAPES : e;
+}
+
+/* Opens what a relative name (full: the working directory's name, '/' at
+ * dirlen, the name) names for thread tid. Returns 0 with *fd, a positive
+ * errno (the kernel's own answer), CWD_UNNAMED (to be denied), or -errno.
+ * The directory is looked up by name once, to prove it is the agent's
+ * (cwd_named); the name is then looked up from the directory itself, never
+ * by the directory's name again: between two lookups of that name a
+ * thread of the agent's mounted over it, and the second found nothing (or
+ * its own tmpfs) where the kernel's lookup from the directory reached a
+ * host's socket (review h-attack50 finding 3: ENOENT recorded allowed,
+ * pass where unix-peer was due). */
+static int open_relative(pid_t tid, char *full, size_t dirlen, int *fd, const char **mech)
+{
+	char link[64];
+	int cwd, rc;
+
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
+	*mech = "proc_cwd";
+	cwd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	rc = cwd_named(tid, cwd, full, dirlen, mech);
+	if (rc >= 0)
+		rc = rc ? 0 : CWD_UNNAMED;
+	/* The window a test build widens between the directory's proof and
+	 * the name's lookup, where an overmount lands every time. */
+	if (rc == 0 && sv_fault("cwd_window"))
+		usleep(300 * 1000);
+#ifndef SV_MUTANT_CWD_WALK_BY_NAME
+	/* MUTANT cwd-walk-by-name: the whole name is looked up from the root,
+	 * through the directory's name, and its error is the kernel's answer
+	 * (h-attack50 finding 3). */
+	if (rc == 0)
+		rc = open_below_cwd(cwd, full + dirlen + 1, fd, mech);
+	if (rc == CWD_ESCAPES) {
+		rc = open_in_agent_root(tid, full, fd, mech);
+#ifndef SV_MUTANT_CWD_ESCAPE_ERRNO_TRUSTED
+		/* MUTANT cwd-escape-errno-trusted: the error of a lookup through
+		 * the directory's name is the kernel's answer. It is none: the
+		 * name may have led elsewhere since the proof (an overmount), and
+		 * a failure recorded allowed hides an attempt at a host's socket.
+		 * Found, the object is what is judged and connected to. */
+		if (rc > 0)
+			rc = CWD_UNNAMED;
+#endif
+	}
+#else
+	(void)open_below_cwd;
+	if (rc == 0)
+		rc = open_in_agent_root(tid, full, fd, mech);
+#endif
 	close(cwd);
 	return rc;
 }
@@ -466,7 +534,7 @@ static int cwd_named(pid_t tid, char *full, size_t dirlen, const char **mech)
 static int judge_path(struct sv_call *c, const char *path, size_t plen, const char **why,
 		      const char **deny, const char **mech)
 {
-	char full[PATH_MAX + sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char full[PATH_MAX + sizeof(((struct sockaddr_un *)0)->sun_path) + 2];
 	struct statvfs vfs;
 	struct stat st;
 	size_t dirlen;
@@ -483,25 +551,21 @@ static int judge_path(struct sv_call *c, const char *path, size_t plen, const ch
 	 * directory that no name in the root leads to is the agent's own doing
 	 * (a chroot in its user namespace, a detached mount): denied, never a
 	 * mechanism failure, whose bucket it could then choose. */
-	if (rc == 0 && path[0] != '/') {
-		int named = cwd_named((pid_t)c->req->pid, full, dirlen, mech);
-
-		if (named < 0)
-			return named;
-		rc = named ? 0 : CWD_UNNAMED;
-	}
+	if (rc == 0 && path[0] != '/')
+		rc = open_relative((pid_t)c->req->pid, full, dirlen, &fd, mech);
+	else if (rc == 0)
+		rc = open_in_agent_root((pid_t)c->req->pid, full, &fd, mech);
 	if (rc == CWD_UNNAMED) {
 		*deny = "unix-peer";
 		return 0;
 	}
 #else
-	(void)cwd_named;
+	(void)open_relative;
 	if (rc == CWD_UNNAMED)
 		rc = ENOENT;
+	if (rc == 0)
+		rc = open_in_agent_root((pid_t)c->req->pid, full, &fd, mech);
 #endif
-	if (rc != 0)
-		return rc;
-	rc = open_in_agent_root((pid_t)c->req->pid, full, &fd, mech);
 	if (rc != 0)
 		return rc;
 	c->peer_fd = fd;

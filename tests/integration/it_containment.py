@@ -20,7 +20,7 @@ import time
 from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      subreaper_containment, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, host_descendants,
-                     in_pid_namespace, landlock_abi, mutant_binary, review, rewrite_run, start_launched,
+                     in_pid_namespace, landlock_abi, mutant_binary, mutant_faults_binary, review, rewrite_run, start_launched,
                      test, wait_for)
 
 
@@ -444,14 +444,46 @@ def root_agent_relative_name_from_a_working_directory_outside_its_root_is_denied
             want = "0" if trusted and mode != "plain" else "1"
             ctx.expect(m.group(1) == want and m.group(2) == "no", "%s %s: %s" % (binary, mode, m.group(0)))
     # Review h-attack50 (ha50-host.sh): a working directory too deep for
-    # its name to be read (the agent then chose capability-error), and one
-    # whose name with the socket's passes PATH_MAX (answered ENAMETOOLONG,
-    # recorded allowed: pass). Both denied unix-peer. Mutant
-    # cwd-depth-trusted: exit 3 and exit 0.
+    # its name to be read (the agent then chose capability-error): denied
+    # unix-peer. One whose name with the socket's passes PATH_MAX was
+    # answered ENAMETOOLONG, recorded allowed; the name is now looked up
+    # from the directory itself, which finds the host's socket (denied).
+    # Mutant cwd-depth-trusted: exit 3 for the deep one.
     for binary, wants in ((SV, {"deep": "1", "long": "1"}),
-                          (mutant_binary("cwd-depth-trusted"), {"deep": "3", "long": "0"})):
+                          (mutant_binary("cwd-depth-trusted"), {"deep": "3", "long": "1"})):
         out = review(ctx, "ha50-host.sh", binary, timeout=150, extra=["1"],
                      env={"SUPERVISOR": binary, "MODES": "deep long"})
+        for mode, want in wants.items():
+            m = re.search(r"MODE %s run 1: exit (\d+), sink reached: (\w+)" % mode, out)
+            ctx.require(m, "%s: no %s line (%s)" % (binary, mode, out[-900:]))
+            ctx.expect(m.group(1) == want and m.group(2) == "no", "%s %s: %s" % (binary, mode, m.group(0)))
+
+
+@test(timeout=240)
+def root_agent_relative_name_is_looked_up_from_its_working_directory_not_by_its_name(ctx):
+    # Review h-attack50 finding 3: the working directory's name was proven
+    # to be the directory and then looked up again with the socket's name;
+    # a tmpfs the agent mounted over that name in between (a user namespace
+    # of its own) made the second lookup answer ENOENT, recorded allowed:
+    # pass where unix-peer was due, about 1 run in 15. The test build's
+    # cwd_window holds 300 ms between the two and the agent's tmpfs lands
+    # inside it every time (`late`). Now the name is looked up from the
+    # directory itself (denied: the host's socket); a name that leaves the
+    # directory is looked up from the root and its error denied
+    # (`late-escape`). A name nothing is bound to stays the kernel's ENOENT
+    # and a pass (`absent`, the false-red control). Mutants
+    # cwd-walk-by-name and cwd-escape-errno-trusted: exit 0 (ENOENT,
+    # allowed).
+    if os.geteuid() != 0 or not shutil.which("gcc"):
+        raise Skip("needs root (the class is a root agent) and gcc")
+    if not os.access(SV_FAULTS, os.X_OK):
+        raise Skip("build/faults/egress-supervisor missing (make supervisor FAULTS=1)")
+    cases = ((SV_FAULTS, {"late": "1", "late-escape": "1", "absent": "0", "race1": "1"}),
+             (mutant_faults_binary("cwd-walk-by-name"), {"late": "0", "late-escape": "0"}),
+             (mutant_faults_binary("cwd-escape-errno-trusted"), {"late": "1", "late-escape": "0"}))
+    for binary, wants in cases:
+        out = review(ctx, "ha50-host.sh", binary, timeout=200, extra=["1"],
+                     env={"SUPERVISOR": binary, "MODES": " ".join(wants)})
         for mode, want in wants.items():
             m = re.search(r"MODE %s run 1: exit (\d+), sink reached: (\w+)" % mode, out)
             ctx.require(m, "%s: no %s line (%s)" % (binary, mode, out[-900:]))

@@ -10,7 +10,13 @@
  * MODE race1: race, with one connect (the run's only call).
  * MODE chdir: chdir DIR, and while a sibling thread switches the shared
  *   working directory between DIR and "/", connect NAME 200 times.
- * MODE plain: chdir DIR, connect NAME (DIR may be a bind mount). */
+ * MODE plain: chdir DIR, connect NAME (DIR may be a bind mount).
+ * MODE late: unshare user+mount namespaces, chdir DIR, and a sibling thread
+ *   mounts a tmpfs over DIR 100 ms after the connect began (inside the test
+ *   build's cwd_window, between the directory's proof and the name's
+ *   lookup) and leaves it there: connect NAME once.
+ * MODE late-escape: late, with the working directory DIR/e (NAME leaves it:
+ *   "../s.sock"). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -27,6 +33,12 @@ static volatile int stop;
 
 static void *flip(void *arg)
 {
+	if (arg == (void *)2) {
+		usleep(100 * 1000);
+		if (mount("t", dir, "tmpfs", 0, NULL) != 0)
+			perror("ha50 late mount");
+		return NULL;
+	}
 	if (arg) {
 		/* chdir: threads share the working directory (CLONE_FS). */
 		while (!stop)
@@ -63,7 +75,8 @@ int main(int argc, char **argv)
 	if (argc != 4)
 		return 2;
 	dir = argv[1];
-	int r1 = strcmp(argv[3], "race1") == 0, tries = r1 ? 1 : 200;
+	int late = strncmp(argv[3], "late", 4) == 0, esc = strcmp(argv[3], "late-escape") == 0;
+	int r1 = strcmp(argv[3], "race1") == 0 || late, tries = r1 ? 1 : 200;
 
 	if (r1)
 		argv[3] = "race";
@@ -71,7 +84,7 @@ int main(int argc, char **argv)
 		perror("ha50 unshare");
 		return 2;
 	}
-	if (chdir(dir) != 0) {
+	if (chdir(dir) != 0 || (esc && chdir("e") != 0)) {
 		perror("ha50 chdir");
 		return 2;
 	}
@@ -100,8 +113,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ha50 connect: %s\n", strerror(err));
 		return 1;
 	}
-	pthread_create(&t, NULL, flip, chd ? (void *)1 : NULL);
-	if (r1)
+	pthread_create(&t, NULL, flip, late ? (void *)2 : chd ? (void *)1 : NULL);
+	if (r1 && !late)
 		usleep(20000);
 	for (int i = 0; i < tries; i++) {
 		if (once(argv[2], &e[i]) == 0)

@@ -12,6 +12,12 @@
 #   chdir a sibling thread switches the shared working directory between
 #         the host directory and /
 #   plain / bind  the directory, or a bind mount of it (false-red check)
+#   late  (a FAULTS=1 build, whose cwd_window holds 300 ms between the
+#         directory's proof and the name's lookup) a tmpfs lands over the
+#         directory inside that window, once
+#   late-escape  the same from DIR/e with the name ../s.sock (a name that
+#         leaves its directory, looked up from the root)
+#   absent  the directory, a name nothing is bound to (ENOENT and pass due)
 #   tests/review/ha50-host.sh [N]   (N runs per mode, default 3; MODES=... to pick)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,7 +38,7 @@ cleanup() {
 }
 trap cleanup EXIT
 gcc -O2 -Wall -static -pthread -o "$work/agent" "$top/tests/review/ha50-agent.c"
-mkdir -p "$work/h" "$work/b" "$work/d" "$work/l"
+mkdir -p "$work/h/e" "$work/b" "$work/d" "$work/l"
 long=$(printf 'y%.0s' $(seq 95)).sock
 python3 - "$work/h" "$work/d" "$work/l" "$long" "$work/got" <<'PY' &
 import os, socket, sys, selectors
@@ -77,13 +83,19 @@ for mode in ${MODES:-plain bind deep long race race1 chdir}; do
 	*) dir=$work/h ;;
 	esac
 	amode=$mode
-	[ "$mode" = bind ] && amode=plain
+	case $mode in bind | absent) amode=plain ;; esac
 	for i in $(seq "$n"); do
 		rm -f "$work/got"
-		name=s.sock
-		[ "$mode" = long ] && name=$long
+		case $mode in
+		long) name=$long ;;
+		late-escape) name=../s.sock ;;
+		absent) name=absent.sock ;;
+		*) name=s.sock ;;
+		esac
+		fault=
+		case $mode in late*) fault=cwd_window:EIO ;; esac
 		set +e
-		timeout -s KILL 60 "$sv" -- "$work/agent" "$dir" "$name" "$amode" 2>"$work/err"
+		EGRESS_SV_FAULT=$fault timeout -s KILL 60 "$sv" -- "$work/agent" "$dir" "$name" "$amode" 2>"$work/err"
 		rc=$?
 		set -e
 		if [ "$mode" = deep ] && [ "$i" = 1 ]; then
