@@ -13,11 +13,17 @@
  *       opens a TCP connection to HOST:PORT and copies bytes both ways
  *       until either side closes or 2 s pass without any. Serves until
  *       killed.
- *   unix-relay send NAME [--want-reply]
+ *   unix-relay send NAME [--want-reply] [--cd DIR] [--away chroot|detach]
  *       the agent: connects a stream socket to NAME, writes a marker line
  *       and waits up to 2 s for a reply line (the sink's, through the
  *       relay). Exit 0 whatever happened; with --want-reply, 1 unless a
- *       reply came back (the marker reached the relay's peer).
+ *       reply came back (the marker reached the relay's peer). --cd DIR:
+ *       chdir(DIR) first (a relative NAME is then under DIR). --away: the
+ *       working directory moved out of where its name leads, in a user
+ *       and mount namespace of the agent's own (reviews h-attack48/49):
+ *       chroot puts the root at /agents and leaves the working directory
+ *       DIR outside it; detach binds DIR on itself, enters it and detaches
+ *       the bind, which renames it "/". Exit 2 if that cannot be done.
  *   unix-relay self NAME [--cd DIR] [--want-own]
  *       the agent with a listener of its own: chdir(DIR) first when given
  *       (a relative NAME is then under DIR), binds and listens on NAME (a
@@ -39,6 +45,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -196,6 +204,35 @@ static int connect_and_mark(const struct unix_name *u, long *wrote)
 	return s;
 }
 
+/* chdir(dir), after moving it out of where its name leads (away: chroot
+ * or detach; NULL: nowhere). Returns 0 or -1, logged. */
+static int enter(const char *dir, const char *away)
+{
+	long r = 0;
+
+	if (away) {
+		r = unshare(CLONE_NEWUSER | CLONE_NEWNS);
+		agent_log("unshare", "user+mount", r, errno, NULL);
+	}
+	if (r == 0 && away && strcmp(away, "detach") == 0) {
+		r = mount(dir, dir, NULL, MS_BIND | MS_REC, NULL);
+		agent_log("bind", dir, r, errno, NULL);
+	}
+	if (r == 0) {
+		r = chdir(dir);
+		agent_log("chdir", dir, r, errno, NULL);
+	}
+	if (r == 0 && away && strcmp(away, "detach") == 0) {
+		r = umount2(".", MNT_DETACH);
+		agent_log("detach", dir, r, errno, NULL);
+	}
+	if (r == 0 && away && strcmp(away, "chroot") == 0) {
+		r = chroot("/agents");
+		agent_log("chroot", "/agents", r, errno, NULL);
+	}
+	return r == 0 ? 0 : -1;
+}
+
 static int send_marker(const struct unix_name *u, int want_reply)
 {
 	char buf[256];
@@ -251,11 +288,12 @@ static int self_marker(const struct unix_name *u, const char *dir, int want_own)
 
 int main(int argc, char **argv)
 {
-	static const char usage[] = "serve NAME HOST:PORT | send NAME [--want-reply] | "
-				    "self NAME [--cd DIR] [--want-own]   (NAME: PATH or @ABSTRACT)";
+	static const char usage[] =
+	    "serve NAME HOST:PORT | send NAME [--want-reply] [--cd DIR] [--away chroot|detach] | "
+	    "self NAME [--cd DIR] [--want-own]   (NAME: PATH or @ABSTRACT)";
 	struct unix_name u;
 	struct agent_dest to;
-	const char *dir = NULL;
+	const char *dir = NULL, *away = NULL;
 	int want = 0;
 
 	agent_init("unix-relay");
@@ -274,12 +312,17 @@ int main(int argc, char **argv)
 			want = 1;
 		else if (strcmp(argv[1], "self") == 0 && strcmp(argv[i], "--want-own") == 0)
 			want = 1;
-		else if (strcmp(argv[1], "self") == 0 && strcmp(argv[i], "--cd") == 0 &&
-			 i + 1 < argc)
+		else if (strcmp(argv[i], "--cd") == 0 && i + 1 < argc)
 			dir = argv[++i];
+		else if (strcmp(argv[1], "send") == 0 && strcmp(argv[i], "--away") == 0 &&
+			 i + 1 < argc &&
+			 (strcmp(argv[i + 1], "chroot") == 0 || strcmp(argv[i + 1], "detach") == 0))
+			away = argv[++i];
 		else
 			return agent_usage(usage);
 	}
+	if (strcmp(argv[1], "send") == 0 && (away || dir) && (!dir || enter(dir, away) != 0))
+		return 2;
 	if (strcmp(argv[1], "send") == 0)
 		return send_marker(&u, want);
 	if (strcmp(argv[1], "self") == 0)
