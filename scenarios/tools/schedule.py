@@ -527,3 +527,31 @@ class Progress:
             print(f"[{self.done}/{self.total}] failures {self.bad}, elapsed {fmt_s(el)}, "
                   f"eta {fmt_s(eta)}  {cell['kernel']} {cell['scenario_cell']}: "
                   f"{result['outcome']}{mark}", flush=True)
+
+
+def reset_failures(batches):
+    """Each batch that a failed reset ended: {"kernel", "batch", "after" (the
+    cell after which the reset ran), "detail"}. A failed reset is handled
+    (the cells after it run in fresh boots), but it is a defect of isolation
+    (a scenario that leaves what no reset puts back, or a reset that cannot
+    take its baseline: every batch of the custom kernels was one cell long
+    for a whole stop, and nothing failed)."""
+    out = []
+    for b in batches:
+        end = b.get("end") if isinstance(b.get("end"), dict) else {}
+        if end.get("status") != "reset-failed":
+            continue
+        seq, cells = end.get("seq"), b.get("cells") or []
+        # The guest resets only between cells: seq is the cell before it.
+        after = cells[seq - 1] if isinstance(seq, int) and 0 < seq <= len(cells) else f"cell {seq}"
+        out.append({"kernel": b["kernel"], "batch": b.get("batch"), "after": after,
+                    "detail": str(end.get("detail") or "").strip()[:160]})
+    return out
+
+
+def reset_failures_by_kernel(resets):
+    """The reset failures grouped by kernel, in order."""
+    out = {}
+    for r in resets:
+        out.setdefault(r["kernel"], []).append(r)
+    return out

@@ -483,6 +483,66 @@ def stopped_boot_run_starts_nothing_more_and_ends_the_boot():
     assert gone(child), f"the runner's child {child} outlived the stopped run"
 
 
+# A batch runner whose first boot decides its first cell and then fails the
+# reset (the guest's batch end says reset-failed after seq 1); every later
+# boot decides all its cells. The outcomes stand, and the run still fails:
+# isolation was not proven.
+FAKE_RESET_FAILS = r"""#!/usr/bin/env python3
+import json, os, sys
+a = sys.argv[1:]
+opt = {a[i]: a[i + 1] for i in range(1, len(a) - 1, 2)}
+assert a[0] == "batch", a
+plan = json.load(open(opt["--plan"]))["cells"]
+mark = os.path.join(os.environ["RESET_DIR"], "failed-once")
+fail = not os.path.exists(mark) and len(plan) > 1
+open(mark, "a").close()
+entries = []
+for i, c in enumerate(plan):
+    cell = dict(l.rstrip("\n").partition("=")[::2] for l in open(c["cell_file"])
+                if l.strip() and not l.startswith("#"))
+    if fail and i > 0:
+        entries.append({"cell": cell["cell"], "state": "rerun", "reason": "reset failed"})
+        continue
+    json.dump({"cell": cell["cell"], "scenario": cell["scenario"], "expected": cell["expect"],
+               "got": cell["expect"], "outcome": "ok", "reason": "", "supervisor_exit": 0,
+               "qemu_cmdline": "fake", "qemu_version": "fake", "accelerator": "tcg",
+               "boot_s": 1.0, "run_s": 0.5, "splats": [], "features": {}},
+              open(os.path.join(c["out"], "cell.json"), "w"))
+    entries.append({"cell": cell["cell"], "state": "decided"})
+end = {"seq": 1, "status": "reset-failed", "detail": "lo addresses differ"} if fail else \
+    {"seq": len(plan), "status": "done", "detail": ""}
+json.dump({"cells": entries, "nonce": "0" * 32, "rerun": "fake", "end": end},
+          open(os.path.join(opt["--out"], "batch.json"), "w"))
+"""
+
+
+@test
+def failed_reset_between_cells_fails_the_run_though_every_cell_is_ok():
+    tmp = tempfile.mkdtemp(prefix="matrix-selftest-reset-")
+    try:
+        fake = os.path.join(tmp, "fake-run-vm")
+        with open(fake, "w", encoding="utf-8") as f:
+            f.write(FAKE_RESET_FAILS)
+        os.chmod(fake, 0o755)
+        res = subprocess.run([sys.executable, os.path.join(HERE, "matrix.py"), "--runner", fake,
+                              "--results", tmp, "--run-id", "r", "--floor", "0.5",
+                              "--accel", "tcg", "--kernels", "debian-6.1-cloud", "--jobs", "1",
+                              "--scenarios", "starter-undeclared.ptrace_scope=2,*"],
+                             capture_output=True, text=True, check=False,
+                             env=dict(os.environ, RESET_DIR=tmp))
+        with open(os.path.join(tmp, "r", "summary.json"), encoding="utf-8") as f:
+            summ = json.load(f)
+        first = summ["batches"][0]["cells"][0]
+        assert {c["outcome"] for c in summ["cells"]} == {"ok"}, summ["cells"]
+        assert res.returncode == 1, (res.returncode, res.stdout[-1500:])
+        assert [(r["after"], r["detail"]) for r in summ["reset_failures"]] == \
+            [(first, "lo addresses differ")], summ["reset_failures"]
+        assert "ISOLATION NOT PROVEN: 1 reset(s)" in res.stdout, res.stdout[-1500:]
+        assert "RESET FAILED on debian-6.1-cloud: 1 of" in res.stdout, res.stdout[-1500:]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     passed = failed = 0
     for fn in TESTS:
