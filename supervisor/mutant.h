@@ -477,22 +477,22 @@
  *                         lookup of its AF_UNIX names fail, a mechanism
  *                         failure, and it chooses capability-error over its
  *                         own fail (h-attack47, h-attack48)
- *   CWD_NAME_TRUSTED      unixpeer.c  a root agent's working directory is
+ *   CWD_NAME_TRUSTED      unixpath.c  a root agent's working directory is
  *                         taken to be where its name leads: with its cwd
  *                         outside its root (a chroot in its user namespace,
  *                         a detached mount) a relative name reached a host
  *                         socket unjudged, pass where fail was due
  *                         (h-attack48, h-attack49)
- *   CWD_DEPTH_TRUSTED     unixpeer.c  a working directory whose name is too
+ *   CWD_DEPTH_TRUSTED     unixpath.c  a working directory whose name is too
  *                         long to read is a mechanism failure: the agent's
  *                         choice of capability-error (h-attack50)
- *   CWD_WALK_BY_NAME      unixpeer.c  a relative name is looked up whole from
+ *   CWD_WALK_BY_NAME      unixpath.c  a relative name is looked up whole from
  *                         the root, through its directory's name, and the
  *                         lookup's error is the kernel's answer: an overmount
  *                         between the directory's proof and that lookup hides
  *                         a connect to a host's socket as ENOENT, recorded
  *                         allowed (h-attack50 finding 3)
- *   CWD_ESCAPE_ERRNO_TRUSTED  unixpeer.c  a relative name that leaves its
+ *   CWD_ESCAPE_ERRNO_TRUSTED  unixpath.c  a relative name that leaves its
  *                         directory (".." above it) is looked up through the
  *                         directory's name and its error trusted: the same
  *                         overmount hides it
