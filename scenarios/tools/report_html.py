@@ -485,6 +485,15 @@ def render(rdir, summary, outcomes, diff=None):
                                f": expected {e(cells[i].get('expected'))}, got "
                                f"{e(cells[i].get('got'))}: {e(cells[i].get('reason'))}</li>"
                                for i in loud) + "</ul></section>")
+    resets = summary.get("reset_failures") or []
+    reset_html = ""
+    if resets:
+        reset_html = (f"<section id=\"resets\"><h2>{len(resets)} RESET FAILED: isolation "
+                      "between cells not proven (the cells after each ran again in fresh "
+                      "boots)</h2><ul>" + "".join(
+                          f"<li>{e(r.get('kernel'))}, batch {e(r.get('batch'))}, after "
+                          f"{e(r.get('after'))}: <code>{e(r.get('detail'))}</code></li>"
+                          for r in resets) + "</ul></section>")
     bad = [i for i, c in enumerate(cells) if c.get("outcome") not in ("ok", "skipped")]
     bad_html = ("<h2>Not ok</h2><ul id=\"notok\">" + "".join(
         f"<li><button class=\"jump\" data-i=\"{i}\">{e(cells[i].get('cell'))}</button> "
@@ -506,6 +515,7 @@ def render(rdir, summary, outcomes, diff=None):
 <h1>egress matrix run <code id="run-id">{e(summary.get('run_id'))}</code></h1>
 {_header(summary)}
 {loud_html}
+{reset_html}
 {_diff(diff, index)}
 <h2>Kernels</h2>
 {_kernels(summary, cells)}

@@ -273,7 +273,9 @@ def hostile_summary(rdir):
                             "features_in_guest": {"features": {HOSTILE: {
                                 "agree": False, "values": [{"available": HOSTILE}]}}}}},
             "shard": {"index": 1, "count": 1, "commit": {"head": HOSTILE}},
-            "counts": {HOSTILE: 1}, "cells": [cell, other]}
+            "counts": {HOSTILE: 1}, "cells": [cell, other],
+            "reset_failures": [{"kernel": HOSTILE, "batch": HOSTILE, "after": HOSTILE,
+                                "detail": HOSTILE}]}
 
 
 class Report(unittest.TestCase):
@@ -295,6 +297,15 @@ class Report(unittest.TestCase):
         files = blob["cells"][0]["files"]
         self.assertTrue(all(h.startswith("cells/evil/") and ".." not in h for _, h in files))
         self.assertEqual(blob["cells"][1]["files"], [], "a dir outside cells/ gets no links")
+
+    def test_failed_resets_are_listed_on_the_page(self):
+        rdir = tempfile.mkdtemp(prefix="report-resets-", dir=tmpdir())
+        s = hostile_summary(rdir)
+        page = html.unescape(report_html.render(rdir, s, matrix.OUTCOMES))
+        self.assertIn("1 RESET FAILED: isolation", page)
+        self.assertIn("after " + HOSTILE, page)
+        page = report_html.render(rdir, dict(s, reset_failures=[]), matrix.OUTCOMES)
+        self.assertNotIn("RESET FAILED", page)
 
     def test_csp_allows_only_the_pages_own_script_and_style(self):
         rdir = tempfile.mkdtemp(prefix="report-csp-", dir=tmpdir())
