@@ -23,7 +23,7 @@ static const char *const sites[] = {"recv",           "process_vm_readv", "proce
 				    "clone_newipc",   "statx_mnt_id",     "setid_ro",
 				    "unix_window",    "unix_dump_again",  "setns_window",
 				    "receivers_cap",  "report_path",      "recv_pause",
-				    "sentinel_pause", "cwd_window"};
+				    "sentinel_pause", "cwd_window",       "openat2"};
 
 static struct {
 	char site[32];

@@ -501,4 +501,15 @@
  *                         neutralized: the agent's UDP socket is connected
  *                         to the undeclared peer and its nameless send
  *                         leaves (h-attack46; no test kills it yet)
+ *   SCOPED_EAGAIN_ANSWERED  unixpath.c  a confined lookup still raced after
+ *                         its retries is answered EAGAIN, recorded allowed:
+ *                         renames beside a walk across stacked mounts made a
+ *                         connect to a host's socket a pass (h-attack51)
+ *   PROCFS_ERRNO_ANSWERED  unixpath.c  a failed lookup through the agent's
+ *                         /proc ("self", a magic link, /dev/fd) is the
+ *                         kernel's answer, recorded allowed, where the kernel
+ *                         reached a host's socket (h-attack51)
+ *   CHROOT_PREFIX_KEPT    unixpath.c  the working directory's name keeps the
+ *                         chroot's own: every relative name of a chrooted
+ *                         program is denied (h-attack51, a false red)
  * This header is documentation only; nothing includes it. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -17,9 +18,39 @@
 #define CWD_UNNAMED SV_UNIXPATH_UNNAMED
 /* open_below_cwd's answer for a name that leaves the directory. */
 #define CWD_ESCAPES (SV_UNIXPATH_UNNAMED + 1)
+#ifndef PROC_SUPER_MAGIC
+#define PROC_SUPER_MAGIC 0x9fa0
+#endif
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
 #endif
+
+/* The working directory's name (n bytes in name, from the top of the
+ * mount namespace) made one in thread tid's root: its new length (under
+ * PATH_MAX), CWD_UNNAMED when it is not below that root, or -errno. */
+static ssize_t strip_root(pid_t tid, char *name, size_t n)
+{
+	char link[64], root[PATH_MAX];
+	ssize_t r;
+
+	snprintf(link, sizeof(link), "/proc/%d/root", (int)tid);
+	r = readlink(link, root, sizeof(root) - 1);
+	if (r < 0 && errno == ENAMETOOLONG)
+		return CWD_UNNAMED;
+	if (r < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (r == 1 && root[0] == '/')
+		return (ssize_t)n;
+	if (root[0] != '/' || (size_t)r > n || memcmp(name, root, (size_t)r) != 0 ||
+	    ((size_t)r < n && name[r] != '/'))
+		return CWD_UNNAMED;
+	if ((size_t)r == n) {
+		name[0] = '/';
+		return 1;
+	}
+	memmove(name, name + r, n - (size_t)r);
+	return (ssize_t)(n - (size_t)r);
+}
 
 /* The path the thread would look up, as seen from its own root: a relative
  * one under its working directory. Returns 0, a positive errno for the
@@ -49,6 +80,19 @@ static int agent_path(pid_t tid, const char *path, size_t plen, char *out, size_
 		 * directory: no name in the root leads there. */
 		if (out[0] != '/' || (size_t)n >= outlen - 2)
 			return CWD_UNNAMED;
+#ifndef SV_MUTANT_CHROOT_PREFIX_KEPT
+		/* MUTANT chroot-prefix-kept: the name is taken as one in the
+		 * thread's root. It is read from the top of the mount namespace,
+		 * as is the root's own: in a chroot the root's name comes first
+		 * and must go, or every relative name of a chrooted program is
+		 * denied (review h-attack51 finding 2, a false red). One outside
+		 * the root has no name in it; cwd_named proves what is left. */
+		n = strip_root(tid, out, (size_t)n);
+		if (n < 0 || n == CWD_UNNAMED)
+			return (int)n;
+#else
+		(void)strip_root;
+#endif
 		*dirlen = (size_t)n;
 		out[n++] = '/';
 	}
@@ -59,29 +103,136 @@ static int agent_path(pid_t tid, const char *path, size_t plen, char *out, size_
 	return 0;
 }
 
-/* openat2(dirfd, path, how): 0 with *fd, a positive errno (the lookup's
- * answer), or -errno when no confined lookup could be made. */
+/* openat2(dirfd, path, how), asked again while a rename races a lookup
+ * with ".." (RESOLVE_IN_ROOT and RESOLVE_BENEATH refuse it EAGAIN, as
+ * openat2(2) says): a descriptor, or -errno. */
+static int openat2_retried(int dirfd, const char *path, const struct open_how *how)
+{
+	int fd = sv_fault("openat2");
+
+	/* A test build refuses every try as a race the agent keeps going
+	 * would (review h-attack51's renames hit 4 of 10 runs under load). */
+	if (fd < 0)
+		return fd;
+	for (int tries = 0; tries < 4; tries++) {
+		fd = (int)syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
+		if (fd >= 0)
+			return fd;
+		if (errno != EAGAIN)
+			break;
+	}
+	return -errno;
+}
+
+static int on_procfs(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) != 0 || sf.f_type == PROC_SUPER_MAGIC;
+}
+
+/* Whether the walk of path from dirfd (resolved as how says) passes
+ * through a proc file system, or could: there "self", "thread-self" and
+ * the magic links lead the agent's lookup where ours cannot follow (our
+ * lookup of "self" in its /proc finds no pid of ours: ENOENT; a magic link
+ * we refuse: ELOOP), so a failure of ours there is no answer of the
+ * kernel's (review h-attack51 finding 3). Each prefix of the name is
+ * looked up in turn; one that fails is the kernel's own end of the walk
+ * unless its last component is a symbolic link, whose target is then
+ * walked instead, depth links at most. Anything unsure is 1. */
+static int through_procfs(int dirfd, const char *path, const struct open_how *how, int depth)
+{
+	struct open_how nofollow = *how;
+	char pre[PATH_MAX], target[PATH_MAX], next[PATH_MAX];
+	size_t len = strlen(path);
+	struct stat st;
+	ssize_t n;
+	int fd, w;
+
+	nofollow.flags |= O_NOFOLLOW;
+	if (len >= sizeof(pre) || on_procfs(dirfd))
+		return 1;
+	for (size_t end = 1; end <= len; end++) {
+		if (end < len && path[end] != '/')
+			continue;
+		memcpy(pre, path, end);
+		pre[end] = '\0';
+		fd = openat2_retried(dirfd, pre, how);
+		if (fd >= 0) {
+			int proc = on_procfs(fd);
+
+			close(fd);
+			if (proc)
+				return 1;
+			continue;
+		}
+		if (fd == -EAGAIN || fd == -EXDEV)
+			return 1;
+		fd = openat2_retried(dirfd, pre, &nofollow);
+		if (fd < 0)
+			return fd == -EAGAIN || fd == -EXDEV;
+		if (fstat(fd, &st) != 0 || !S_ISLNK(st.st_mode)) {
+			close(fd);
+			return 0;
+		}
+		n = readlinkat(fd, "", target, sizeof(target) - 1);
+		close(fd);
+		if (n <= 0 || depth == 0)
+			return 1;
+		target[n] = '\0';
+		char *slash = strrchr(pre, '/');
+
+		if (target[0] == '/' || !slash) {
+			w = snprintf(next, sizeof(next), "%s%s", target, path + end);
+		} else {
+			*slash = '\0';
+			w = snprintf(next, sizeof(next), "%s/%s%s", pre, target, path + end);
+		}
+		if (w < 0 || (size_t)w >= sizeof(next))
+			return 1;
+		return through_procfs(dirfd, next, how, depth - 1);
+	}
+	return 0;
+}
+
+/* The confined lookup of path from dirfd: 0 with *fd, a positive errno
+ * (the kernel's own answer), CWD_UNNAMED (to be denied), or -errno when no
+ * confined lookup could be made. */
 static int open_confined(int dirfd, const char *path, const struct open_how *how, int *fd,
 			 const char **mech)
 {
-	int e = 0;
+	int e;
 
 	*mech = "openat2";
-	/* A rename racing a RESOLVE_IN_ROOT or RESOLVE_BENEATH lookup with
-	 * ".." makes it EAGAIN: asked again, as openat2(2) says. */
-	for (int tries = 0; tries < 4; tries++) {
-		*fd = (int)syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
-		e = errno;
-		if (*fd >= 0 || e != EAGAIN)
-			break;
-	}
+	*fd = openat2_retried(dirfd, path, how);
 	if (*fd >= 0)
 		return 0;
+	e = -*fd;
+	*fd = -1;
 	/* Without openat2 (before 5.6) no lookup confined to the agent's
 	 * root or directory exists: a mechanism failure, never a lookup in
 	 * ours. */
 	if (e == ENOSYS || e == E2BIG || e == EPERM)
 		return -e;
+#ifndef SV_MUTANT_SCOPED_EAGAIN_ANSWERED
+	/* MUTANT scoped-eagain-answered: a lookup still raced after the
+	 * retries is answered EAGAIN, recorded allowed. The kernel's own
+	 * lookup never refuses so: an agent that keeps renames going while its
+	 * walk crosses a thousand stacked mounts made every try EAGAIN, and
+	 * its connect to a host's socket a pass (review h-attack51 finding 1). */
+	if (e == EAGAIN)
+		return CWD_UNNAMED;
+#endif
+#ifndef SV_MUTANT_PROCFS_ERRNO_ANSWERED
+	/* MUTANT procfs-errno-answered: a failure on a walk through the
+	 * agent's /proc is the kernel's answer (ENOENT, ELOOP, recorded
+	 * allowed) where the kernel followed "self" or a magic link to a
+	 * host's socket (review h-attack51 finding 3). */
+	if (e != EXDEV && e != EAGAIN && through_procfs(dirfd, path, how, 8))
+		return CWD_UNNAMED;
+#else
+	(void)through_procfs;
+#endif
 	return e;
 }
 

@@ -52,7 +52,8 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	report-dir-moved-trusted multicast-join-open tun-attach-open stdio-chardev-open \
 	tty-inject-open shared-session+tty-inject-open hung-up-terminal-refused host-caps-kept \
 	pty-master-kept lease-open host-caps-kept+tty-inject-open sort-probe-denied \
-	sort-probe-performed cwd-name-trusted cwd-depth-trusted
+	sort-probe-performed cwd-name-trusted cwd-depth-trusted \
+	procfs-errno-answered chroot-prefix-kept
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
@@ -60,5 +61,5 @@ IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	disconnect-unlocked ipc-retry-blind stream-connect-portless unix-abstract-unpinned \
 	unix-closed-is-peer run-named-late report-fd-first receivers-capped-counted nofile-kept \
 	withdrawn-uncounted sentinels-absent sentinel-copies-counted cwd-walk-by-name \
-	cwd-escape-errno-trusted
+	cwd-escape-errno-trusted scoped-eagain-answered
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

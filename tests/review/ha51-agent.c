@@ -18,6 +18,9 @@
  * MODE stack200: the same, 200 connects, counted.
  * MODE magic: open DIR (O_PATH), chdir /proc/self/fd, connect NAME with %d
  *   replaced by the descriptor's number (for example "%d/s.sock").
+ * MODE magic-proc: the same from /proc ("self/fd/%d/s.sock").
+ * MODE magic-abs: the same without a chdir ("/proc/self/fd/%d/s.sock",
+ *   "/dev/fd/%d/s.sock").
  * MODE ordinary: listeners of its own at /dev/shm/ha51/app.sock and
  *   /dev/shm/ha51/run/app.sock, symbolic links lnk -> run, up -> ../ha51/run
  *   and abs -> /dev/shm/ha51/run; chdir /dev/shm/ha51 and connect each of
@@ -187,15 +190,19 @@ int main(int argc, char **argv)
 			n[rc == 0 ? 0 : err == EAGAIN ? 1 : 2]++;
 		}
 		kill(r, SIGKILL);
-		fprintf(stderr, "ha51 stack200: %d connected %d EAGAIN %d other\n", n[0], n[1], n[2]);
+		fprintf(stderr, "ha51 stack200: %d connected %d EAGAIN %d other\n", n[0], n[1],
+			n[2]);
 		return 0;
 	}
-	if (strcmp(mode, "magic") == 0) {
+	if (strncmp(mode, "magic", 5) == 0) {
 		/* DIR held open; NAME is a printf format for its number. */
 		int d = open(dir, O_PATH | O_DIRECTORY);
+		const char *to = strcmp(mode, "magic-proc") == 0  ? "/proc"
+				 : strcmp(mode, "magic-abs") == 0 ? "."
+								  : "/proc/self/fd";
 		char n[128];
 
-		if (d < 0 || chdir("/proc/self/fd") != 0) {
+		if (d < 0 || chdir(to) != 0) {
 			perror("ha51 magic");
 			return 2;
 		}
@@ -223,7 +230,8 @@ int main(int argc, char **argv)
 			n[rc == 0 ? 0 : err == EAGAIN ? 1 : 2]++;
 		}
 		stop = 1;
-		fprintf(stderr, "ha51 dots200: %d connected %d EAGAIN %d other\n", n[0], n[1], n[2]);
+		fprintf(stderr, "ha51 dots200: %d connected %d EAGAIN %d other\n", n[0], n[1],
+			n[2]);
 		return 0;
 	}
 	if (strcmp(mode, "chroot") == 0 || strcmp(mode, "nochroot") == 0) {
@@ -242,7 +250,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (strcmp(mode, "chroot") == 0 ? chroot(dir) != 0 || chdir("/") != 0
-						 : chdir(dir) != 0) {
+						: chdir(dir) != 0) {
 			perror("ha51 chroot/chdir");
 			return 2;
 		}
@@ -252,14 +260,9 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	if (strcmp(mode, "ordinary") == 0) {
-		static const char *names[] = {"app.sock",
-					      "run/app.sock",
-					      "./run/app.sock",
-					      "run/../run/app.sock",
-					      "lnk/app.sock",
-					      "up/app.sock",
-					      "abs/app.sock",
-					      "../ha51/run/app.sock"};
+		static const char *names[] = {
+		    "app.sock",     "run/app.sock", "./run/app.sock", "run/../run/app.sock",
+		    "lnk/app.sock", "up/app.sock",  "abs/app.sock",   "../ha51/run/app.sock"};
 		mkdir("/dev/shm/ha51", 0755);
 		mkdir("/dev/shm/ha51/run", 0755);
 		unlink("/dev/shm/ha51/lnk");

@@ -18,6 +18,11 @@
 #   nochroot    control: the same name from the same directory, no chroot
 #   magic       finding 3: chdir /proc/self/fd, connect "N/s.sock" (N an
 #               O_PATH descriptor of DIR): ELOOP recorded allowed (exit 0)
+#   magic-proc  the same from /proc: "self/fd/N/s.sock" (ENOENT for us)
+#   magic-abs   "/proc/self/fd/N/s.sock"; magic-devfd "/dev/fd/N/s.sock"
+#               (a symbolic link to /proc/self/fd)
+#   abs         the host's socket by its absolute name (with a test build's
+#               EGRESS_SV_FAULT=openat2:EAGAIN: every confined lookup raced)
 #   ordinary    false-red check: eight relative spellings of a run's socket
 #   tests/review/ha51-host.sh [N]   (N runs per mode, default 3; MODES=... to pick)
 set -euo pipefail
@@ -66,6 +71,10 @@ for mode in ${MODES:-stack stack-abs dots chroot nochroot magic ordinary}; do
 	dots) name='e/../s.sock' amode=dots-quiet ;;
 	chroot | nochroot) name='run/app.sock' dir=/dev/shm/ha51j ;;
 	magic) name='%d/s.sock' ;;
+	magic-proc) name='self/fd/%d/s.sock' ;;
+	magic-abs) name='/proc/self/fd/%d/s.sock' ;;
+	magic-devfd) name='/dev/fd/%d/s.sock' amode=magic-abs ;;
+	abs) name="$h/s.sock" amode=magic-abs ;;
 	*) name=x ;;
 	esac
 	for i in $(seq "$n"); do
