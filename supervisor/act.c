@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -389,4 +390,76 @@ void sv_act_free_dups(int *dups, size_t ndups)
 	for (size_t i = 0; i < ndups; i++)
 		close(dups[i]);
 	free(dups);
+}
+
+static atomic_int creds_ok;
+
+int sv_act_creds_probe(pid_t canary)
+{
+	int sv[2], err = 0;
+	void *ctl = NULL;
+	size_t clen = 0;
+	char byte = 0;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return errno;
+	if (sv_msghdr_append_creds(NULL, 0, canary, (uint32_t)getuid(), (uint32_t)getgid(), &ctl,
+				   &clen) < 0) {
+		err = ENOMEM;
+	} else {
+		mh.msg_control = ctl;
+		mh.msg_controllen = clen;
+		if (syscall(SYS_sendmsg, sv[0], &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != 1)
+			err = errno;
+	}
+	free(ctl);
+	close(sv[0]);
+	close(sv[1]);
+	atomic_store(&creds_ok, err == 0);
+	return err;
+}
+
+/* The first number after key in /proc/TID/status (its "Uid:" line gives
+ * real, effective, saved, file uid in that order). */
+static int status_field(const char *status, const char *key, long *out)
+{
+	const char *at = strstr(status, key);
+	char *end;
+
+	if (!at)
+		return -EPROTO;
+	errno = 0;
+	*out = strtol(at + strlen(key), &end, 10);
+	return errno || end == at + strlen(key) ? -EPROTO : 0;
+}
+
+int sv_act_caller_creds(pid_t tid, int32_t *pid, uint32_t *uid, uint32_t *gid)
+{
+	char path[64], buf[4096];
+	long t, u, g;
+	ssize_t n;
+	int fd, rc;
+
+	if (!atomic_load(&creds_ok))
+		return -ENOTSUP;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	rc = n < 0 ? -errno : 0;
+	close(fd);
+	if (rc < 0)
+		return rc;
+	buf[n] = '\0';
+	if ((rc = status_field(buf, "\nTgid:", &t)) < 0 ||
+	    (rc = status_field(buf, "\nUid:", &u)) < 0 ||
+	    (rc = status_field(buf, "\nGid:", &g)) < 0)
+		return rc;
+	*pid = (int32_t)t;
+	*uid = (uint32_t)u;
+	*gid = (uint32_t)g;
+	return 0;
 }

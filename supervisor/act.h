@@ -70,6 +70,23 @@ int sv_act_is_blocking(int fd);
  * no such descriptor). On success *dups holds the
  * duplicates to close after the send (*ndups of them; free with
  * sv_act_free_dups). */
+/* Credentials on the AF_UNIX sends the supervisor performs: the kernel
+ * attaches its sender's to every one (SCM_CREDENTIALS for a receiver with
+ * SO_PASSCRED), and ours give a receiver in the run's pid namespace pid 0
+ * (Chromium's zygote aborts on it: review h-realprog2). Proves by doing it
+ * that we may name canary's process (an SCM_CREDENTIALS of its pid, our
+ * real uid and gid on a socketpair of our own: needs CAP_SYS_ADMIN over our
+ * pid namespace, so a root supervisor) and, if so, lets sv_act_caller_creds
+ * name the caller's from then on. Returns 0 or the positive errno of the
+ * refusal (kept off then: a performed send carries our own). */
+int sv_act_creds_probe(pid_t canary);
+
+/* The caller's credentials as the kernel attaches them to a send of its
+ * own, for thread tid: its process id (tgid, in our pid namespace), real
+ * uid and gid (as our user namespace sees them). Returns 0, -ENOTSUP when
+ * sv_act_creds_probe did not pass, or -errno (the thread is gone). */
+int sv_act_caller_creds(pid_t tid, int32_t *pid, uint32_t *uid, uint32_t *gid);
+
 int sv_act_translate_rights(int pidfd, pid_t check_tid, void *control, size_t len, int **dups,
 			    size_t *ndups, int *getfd_err, const char **mech);
 void sv_act_free_dups(int *dups, size_t ndups);

@@ -144,3 +144,16 @@ int sv_caps_raise_for_lookup(void)
 	d[0].effective |= d[0].permitted & (1u << 12 | 1u << 21);
 	return syscall(SYS_capset, &h, d) == 0 ? 0 : -errno;
 }
+
+int sv_caps_raise_for_creds(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) != 0)
+		return -errno;
+	if (!(d[0].permitted & 1u << 21))
+		return -EPERM;
+	d[0].effective |= 1u << 21;
+	return syscall(SYS_capset, &h, d) == 0 ? 0 : -errno;
+}

@@ -29,4 +29,14 @@ int sv_caps_lower_thread(void);
  * to list its AF_UNIX sockets). Returns 0 or -errno (capset). */
 int sv_caps_raise_for_lookup(void);
 
+/* Raises CAP_SYS_ADMIN alone into the calling thread's effective set, where
+ * its permitted set has it, for one AF_UNIX send we perform with the
+ * caller's own credentials and no descriptors (mediate_msg.c): the kernel
+ * checks it there only to let us name the caller's process
+ * (scm_check_creds), which the caller may name itself; with descriptors it
+ * would also lift the in-flight limit (too_many_unix_fds), which the agent's
+ * dropped capabilities keep. sv_caps_lower_thread puts it back. Returns 0
+ * or -errno (capset). */
+int sv_caps_raise_for_creds(void);
+
 #endif

@@ -1,6 +1,7 @@
 #include "mediate_msg.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "act.h"
+#include "caps.h"
 #include "msghdr.h"
 #include "target.h"
 #include "unixpeer.h"
@@ -162,6 +164,85 @@ static const char *refusal(const struct copied_msg *cm)
 	return cm->refused_control ? "control-message" : NULL;
 }
 
+/* The control data a performed send carries: the agent's, and on AF_UNIX
+ * without descriptors the caller's credentials after it where
+ * sv_act_creds_probe passed, so a receiver with SO_PASSCRED learns the
+ * sender the kernel would name (ours gave pid 0 inside the run, and our
+ * own pid outside it: review h-realprog2; systemd refuses an sd_notify
+ * from a pid not the service's). With descriptors ours stay: naming the
+ * caller there would lift the in-flight limit (sv_caps_raise_for_creds).
+ * The agent's own SCM_CREDENTIALS were refused before this as a control
+ * message. Returns cm->control, or a new buffer also in *owned (the
+ * caller frees it and sends it with send_as_caller), with its length in
+ * *len. */
+static void *with_caller_creds(struct sv_call *c, struct copied_msg *cm, size_t ndups, void **owned,
+			       size_t *len)
+{
+	int32_t pid;
+	uint32_t uid, gid;
+
+	*owned = NULL;
+	*len = cm->m.controllen;
+#ifndef SV_MUTANT_PERFORMED_CREDS_OWN
+	/* MUTANT performed-creds-own: a performed send carries our own
+	 * credentials, pid 0 to a receiver in the run. */
+	if (c->domain == AF_UNIX && ndups == 0 &&
+	    sv_act_caller_creds((pid_t)c->req->pid, &pid, &uid, &gid) == 0 &&
+	    sv_msghdr_append_creds(cm->control, cm->m.controllen, pid, uid, gid, owned, len) == 0)
+		return *owned;
+#else
+	(void)c;
+	(void)ndups;
+	(void)pid;
+	(void)uid;
+	(void)gid;
+#endif
+	return cm->control;
+}
+
+struct raised_send {
+	struct sv_call *c;
+	struct msghdr *mh;
+	int flags, raised, err;
+	const void *name;
+	uint32_t namelen;
+	long long sent;
+};
+
+static void *send_raised(void *arg)
+{
+	struct raised_send *a = arg;
+
+	/* This thread alone raises CAP_SYS_ADMIN, makes the one send and
+	 * ends with it: no later call can find it raised. */
+	a->raised = sv_caps_raise_for_creds() == 0;
+	if (!a->raised)
+		return NULL;
+	a->sent = a->c->peer_nowait ? sv_unixpeer_act(a->c, a->mh, a->flags, a->name, a->namelen)
+				    : syscall(SYS_sendmsg, a->c->dup, a->mh, a->flags);
+	a->err = errno;
+	return NULL;
+}
+
+/* The send of mh, which names the caller's credentials: made by a thread
+ * of its own with CAP_SYS_ADMIN (sv_caps_raise_for_creds). Returns 1 with
+ * *sent and errno set, or 0 when it could not be made so (nothing sent). */
+static int send_as_caller(struct sv_call *c, struct msghdr *mh, int flags, const void *name,
+			  uint32_t namelen, ssize_t *sent)
+{
+	struct raised_send a = {.c = c, .mh = mh, .flags = flags, .name = name, .namelen = namelen};
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, send_raised, &a) != 0)
+		return 0;
+	pthread_join(t, NULL);
+	if (!a.raised)
+		return 0;
+	*sent = (ssize_t)a.sent;
+	errno = a.err;
+	return 1;
+}
+
 /* Sends one copied message on the prepared duplicate. Returns the kernel's
  * result with *err; -3 with *invalid and *err for the agent's own mistake
  * the kernel finds while sending (a payload where nothing can be mapped, a
@@ -179,7 +260,8 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	uint32_t namelen = cm->m.namelen;
 	unsigned char *payload = NULL;
 	int *dups = NULL, getfd_err = 0, lookup_err = 0, rc, quiet;
-	size_t ndups = 0;
+	void *owned = NULL;
+	size_t ndups = 0, clen;
 	long long n, fo;
 	ssize_t sent;
 
@@ -270,8 +352,8 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	}
 	mh.msg_iov = &one;
 	mh.msg_iovlen = 1;
-	mh.msg_control = cm->control;
-	mh.msg_controllen = cm->m.controllen;
+	mh.msg_control = with_caller_creds(c, cm, ndups, &owned, &clen);
+	mh.msg_controllen = (socklen_t)clen;
 	/* Never SIGPIPE the supervisor (the agent's SIGPIPE is forwarded), and
 	 * never zero-copy from a buffer we free right after. */
 	/* The raw call: musl's sendmsg() copies control data into a 1056-byte
@@ -280,9 +362,17 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	 * bytes are the kernel's layout already, checked by the walk. */
 	quiet = (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL;
 	sv_call_note_held(c, flags);
-	sent = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, name, namelen)
-			      : syscall(SYS_sendmsg, c->dup, &mh, quiet);
+	/* Credentials we may not give are refused before anything is sent
+	 * (scm_send): then sent with ours, never answered as the agent's. */
+	if (!owned || !send_as_caller(c, &mh, quiet, name, namelen, &sent) ||
+	    (sent == -1 && errno == EPERM)) {
+		mh.msg_control = cm->control;
+		mh.msg_controllen = cm->m.controllen;
+		sent = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, name, namelen)
+				      : syscall(SYS_sendmsg, c->dup, &mh, quiet);
+	}
 	*err = sent < 0 ? errno : 0;
+	free(owned);
 	if (sent == -2) {
 		free(payload);
 		sv_act_free_dups(dups, ndups);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* x86_64 struct msghdr offsets. */
@@ -228,4 +229,27 @@ int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *
 int sv_msghdr_check_control(void *buf, size_t len, int loopback_dest)
 {
 	return walk(buf, len, loopback_dest, NULL, NULL);
+}
+
+int sv_msghdr_append_creds(const void *control, size_t len, int32_t pid, uint32_t uid, uint32_t gid,
+			   void **out, size_t *outlen)
+{
+	/* struct cmsghdr: a 64-bit length, level, type; then struct ucred, the
+	 * whole padded to 8 bytes (CMSG_SPACE of 12). */
+	const size_t hdr = 16, data = 12, at = (len + 7) & ~(size_t)7;
+	const uint64_t clen = hdr + data;
+	const int32_t lt[2] = {K_SOL_SOCKET, K_SCM_CREDENTIALS};
+	const uint32_t cred[3] = {(uint32_t)pid, uid, gid};
+	uint8_t *b = calloc(1, at + hdr + 16);
+
+	if (!b)
+		return -ENOMEM;
+	if (len)
+		memcpy(b, control, len);
+	memcpy(b + at, &clen, sizeof(clen));
+	memcpy(b + at + 8, lt, sizeof(lt));
+	memcpy(b + at + hdr, cred, sizeof(cred));
+	*out = b;
+	*outlen = at + hdr + 16;
+	return 0;
 }

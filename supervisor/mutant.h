@@ -512,4 +512,7 @@
  *   CHROOT_PREFIX_KEPT    unixpath.c  the working directory's name keeps the
  *                         chroot's own: every relative name of a chrooted
  *                         program is denied (h-attack51, a false red)
+ *   PERFORMED_CREDS_OWN   mediate_msg.c  a performed AF_UNIX send carries the
+ *                         supervisor's credentials: a receiver with
+ *                         SO_PASSCRED in the run reads pid 0 (h-realprog2)
  * This header is documentation only; nothing includes it. */

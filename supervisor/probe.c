@@ -132,7 +132,8 @@ int sv_probe_run(struct sv_probe_result *r)
 				      .id_valid = -1,
 				      .send = -1,
 				      .containment = -1,
-				      .private_table = -1};
+				      .private_table = -1,
+				      .caller_creds = -1};
 	sv_fault_set_probe_phase(1);
 	/* The canary is contained exactly as the agent will be (same mode,
 	 * same namespaces): setting them up is the containment's proof. */
@@ -159,6 +160,11 @@ int sv_probe_run(struct sv_probe_result *r)
 		r->private_table = 0;
 		probe_with_notification(ch.listener, r);
 	}
+	/* Naming the canary's process (the reaper in a pid-namespace run,
+	 * outside it as the agent is) proves what a performed send may say of
+	 * its caller. It decides nothing about the run. */
+	if (ch.pid > 0)
+		r->caller_creds = sv_act_creds_probe(ch.pid);
 	if (ch.pid > 0) {
 		/* pid-namespace: killing the reaper kills the canary with it. */
 		kill(ch.pid, SIGKILL);

@@ -447,6 +447,8 @@ static void write_probe(FILE *f)
 	}
 	fputs(", \"unshare_files\": ", f);
 	json_errno(f, p->unshare_files);
+	fputs(", \"caller_credentials\": ", f);
+	json_errno(f, p->caller_creds);
 	fprintf(f, ", \"handover\": \"%s\", \"result\": \"%s\"}",
 		p->handover ? "pidfd_getfd" : "shared-table", p->ok ? "ok" : "failed");
 }

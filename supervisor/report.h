@@ -78,6 +78,9 @@ struct sv_probe_result {
 			    * clone without CLONE_FILES once that was refused) */
 	int handover;      /* the listener was taken with pidfd_getfd (sv_spawn_handover) */
 	int unshare_files; /* 0, or the errno of the refused unshare(CLONE_FILES) */
+	int caller_creds;  /* 0: a performed AF_UNIX send carries its caller's credentials
+			    * (sv_act_creds_probe); else the errno that refused it, -1 not
+			    * tried: it carries ours */
 };
 
 struct sv_run_info {

@@ -478,6 +478,40 @@ TEST(control_pktinfo_naming_lo_forwarded_only_to_loopback)
 	EXPECT_EQ(sv_msghdr_check_control(c.b, c.len, 1), -EPERM);
 }
 
+/* The caller's credentials follow the agent's control data at the kernel's
+ * alignment, as one SCM_CREDENTIALS message the walk then refuses (the
+ * agent may never send its own: only ours, built here, carry them). */
+TEST(caller_credentials_appended_after_control_at_kernel_alignment)
+{
+	struct ctl c = {.len = 0};
+	static const int fd = 3;
+	uint8_t *out = NULL;
+	size_t len = 0;
+	uint32_t cred[3];
+	uint64_t clen;
+	int32_t lt[2];
+
+	add_rights(&c, &fd, 1);
+	c.len -= 4; /* 20 bytes: the header and one int, as the agent may leave it */
+	EXPECT_EQ(sv_msghdr_append_creds(c.b, c.len, 43, 1000, 1001, (void **)&out, &len), 0);
+	EXPECT_EQ(len, (size_t)(24 + 32));
+	EXPECT_EQ(memcmp(out, c.b, c.len), 0);
+	memcpy(&clen, out + 24, 8);
+	memcpy(lt, out + 32, 8);
+	memcpy(cred, out + 40, 12);
+	EXPECT_EQ(clen, (uint64_t)28);
+	EXPECT_EQ(lt[0], SOL_SOCKET);
+	EXPECT_EQ(lt[1], SCM_CREDENTIALS);
+	EXPECT_EQ(cred[0], 43u);
+	EXPECT_EQ(cred[1], 1000u);
+	EXPECT_EQ(cred[2], 1001u);
+	EXPECT_EQ(sv_msghdr_check_control(out, len, 0), -EPERM);
+	free(out);
+	EXPECT_EQ(sv_msghdr_append_creds(NULL, 0, 1, 0, 0, (void **)&out, &len), 0);
+	EXPECT_EQ(len, (size_t)32);
+	free(out);
+}
+
 TEST(control_walk_stops_at_first_error_after_earlier_callbacks)
 {
 	struct ctl c = {.len = 0};
