@@ -30,7 +30,7 @@ import time
 
 # The modules beside this file, however it is started.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (SKIP_STATUS, TESTS, Abort, Ctx, Skip)  # noqa: E402
+from harness import (SCRIPT_TERM_GRACE, SKIP_STATUS, TESTS, Abort, Ctx, Skip, Stopped)  # noqa: E402
 
 # The test modules, in the order of TESTS. They import only harness, which
 # imports none of them.
@@ -52,8 +52,15 @@ import it_nsjoin  # noqa: E402,F401  (registers its tests)
 # ------------------------------------------------------------------ runner
 
 
+def stopped(signum, frame):
+    raise Stopped("stopped by signal %d" % signum)
+
+
 def run_child(name):
     fn, _ = TESTS[name]
+    # run.py's SIGTERM at the timeout unwinds the test (run_script ends the
+    # review script it waits for, ctx.close the rest) before its SIGKILL.
+    signal.signal(signal.SIGTERM, stopped)
     ctx = Ctx(name)
     skipped = None
     try:
@@ -62,6 +69,8 @@ def run_child(name):
         skipped = e
     except Abort:
         pass
+    except Stopped as e:
+        ctx.failures.append(str(e))
     except Exception as e:  # a harness bug is a failure, with its traceback
         import traceback
         traceback.print_exc(file=sys.stdout)
@@ -110,8 +119,19 @@ def main():
             out, _ = child.communicate(timeout=timeout)
             rc = child.returncode
         except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            out, _ = child.communicate()
+            # SIGTERM first: the test's review scripts run their EXIT traps
+            # (a SIGKILL leaves their namespaces, mounts and servers behind).
+            os.killpg(child.pid, signal.SIGTERM)
+            try:
+                out, _ = child.communicate(timeout=SCRIPT_TERM_GRACE + 10)
+            except subprocess.TimeoutExpired:
+                out = None
+            try:
+                os.killpg(child.pid, signal.SIGKILL)  # what ignored SIGTERM
+            except ProcessLookupError:
+                pass
+            if out is None:
+                out, _ = child.communicate()
             out += "FAIL: timed out after %ss\n" % timeout
             rc = 1
         took = "(%.1f s)" % (time.monotonic() - start)
