@@ -9,7 +9,8 @@ the way the integration harness stops it, and what it leaves on the host.
 it_escapes.run_review did before h-hygiene (SIGKILL to the shell alone).
 Default: harness.run_script (SIGTERM to the script's session, its EXIT trap,
 SIGKILL after SCRIPT_TERM_GRACE). Prints the host's named network
-namespaces, mounts under /tmp, /var/tmp and /dev/shm, loop devices, and
+namespaces (and their processes), mounts under /tmp, /var/tmp and
+/dev/shm, cgroups, loop devices, and
 processes whose command line names the script's resources (LEAK_WORDS,
 space-separated; default: the script's prefix, such as ha17), before and
 after; the last line says what is new."""
@@ -41,6 +42,8 @@ def state(words):
             mp = line.split()[4]
             if mp.startswith(("/tmp/", "/var/tmp/", "/dev/shm/")):
                 s.add("mount " + mp)
+    for root, dirs, _ in os.walk("/sys/fs/cgroup"):
+        s.update("cgroup " + os.path.join(root, d) for d in dirs)
     for line in subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout.splitlines():
         s.add("loop " + line.split(":")[0] + " " + line.rsplit("(", 1)[-1].rstrip(")"))
     me = os.getpid()
