@@ -14,9 +14,18 @@ review_cc() {
 # review_stage TAG SV AGENT: a fresh /tmp/TAG.XXXXXX holding the supervisor
 # binary SV as sv and the agent AGENT as agent, owned by uid 1000 (the
 # reproductions run the supervisor as uid 1000). Prints the directory.
+# Earlier TAG directories whose script has ended (.owner: its pid) are
+# removed first: the last run's stays for a look, and /tmp no longer gains
+# one copy of the supervisor per reproduction per CI run (it held 700 of
+# them, 1.5 GB, by stop 40; helper h-hygiene).
 review_stage() {
-	local d
+	local d old owner
+	for old in /tmp/"$1".??????; do
+		owner=$(cat "$old/.owner" 2>/dev/null) || continue
+		kill -0 "$owner" 2>/dev/null || rm -rf "$old"
+	done
 	d=$(mktemp -d "/tmp/$1.XXXXXX")
+	echo "$$" >"$d/.owner"
 	cp "$2" "$d/sv"
 	cp "$3" "$d/agent"
 	chown -R 1000:1000 "$d"
