@@ -3,9 +3,23 @@
 # builds one static musl reproduction agent against this worktree's build/
 # (kernel headers, libseccomp sysroot) with tests/agents/agentlib.c, the
 # same way each review built its own. Run from the worktree after `make`.
+# Builds into a fixed /tmp/NAME/ (no dot in NAME) hold the lock dir-NAME for
+# the rest of the script (review-lock.sh): one run of those at a time.
+. tests/review/review-lock.sh
+
 review_cc() {
 	local out=$1 b=$PWD/build
 	shift
+	# A fixed directory (/tmp/ha17, shared by the review's scripts) is one
+	# run's at a time: another would rebuild its agents, inner scripts and
+	# images under it (review-lock.sh; held until this script ends).
+	case $out in
+	/tmp/*/*)
+		local dir=${out#/tmp/}
+		dir=${dir%%/*}
+		case $dir in *.*) ;; *) review_lock "dir-$dir" || return 1 ;; esac
+		;;
+	esac
 	musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$b/kheaders" \
 		-isystem "$b/sysroot/include" -static -pthread -Itests/agents -o "$out" \
 		"$@" tests/agents/agentlib.c
