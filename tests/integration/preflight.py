@@ -8,8 +8,9 @@ could not remount it) and two unrelated CI tests failed. The preflight
 names such a leftover before the first test instead:
 
   mount    a mount point strictly under /tmp, /var/tmp, /dev/shm, TOP or
-           BUILD (the reviews mount there, in private mount namespaces
-           since helper h-hygiene; in the host's namespace nothing is due)
+           BUILD, or at the ll-*.sh reviews' /ll-sys-alias, /ll-chroot,
+           /ll-stack (the reviews mount there, most in private mount
+           namespaces; in the host's namespace nothing is due)
   process  an orphan (parent pid 1) that is an egress-supervisor, runs a
            program under TOP, BUILD, /tmp, /var/tmp or /dev/shm, names a
            review's files (/tmp/haNN...), or sits in a network namespace
@@ -35,6 +36,9 @@ import os
 import sys
 
 TMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
+# The Landlock-era reviews (ll-alias.sh, ll-chroot.sh, ll-stack.sh) mount at
+# these children of "/" in the host's namespace.
+REVIEW_MOUNT_POINTS = ("/ll-sys-alias", "/ll-chroot", "/ll-stack")
 # The kernel's default pid_max is 32768 at least (PID_MAX_DEFAULT); reviews
 # set 300-500 to make pids recycle.
 PID_MAX_MIN = 32768
@@ -69,7 +73,9 @@ def leftover_mounts(mountinfo, roots):
     found = []
     for line in mountinfo.splitlines():
         fields = line.split()
-        if len(fields) > 4 and under(unescape(fields[4]), roots):
+        if len(fields) > 4 and (under(unescape(fields[4]), roots)
+                                or unescape(fields[4]) in REVIEW_MOUNT_POINTS
+                                or under(unescape(fields[4]), REVIEW_MOUNT_POINTS)):
             found.append("mount %s (%s)" % (unescape(fields[4]), " ".join(fields[fields.index("-") + 1:][:2])
                                             if "-" in fields else "?"))
     return found
