@@ -10,6 +10,7 @@ module: run.py imports it, then the it_*.py modules in the order of TESTS."""
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -35,6 +36,11 @@ class Skip(Exception):
 
 class Abort(Exception):
     """An ASSERT failed: the rest of the test would be meaningless."""
+
+
+class Stopped(BaseException):
+    """The test was stopped from outside (run.py's SIGTERM at its timeout):
+    unwinds through run_script, which ends the script it runs, and ctx.close."""
 
 
 # ---------------------------------------------------------------- listeners
@@ -520,13 +526,54 @@ def expect_agent(ctx, run, call, result=None, err=None, **match):
 
 # ------------------------------------------------------------------ builds and kernel features
 
+# Seconds a script stopped with SIGTERM gets for its EXIT trap (deleting its
+# network namespaces, unmounting, detaching loop devices) before SIGKILL.
+SCRIPT_TERM_GRACE = 10.0
+
+
+def stop_session(proc, grace=SCRIPT_TERM_GRACE):
+    """Ends the session proc leads (started with start_new_session): SIGTERM
+    to every process in it, up to grace seconds for the leader to finish and
+    its output to close, then SIGKILL to whatever is left; reaps proc."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        if sig == signal.SIGTERM:
+            try:
+                proc.communicate(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass
+    proc.wait()
+
+
+def run_script(ctx, argv, timeout, env=None, cwd=TOP):
+    """Runs argv (a review script) in a session of its own and returns its
+    subprocess.CompletedProcess (text stdout and stderr). On its timeout
+    (TimeoutExpired is raised) or when the test itself is stopped (run.py's
+    SIGTERM, raised here as Stopped) the whole session is ended by
+    stop_session, so the script's EXIT trap runs and nothing it started
+    outlives the test. subprocess.run's own timeout SIGKILLs the shell
+    alone: no trap, and its servers, sinks and supervisors left running
+    with their namespaces, mounts and loop devices."""
+    ctx.last_argv = list(argv)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except BaseException:
+        stop_session(proc)
+        raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
 def review(ctx, script, binary, timeout=120, env=None, extra=()):
     """Runs tests/review/SCRIPT (with the arguments extra) with SV=binary
-    (and env's variables); returns its output."""
+    (and env's variables) by run_script; returns its output."""
     path = os.path.join(TOP, "tests", "review", script)
-    ctx.last_argv = ["bash", path] + list(extra)
-    p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True, timeout=timeout,
-                       env=dict(os.environ, SV=binary, **(env or {})))
+    p = run_script(ctx, ["bash", path] + list(extra), timeout,
+                   env=dict(os.environ, SV=binary, **(env or {})))
     return p.stdout + p.stderr
 
 

@@ -20,7 +20,7 @@ import time
 from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      subreaper_containment, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, host_descendants,
-                     in_pid_namespace, landlock_abi, mutant_binary, review, rewrite_run, start_launched,
+                     in_pid_namespace, landlock_abi, mutant_binary, review, rewrite_run, run_script, start_launched,
                      test, wait_for)
 
 
@@ -575,9 +575,7 @@ def tcp_socket_on_stdin_routed_through_a_cleared_source_route_is_routed_again(ct
     script = os.path.join(TOP, "tests", "review", "ha10-stdio.sh")
     for binary in (SV, mutant_binary("stdio-route-kept")):
         ctx.require(os.access(binary, os.X_OK), "%s missing" % binary)
-        ctx.last_argv = ["bash", script, binary]
-        p = subprocess.run(["bash", script, binary], cwd=TOP, capture_output=True, text=True,
-                           timeout=120, env=dict(os.environ, MODES="lsrr-cleared"))
+        p = run_script(ctx, ["bash", script, binary], 120, env=dict(os.environ, MODES="lsrr-cleared"))
         m = re.search(r"undeclared 127\.0\.0\.2 \(raw TCP receiver\): (\d+) segment", p.stdout)
         ctx.require(m is not None, "no count in the reproduction's output: %s %s" % (p.stdout[-400:], p.stderr[-400:]))
         if binary == SV:

@@ -17,7 +17,7 @@ import time
 
 from harness import (AGENTS, DECLARED, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      mutant_faults_binary, expect_agent, expect_event,
-                     expect_outcome, landlock_abi, mutant_binary, mutant_faults_binary, read_log,
+                     expect_outcome, landlock_abi, mutant_binary, mutant_faults_binary, read_log, run_script,
                      test, wait_for)
 
 
@@ -473,9 +473,7 @@ def run_review(ctx, script, binary, modes, timeout=180, extra=(), **env):
     the further arguments extra), MODES=modes and env added; returns its
     stdout."""
     path = os.path.join(TOP, "tests", "review", script)
-    ctx.last_argv = ["bash", path, binary] + list(extra)
-    p = subprocess.run(ctx.last_argv, cwd=TOP, capture_output=True, text=True,
-                       timeout=timeout, env=dict(os.environ, MODES=modes, **env))
+    p = run_script(ctx, ["bash", path, binary] + list(extra), timeout, env=dict(os.environ, MODES=modes, **env))
     return p.stdout + p.stderr[-400:]
 
 

@@ -21,7 +21,7 @@ from harness import (AGENTS, BUILD, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, U
                      check_report, errno_in, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, landlock_abi,
                      mutant_binary, mutant_faults_binary, parse_records, read_log, review,
-                     rewrite_run, start_launched, test,
+                     rewrite_run, run_script, start_launched, test,
                      subreaper_containment, wait_for)
 
 
@@ -685,10 +685,8 @@ def root_agent_neither_reopens_the_report_by_handle_nor_reaches_outside_sysv_mem
         # Its own directory, which uid 1000 (the outsider, the agent) can reach.
         out_dir = tempfile.mkdtemp(prefix="egress-it-rerun2-")
         os.chmod(out_dir, 0o1777)
-        ctx.last_argv = ["bash", script] + cases
         try:
-            p = subprocess.run(["bash", script] + cases, cwd=TOP, capture_output=True, text=True,
-                               timeout=240, env=dict(os.environ, SV=binary, OUT=out_dir))
+            p = run_script(ctx, ["bash", script] + cases, 240, env=dict(os.environ, SV=binary, OUT=out_dir))
         finally:
             shutil.rmtree(out_dir, ignore_errors=True)
         return p.stdout + p.stderr[-400:]

@@ -8,7 +8,11 @@ with a timeout, like kselftest's fork-per-test harness. A test passes, fails
 missing feature. Every report a test reads is also checked against the
 invariants of docs/design.md.
 
-    run.py [--list] [--timeout S] [NAME...]
+    run.py [--list] [--timeout S] [--no-preflight] [NAME...]
+
+Before the first test, preflight.py looks for what an earlier run left on
+the host (mounts under /tmp or the build directory, orphaned supervisors,
+lowered sysctls): any is the run's one failure, named.
 
 Ends with "N passed, N failed" (", N skipped" when any); exits 1 on failures.
 Only 127.0.0.1 (declared by default) and, under --no-loopback, 127.0.0.2 and
@@ -30,7 +34,7 @@ import time
 
 # The modules beside this file, however it is started.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (SKIP_STATUS, TESTS, Abort, Ctx, Skip)  # noqa: E402
+from harness import (BUILD, SCRIPT_TERM_GRACE, SKIP_STATUS, TESTS, TOP, Abort, Ctx, Skip, Stopped)  # noqa: E402
 
 # The test modules, in the order of TESTS. They import only harness, which
 # imports none of them.
@@ -48,13 +52,22 @@ import it_escapes  # noqa: E402,F401  (registers its tests)
 import it_rootfs  # noqa: E402,F401  (registers its tests)
 import it_unixpeer  # noqa: E402,F401  (registers its tests)
 import it_nsjoin  # noqa: E402,F401  (registers its tests)
+import it_hygiene  # noqa: E402,F401  (registers its tests)
+import preflight  # noqa: E402
 
 
 # ------------------------------------------------------------------ runner
 
 
+def stopped(signum, frame):
+    raise Stopped("stopped by signal %d" % signum)
+
+
 def run_child(name):
     fn, _ = TESTS[name]
+    # run.py's SIGTERM at the timeout unwinds the test (run_script ends the
+    # review script it waits for, ctx.close the rest) before its SIGKILL.
+    signal.signal(signal.SIGTERM, stopped)
     ctx = Ctx(name)
     skipped = None
     try:
@@ -63,6 +76,8 @@ def run_child(name):
         skipped = e
     except Abort:
         pass
+    except Stopped as e:
+        ctx.failures.append(str(e))
     except Exception as e:  # a harness bug is a failure, with its traceback
         import traceback
         traceback.print_exc(file=sys.stdout)
@@ -88,6 +103,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the tests and exit")
     ap.add_argument("--timeout", type=float, help="override every test's timeout (seconds)")
     ap.add_argument("-v", "--verbose", action="store_true", help="show every test's output")
+    ap.add_argument("--no-preflight", action="store_true",
+                    help="run even where preflight.py finds an earlier run's leftovers")
     ap.add_argument("names", nargs="*", help="tests to run (default: all)")
     args = ap.parse_args()
     if args.child:
@@ -100,6 +117,14 @@ def main():
         print("unknown tests: %s (see --list)" % ", ".join(unknown), file=sys.stderr)
         return 2
     names = args.names or list(TESTS)
+    # What an earlier run left (a mount under /tmp, an orphaned supervisor, a
+    # lowered sysctl) is named here, as the one failure, not discovered as
+    # unrelated tests' failures later (stop 40: two CI tests).
+    found = [] if args.no_preflight else preflight.check(TOP, BUILD)
+    if found:
+        preflight.report(found)
+        print("0 passed, 1 failed")
+        return 1
     passed = failed = skipped = 0
     for name in names:
         timeout = args.timeout or TESTS[name][1]
@@ -111,8 +136,19 @@ def main():
             out, _ = child.communicate(timeout=timeout)
             rc = child.returncode
         except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            out, _ = child.communicate()
+            # SIGTERM first: the test's review scripts run their EXIT traps
+            # (a SIGKILL leaves their namespaces, mounts and servers behind).
+            os.killpg(child.pid, signal.SIGTERM)
+            try:
+                out, _ = child.communicate(timeout=SCRIPT_TERM_GRACE + 10)
+            except subprocess.TimeoutExpired:
+                out = None
+            try:
+                os.killpg(child.pid, signal.SIGKILL)  # what ignored SIGTERM
+            except ProcessLookupError:
+                pass
+            if out is None:
+                out, _ = child.communicate()
             out += "FAIL: timed out after %ss\n" % timeout
             rc = 1
         took = "(%.1f s)" % (time.monotonic() - start)

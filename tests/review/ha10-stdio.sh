@@ -6,6 +6,8 @@
 # completes; nothing of the host's network is touched.
 set -euo pipefail
 sv=${1:-$PWD/build/egress-supervisor}
+. tests/review/review-lock.sh
+review_lock dir-ha10 || exit 2 # one run at a time: another would rebuild under /tmp/ha10
 mkdir -p /tmp/ha10
 musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem build/kheaders -static \
 	-o /tmp/ha10/ha10-stdio tests/review/ha10-stdio.c

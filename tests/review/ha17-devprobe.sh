@@ -10,9 +10,11 @@ cd "$(dirname "$0")/../.." || exit 2
 . tests/review/review-cc.sh
 mkdir -p /tmp/ha17 && chmod 777 /tmp/ha17
 review_cc /tmp/ha17/devprobe tests/review/ha17-devprobe.c || exit 2
+. tests/review/review-lock.sh
+review_lock ha17dp || exit 2 # one run at a time: the next one's del would take this one's namespace
 ip netns del ha17dp 2>/dev/null
 ip netns add ha17dp || exit 2
-trap 'ip netns del ha17dp' EXIT
+trap 'ip netns pids ha17dp | xargs -r kill; ip netns del ha17dp; review_unlock ha17dp' EXIT
 ip -n ha17dp link set lo up
 ip -n ha17dp link add d1 type veth peer name d2
 ip -n ha17dp link set d2 up

@@ -13,9 +13,11 @@ cd "$(dirname "$0")/../.." || exit 2
 mkdir -p /tmp/ha17 && chmod 777 /tmp/ha17
 review_cc /tmp/ha17/portrace tests/review/ha17-portrace.c || exit 2
 d=$(review_stage ha17-portrace "${1:-build/egress-supervisor}" /tmp/ha17/portrace)
+. tests/review/review-lock.sh
+review_lock ha17pr || exit 2 # one run at a time: the next one's del would take this one's namespace
 ip netns del ha17pr 2>/dev/null
 ip netns add ha17pr || exit 2
-trap 'ip netns pids ha17pr | xargs -r kill; ip netns del ha17pr' EXIT
+trap 'ip netns pids ha17pr | xargs -r kill; ip netns del ha17pr; review_unlock ha17pr' EXIT
 ip -n ha17pr link set lo up
 ip -n ha17pr link add p1 type veth peer name p2
 ip -n ha17pr addr add 2001:db8::1/64 dev p1 nodad

@@ -12,9 +12,11 @@ cd "$(dirname "$0")/../.." || exit 2
 mkdir -p /tmp/ha17 && chmod 777 /tmp/ha17
 review_cc /tmp/ha17/starve tests/review/ha17-starve.c || exit 2
 d=$(review_stage ha17-starve "${1:-build/egress-supervisor}" /tmp/ha17/starve)
+. tests/review/review-lock.sh
+review_lock ha17sv || exit 2 # one run at a time: the next one's del would take this one's namespace
 ip netns del ha17sv 2>/dev/null
 ip netns add ha17sv || exit 2
-trap 'ip netns pids ha17sv | xargs -r kill; ip netns del ha17sv' EXIT
+trap 'ip netns pids ha17sv | xargs -r kill; ip netns del ha17sv; review_unlock ha17sv' EXIT
 ip -n ha17sv link set lo up
 ip -n ha17sv link add p1 type veth peer name p2
 ip -n ha17sv addr add 2001:db8::1/64 dev p1 nodad

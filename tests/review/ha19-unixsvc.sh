@@ -14,6 +14,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
+. tests/review/review-lock.sh
+review_lock dir-ha19 || exit 2 # one run at a time: another would rebuild under /tmp/ha19
 mkdir -p /tmp/ha19
 cat >/tmp/ha19/svc.py <<'PY'
 import array, os, socket, subprocess, sys

@@ -16,6 +16,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
+. tests/review/review-lock.sh
+review_lock dir-ha21 || exit 2 # one run at a time: another would rebuild under /tmp/ha21
 mkdir -p /tmp/ha21
 gcc -O2 -static -o /tmp/ha21/ha21-unix tests/review/ha21-unix.c || exit 2
 cat >/tmp/ha21/svc-abs.py <<'PY'

@@ -17,6 +17,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
+. tests/review/review-lock.sh
+review_lock dir-ha21 || exit 2 # one run at a time: another would rebuild under /tmp/ha21
 mkdir -p /tmp/ha21
 gcc -O2 -static -o /tmp/ha21/setid tests/review/ha21-setid.c || exit 2
 gcc -Os -nostdlib -static -fno-pie -no-pie -fno-stack-protector -s -o /tmp/ha21/payload \

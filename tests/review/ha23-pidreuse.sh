@@ -13,6 +13,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
+. tests/review/review-lock.sh
+review_lock dir-ha23 || exit 2 # one run at a time: another would rebuild under /tmp/ha23
 mkdir -p /tmp/ha23
 gcc -static -O2 -pthread -o /tmp/ha23/unix tests/review/ha23-unix.c || exit 2
 cat >/tmp/ha23/reuse-inner.sh <<'INNER'

@@ -31,6 +31,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
+. tests/review/review-lock.sh
+review_lock dir-ha24 || exit 2 # one run at a time: another would rebuild under /tmp/ha24
 T=/tmp/ha24
 mkdir -p $T
 gcc -O2 -static -o $T/setid tests/review/ha24-setid.c || exit 2

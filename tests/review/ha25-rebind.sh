@@ -26,6 +26,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
+. tests/review/review-lock.sh
+review_lock dir-h-attack25 || exit 2 # one run at a time: another would rebuild under /tmp/h-attack25
 mkdir -p /tmp/h-attack25
 gcc -static -O2 -pthread -Wall -o /tmp/h-attack25/unix tests/review/ha25-unix.c || exit 2
 cat >/tmp/h-attack25/rebind-inner.sh <<'INNER'

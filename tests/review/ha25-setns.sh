@@ -47,6 +47,8 @@ SV=${SV:-$PWD/build/egress-supervisor}
 SV=$(readlink -f "$SV")
 [ -x "$SV" ] || { echo "no supervisor at $SV" >&2; exit 2; }
 PY=/usr/bin/python3
+. tests/review/review-lock.sh
+review_lock dir-ha25 || exit 2 # one run at a time: another would rebuild under /tmp/ha25
 mkdir -p /tmp/ha25 && chmod 755 /tmp/ha25
 gcc -O2 -static -o /tmp/ha25/ha25-setns tests/review/ha25-setns.c || exit 2
 chmod 755 /tmp/ha25/ha25-setns

@@ -11,6 +11,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
+. tests/review/review-lock.sh
+review_lock dir-h-attack26 || exit 2 # one run at a time: another would rebuild under /tmp/h-attack26
 T=/tmp/h-attack26
 mkdir -p $T
 gcc -O2 -static -o $T/ha26-swapexit tests/review/ha26-swapexit.c || exit 2

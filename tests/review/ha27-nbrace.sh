@@ -27,6 +27,8 @@ cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
 TRIES=${TRIES:-3}
 export AGENT_S=${AGENT_S:-8}
+. tests/review/review-lock.sh
+review_lock dir-h-attack27 || exit 2 # one run at a time: another would rebuild under /tmp/h-attack27
 W=/tmp/h-attack27
 mkdir -p $W
 gcc -static -O2 -pthread -Wall -o $W/nbrace tests/review/ha27-nbrace.c || exit 2

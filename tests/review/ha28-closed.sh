@@ -19,6 +19,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
 RUNS=${RUNS:-5}
+. tests/review/review-lock.sh
+review_lock dir-h-attack28 || exit 2 # one run at a time: another would rebuild under /tmp/h-attack28
 W=/tmp/h-attack28
 mkdir -p $W
 gcc -static -O2 -pthread -Wall -o $W/closed tests/review/ha28-closed.c || exit 2

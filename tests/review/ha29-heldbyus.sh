@@ -23,6 +23,8 @@ cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
 OLD=${OLD:-$PWD/build/mutants/unix-closed-is-peer/egress-supervisor}
 RUNS=${RUNS:-3}
+. tests/review/review-lock.sh
+review_lock dir-h-attack29 || exit 2 # one run at a time: another would rebuild under /tmp/h-attack29
 W=/tmp/h-attack29
 mkdir -p $W
 gcc -static -O2 -Wall -o $W/unix tests/review/ha29-unix.c || exit 2

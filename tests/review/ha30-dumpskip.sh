@@ -20,6 +20,8 @@ cd "$(dirname "$0")/../.." || exit 2
 SV=${SV:-$PWD/build/egress-supervisor}
 RUNS=${RUNS:-5}
 K=${K:-6000}
+. tests/review/review-lock.sh
+review_lock dir-h-attack30 || exit 2 # one run at a time: another would rebuild under /tmp/h-attack30
 W=/tmp/h-attack30
 mkdir -p $W
 gcc -static -O2 -Wall -pthread -o $W/skip tests/review/ha30-dumpskip.c || exit 2

@@ -18,6 +18,8 @@ SV=${SV:-$PWD/build/egress-supervisor}
 RUNS=${RUNS:-3}
 THREADS=${THREADS:-2}
 SECS=${SECS:-5}
+. tests/review/review-lock.sh
+review_lock dir-h-attack31 || exit 2 # one run at a time: another would rebuild under /tmp/h-attack31
 W=/tmp/h-attack31
 mkdir -p $W && chmod 1777 $W
 gcc -static -O2 -Wall -pthread -o $W/p tests/review/ha31-probe.c || exit 2

@@ -20,6 +20,8 @@ SV=${SV:-$PWD/build/egress-supervisor}
 MUT=${MUT:-$PWD/build/mutants/setns-ending-denied/egress-supervisor}
 RUNS=${RUNS:-6}
 DELAYS=${DELAYS:-"100000 0 1000 3000 10000"}
+. tests/review/review-lock.sh
+review_lock dir-h-attack32 || exit 2 # one run at a time: another would rebuild under /tmp/h-attack32
 W=/tmp/h-attack32
 mkdir -p $W && chmod 1777 $W
 gcc -static -O2 -Wall -pthread -o $W/nshide tests/review/ha32-nshide.c || exit 2

@@ -21,6 +21,14 @@
 # Exit 1 when any run allowed the setns or changed the netns.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
+# Before 6.14 pid_max is one value for the host: the inner script's 500
+# would be the host's, and stay (helper h-hygiene).
+IFS=. read -r kmaj kmin _ <<<"$(uname -r)"
+kmin=${kmin%%[!0-9]*}
+if ((kmaj < 6 || (kmaj == 6 && kmin < 14))); then
+	echo "needs Linux 6.14 (pid_max per pid namespace): not lowering this host's" >&2
+	exit 2
+fi
 SV=${SV:-$PWD/build/egress-supervisor}
 RUNS=${RUNS:-6}
 W=/tmp/h-attack33

@@ -34,12 +34,27 @@ root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 grep -q " $root cgroup2 .*nsdelegate" /proc/mounts && echo "note: $root has nsdelegate: expect EPERM"
 work=$(mktemp -d /tmp/ha34-cgroup.XXXXXX)
 cg=$root/ha34-cgroup.$$
+# cg_remove CG: thaws and kills what is in CG, waits (2 s at most) for it
+# to empty, removes it. No step stops the rest (it runs in the EXIT trap).
+cg_remove() {
+	local c=$1
+	[ -e "$c/cgroup.freeze" ] && { echo 0 >"$c/cgroup.freeze" || true; }
+	[ -e "$c/cgroup.kill" ] && { echo 1 >"$c/cgroup.kill" || true; }
+	for _ in $(seq 20); do
+		grep -q '^populated 0' "$c/cgroup.events" 2>/dev/null && break
+		sleep 0.1
+	done
+	rmdir "$c/hide" 2>/dev/null || true
+	rmdir "$c" 2>/dev/null || true
+}
+# A run killed without its trap (SIGKILL) left its cgroup, named after
+# its dead pid.
+for old in "$root"/ha34-cgroup.*; do
+	[ -d "$old" ] && ! kill -0 "${old##*.}" 2>/dev/null && cg_remove "$old"
+done
 mkdir "$cg"
 cleanup() {
-	[ -e "$cg/cgroup.freeze" ] && echo 0 >"$cg/cgroup.freeze"
-	[ -e "$cg/cgroup.kill" ] && echo 1 >"$cg/cgroup.kill"
-	sleep 0.2
-	rmdir "$cg/hide" "$cg" 2>/dev/null || true
+	cg_remove "$cg"
 	rm -rf "$work"
 }
 trap cleanup EXIT

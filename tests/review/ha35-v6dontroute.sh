@@ -10,7 +10,10 @@
 set -uo pipefail
 ns=(ha35v6a ha35v6x ha35v6r)
 down() { for n in "${ns[@]}"; do ip netns del "$n" 2>/dev/null; done; }
-trap down EXIT
+# shellcheck source=tests/review/review-lock.sh
+. "$(dirname "$0")/review-lock.sh"
+review_lock ha35v6a || exit 2 # one run at a time: the next one's down would take these
+trap 'down; review_unlock ha35v6a' EXIT
 down
 for n in "${ns[@]}"; do ip netns add "$n" && ip -n "$n" link set lo up; done
 ip link add a0 netns ha35v6a type veth peer name r0 netns ha35v6r

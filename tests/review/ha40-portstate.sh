@@ -27,7 +27,9 @@ cp tests/review/ha40-portstate.py "$d/"
 chmod -R a+rX "$d"
 chmod 777 "$d"
 down() { ip netns pids ha40a 2>/dev/null | xargs -r kill 2>/dev/null; ip netns del ha40a 2>/dev/null; ip netns del ha40x 2>/dev/null; }
-trap down EXIT
+. tests/review/review-lock.sh
+review_lock ha40a || exit 2 # one run at a time: the next one's down would take these
+trap 'down; review_unlock ha40a' EXIT
 down
 ip netns add ha40a && ip netns add ha40x
 ip link add a1 netns ha40a type veth peer name x0 netns ha40x

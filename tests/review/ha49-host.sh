@@ -15,7 +15,8 @@ work=$(mktemp -d /tmp/ha49.XXXXXX)
 trap 'kill "$srv" 2>/dev/null || true; rm -rf "$work"' EXIT
 gcc -O2 -Wall -static -o "$work/agent" "$top/tests/review/ha49-agent.c"
 python3 - "$work/s.sock" "$work/got" <<'PY' &
-import socket, sys
+import ctypes, socket, sys
+ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG: SIGKILL when the script ends, trap or not
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(sys.argv[1]); s.listen(8)
 while True:

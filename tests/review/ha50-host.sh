@@ -20,15 +20,21 @@
 #   absent  the directory, a name nothing is bound to (ENOENT and pass due)
 #   tests/review/ha50-host.sh [N]   (N runs per mode, default 3; MODES=... to pick)
 set -euo pipefail
+# The bind mode's mount is made in a mount namespace of the script's own
+# (private propagation): it ends with the script, however the script ends
+# (a SIGKILL runs no trap), and never reaches the host's namespace.
+if [ "${HA50_PRIVATE:-}" != 1 ]; then
+	exec env HA50_PRIVATE=1 unshare -m --propagation private bash "$0" "$@"
+fi
 top=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-3}
 sv=${SUPERVISOR:-$top/build/egress-supervisor}
 work=$(mktemp -d /tmp/ha50.XXXXXX)
 srv=
 # Every step may fail (the service gone, nothing mounted): none may stop
-# the rest, or the bind mount outlives the script on the host (it did once,
-# and every later root agent's run was refused: its read-only pass could
-# not remount it).
+# the rest (the bind mount once outlived the script on the host, and every
+# later root agent's run was refused: its read-only pass could not remount
+# it; the mount is now the script's own namespace's).
 cleanup() {
 	if [ -n "$srv" ]; then
 		kill "$srv" 2>/dev/null || true
@@ -41,7 +47,8 @@ gcc -O2 -Wall -static -pthread -o "$work/agent" "$top/tests/review/ha50-agent.c"
 mkdir -p "$work/h/e" "$work/b" "$work/d" "$work/l"
 long=$(printf 'y%.0s' $(seq 95)).sock
 python3 - "$work/h" "$work/d" "$work/l" "$long" "$work/got" <<'PY' &
-import os, socket, sys, selectors
+import ctypes, os, socket, sys, selectors
+ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG: SIGKILL when the script ends, trap or not
 sel = selectors.DefaultSelector()
 for d in sys.argv[1:4]:
     os.chdir(d)

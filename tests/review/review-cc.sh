@@ -3,9 +3,23 @@
 # builds one static musl reproduction agent against this worktree's build/
 # (kernel headers, libseccomp sysroot) with tests/agents/agentlib.c, the
 # same way each review built its own. Run from the worktree after `make`.
+# Builds into a fixed /tmp/NAME/ (no dot in NAME) hold the lock dir-NAME for
+# the rest of the script (review-lock.sh): one run of those at a time.
+. tests/review/review-lock.sh
+
 review_cc() {
 	local out=$1 b=$PWD/build
 	shift
+	# A fixed directory (/tmp/ha17, shared by the review's scripts) is one
+	# run's at a time: another would rebuild its agents, inner scripts and
+	# images under it (review-lock.sh; held until this script ends).
+	case $out in
+	/tmp/*/*)
+		local dir=${out#/tmp/}
+		dir=${dir%%/*}
+		case $dir in *.*) ;; *) review_lock "dir-$dir" || return 1 ;; esac
+		;;
+	esac
 	musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$b/kheaders" \
 		-isystem "$b/sysroot/include" -static -pthread -Itests/agents -o "$out" \
 		"$@" tests/agents/agentlib.c
@@ -14,9 +28,18 @@ review_cc() {
 # review_stage TAG SV AGENT: a fresh /tmp/TAG.XXXXXX holding the supervisor
 # binary SV as sv and the agent AGENT as agent, owned by uid 1000 (the
 # reproductions run the supervisor as uid 1000). Prints the directory.
+# Earlier TAG directories whose script has ended (.owner: its pid) are
+# removed first: the last run's stays for a look, and /tmp no longer gains
+# one copy of the supervisor per reproduction per CI run (it held 700 of
+# them, 1.5 GB, by stop 40; helper h-hygiene).
 review_stage() {
-	local d
+	local d old owner
+	for old in /tmp/"$1".??????; do
+		owner=$(cat "$old/.owner" 2>/dev/null) || continue
+		kill -0 "$owner" 2>/dev/null || rm -rf "$old"
+	done
 	d=$(mktemp -d "/tmp/$1.XXXXXX")
+	echo "$$" >"$d/.owner"
 	cp "$2" "$d/sv"
 	cp "$3" "$d/agent"
 	chown -R 1000:1000 "$d"

@@ -15,15 +15,37 @@
 #   Py  another host on a0's own link holding 198.51.100.7/32 too (for
 #       MSG_DONTROUTE and SO_DONTROUTE, which skip the gateway)
 
+. tests/review/review-lock.sh
+
 REVIEW_NS=()
 REVIEW_SINKS_LOG=/dev/null
+REVIEW_NET_LOCK=
 
-# review_net_down: kills what runs in the namespaces and removes them.
-review_net_down() {
+# review_net_clean: kills what runs in the namespaces and removes them.
+# No step stops the rest (a namespace already gone is the usual case).
+review_net_clean() {
 	local n
-	for n in "${REVIEW_NS[@]}"; do ip netns pids "$n" 2>/dev/null | xargs -r kill 2>/dev/null; done
+	for n in "${REVIEW_NS[@]}"; do ip netns pids "$n" 2>/dev/null | xargs -r kill 2>/dev/null || true; done
 	sleep 0.2
-	for n in "${REVIEW_NS[@]}"; do ip netns del "$n" 2>/dev/null; done
+	for n in "${REVIEW_NS[@]}"; do ip netns del "$n" 2>/dev/null || true; done
+}
+
+# review_net_down: review_net_clean, then lets review_net_up's lock go
+# (the EXIT trap). A script that names its own REVIEW_NS and calls this
+# first holds the lock of its first namespace's name from here on.
+review_net_down() {
+	if [ -z "$REVIEW_NET_LOCK" ] && [ "${#REVIEW_NS[@]}" -gt 0 ]; then
+		REVIEW_NET_LOCK=net-${REVIEW_NS[0]}
+		review_lock "$REVIEW_NET_LOCK" || exit 2
+		review_net_clean
+		return 0
+	fi
+	review_net_clean
+	if [ -n "$REVIEW_NET_LOCK" ]; then
+		review_unlock "$REVIEW_NET_LOCK"
+		REVIEW_NET_LOCK=
+	fi
+	return 0
 }
 
 # review_net_up P [ADDR/LEN...]: the five namespaces, each ADDR added to a0
@@ -33,8 +55,12 @@ review_net_up() {
 	local p=$1 n l ns dev
 	shift
 	REVIEW_NS=("${p}a" "${p}r" "${p}s" "${p}x" "${p}y")
+	# One run of prefix P at a time (review-lock.sh): another's clean start
+	# would delete these namespaces under this run.
+	REVIEW_NET_LOCK=net-${p}a
+	review_lock "$REVIEW_NET_LOCK" || exit 2
 	trap review_net_down EXIT
-	review_net_down
+	review_net_clean
 	for n in "${REVIEW_NS[@]}"; do ip netns add "$n" && ip -n "$n" link set lo up; done
 	ip link add a0 netns "${p}a" type veth peer name r0 netns "${p}r"
 	ip link add r1 netns "${p}r" type veth peer name s0 netns "${p}s"
