@@ -10,6 +10,18 @@ import shutil
 from harness import SV, SV_FAULTS, Skip, mutant_binary, mutant_faults_binary, review, test
 
 
+def expect_modes(ctx, script, binary, wants, runs=1, env=None):
+    """Runs tests/review/SCRIPT (N runs of each mode in wants) against
+    binary; every run of each mode must exit as wants says with nothing at
+    its sink."""
+    env = dict(env or {}, SUPERVISOR=binary, MODES=" ".join(wants))
+    out = review(ctx, script, binary, timeout=300, extra=[str(runs)], env=env)
+    for mode, want in wants.items():
+        got = re.findall(r"MODE %s run \d+: exit (\d+), sink reached: (\w+)" % mode, out)
+        ctx.require(len(got) == runs, "%s: %d %s lines (%s)" % (binary, len(got), mode, out[-900:]))
+        ctx.expect(all(g == (want, "no") for g in got), "%s %s: %s" % (binary, mode, got))
+
+
 @test(timeout=200)
 def root_agent_relative_name_from_a_working_directory_outside_its_root_is_denied(ctx):
     # Reviews h-attack48 and h-attack49 (ha49-host.sh): a root agent whose
@@ -23,27 +35,17 @@ def root_agent_relative_name_from_a_working_directory_outside_its_root_is_denied
     # cwd-name-trusted: pass in both modes.
     if os.geteuid() != 0 or not shutil.which("gcc"):
         raise Skip("needs root (the class is a root agent) and gcc")
-    for binary, trusted in ((SV, False), (mutant_binary("cwd-name-trusted"), True)):
-        out = review(ctx, "ha49-host.sh", binary, timeout=150, extra=["1"], env={"SUPERVISOR": binary})
-        for mode in ("plain", "chroot", "detach"):
-            m = re.search(r"MODE %s run 1: exit (\d+), sink reached: (\w+)" % mode, out)
-            ctx.require(m, "%s: no %s line (%s)" % (binary, mode, out[-900:]))
-            want = "0" if trusted and mode != "plain" else "1"
-            ctx.expect(m.group(1) == want and m.group(2) == "no", "%s %s: %s" % (binary, mode, m.group(0)))
+    expect_modes(ctx, "ha49-host.sh", SV, {"plain": "1", "chroot": "1", "detach": "1"})
+    expect_modes(ctx, "ha49-host.sh", mutant_binary("cwd-name-trusted"),
+                 {"plain": "1", "chroot": "0", "detach": "0"})
     # Review h-attack50 (ha50-host.sh): a working directory too deep for
     # its name to be read (the agent then chose capability-error): denied
     # unix-peer. One whose name with the socket's passes PATH_MAX was
     # answered ENAMETOOLONG, recorded allowed; the name is now looked up
     # from the directory itself, which finds the host's socket (denied).
     # Mutant cwd-depth-trusted: exit 3 for the deep one.
-    for binary, wants in ((SV, {"deep": "1", "long": "1"}),
-                          (mutant_binary("cwd-depth-trusted"), {"deep": "3", "long": "1"})):
-        out = review(ctx, "ha50-host.sh", binary, timeout=150, extra=["1"],
-                     env={"SUPERVISOR": binary, "MODES": "deep long"})
-        for mode, want in wants.items():
-            m = re.search(r"MODE %s run 1: exit (\d+), sink reached: (\w+)" % mode, out)
-            ctx.require(m, "%s: no %s line (%s)" % (binary, mode, out[-900:]))
-            ctx.expect(m.group(1) == want and m.group(2) == "no", "%s %s: %s" % (binary, mode, m.group(0)))
+    expect_modes(ctx, "ha50-host.sh", SV, {"deep": "1", "long": "1"})
+    expect_modes(ctx, "ha50-host.sh", mutant_binary("cwd-depth-trusted"), {"deep": "3", "long": "1"})
 
 
 @test(timeout=240)
@@ -69,12 +71,7 @@ def root_agent_relative_name_is_looked_up_from_its_working_directory_not_by_its_
              (mutant_faults_binary("cwd-walk-by-name"), {"late": "0", "late-escape": "0"}),
              (mutant_faults_binary("cwd-escape-errno-trusted"), {"late": "1", "late-escape": "0"}))
     for binary, wants in cases:
-        out = review(ctx, "ha50-host.sh", binary, timeout=200, extra=["1"],
-                     env={"SUPERVISOR": binary, "MODES": " ".join(wants)})
-        for mode, want in wants.items():
-            m = re.search(r"MODE %s run 1: exit (\d+), sink reached: (\w+)" % mode, out)
-            ctx.require(m, "%s: no %s line (%s)" % (binary, mode, out[-900:]))
-            ctx.expect(m.group(1) == want and m.group(2) == "no", "%s %s: %s" % (binary, mode, m.group(0)))
+        expect_modes(ctx, "ha50-host.sh", binary, wants)
 
 
 @test(timeout=400)
@@ -107,11 +104,5 @@ def root_agent_name_our_lookup_cannot_follow_is_denied_not_answered(ctx):
                                                        "magic-devfd": "0"}, 1, None),
              (mutant_binary("chroot-prefix-kept"), {"chroot": "1"}, 1, None))
     for binary, wants, runs, fault in cases:
-        env = {"SUPERVISOR": binary, "MODES": " ".join(wants)}
-        if fault:
-            env["EGRESS_SV_FAULT"] = fault
-        out = review(ctx, "ha51-host.sh", binary, timeout=300, extra=[str(runs)], env=env)
-        for mode, want in wants.items():
-            got = re.findall(r"MODE %s run \d+: exit (\d+), sink reached: (\w+)" % mode, out)
-            ctx.require(len(got) == runs, "%s: %d %s lines (%s)" % (binary, len(got), mode, out[-900:]))
-            ctx.expect(all(g == (want, "no") for g in got), "%s %s: %s" % (binary, mode, got))
+        expect_modes(ctx, "ha51-host.sh", binary, wants, runs,
+                     {"EGRESS_SV_FAULT": fault} if fault else None)
