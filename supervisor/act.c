@@ -405,8 +405,8 @@ int sv_act_creds_probe(pid_t canary)
 
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return errno;
-	if (sv_msghdr_append_creds(NULL, 0, canary, (uint32_t)getuid(), (uint32_t)getgid(), &ctl,
-				   &clen) < 0) {
+	if (sv_msghdr_prepend_creds(NULL, 0, canary, (uint32_t)getuid(), (uint32_t)getgid(), &ctl,
+				    &clen) < 0) {
 		err = ENOMEM;
 	} else {
 		mh.msg_control = ctl;

@@ -165,7 +165,8 @@ static const char *refusal(const struct copied_msg *cm)
 }
 
 /* The control data a performed send carries: the agent's, and on AF_UNIX
- * without descriptors the caller's credentials after it where
+ * without descriptors the caller's credentials before it (never after:
+ * sv_msghdr_prepend_creds) where
  * sv_act_creds_probe passed, so a receiver with SO_PASSCRED learns the
  * sender the kernel would name (ours gave pid 0 inside the run, and our
  * own pid outside it: review h-realprog2; systemd refuses an sd_notify
@@ -188,7 +189,7 @@ static void *with_caller_creds(struct sv_call *c, struct copied_msg *cm, size_t 
 	 * credentials, pid 0 to a receiver in the run. */
 	if (c->domain == AF_UNIX && ndups == 0 &&
 	    sv_act_caller_creds((pid_t)c->req->pid, &pid, &uid, &gid) == 0 &&
-	    sv_msghdr_append_creds(cm->control, cm->m.controllen, pid, uid, gid, owned, len) == 0)
+	    sv_msghdr_prepend_creds(cm->control, cm->m.controllen, pid, uid, gid, owned, len) == 0)
 		return *owned;
 #else
 	(void)c;

@@ -231,25 +231,44 @@ int sv_msghdr_check_control(void *buf, size_t len, int loopback_dest)
 	return walk(buf, len, loopback_dest, NULL, NULL);
 }
 
-int sv_msghdr_append_creds(const void *control, size_t len, int32_t pid, uint32_t uid, uint32_t gid,
-			   void **out, size_t *outlen)
+int sv_msghdr_prepend_creds(const void *control, size_t len, int32_t pid, uint32_t uid,
+			    uint32_t gid, void **out, size_t *outlen)
 {
 	/* struct cmsghdr: a 64-bit length, level, type; then struct ucred, the
 	 * whole padded to 8 bytes (CMSG_SPACE of 12). */
-	const size_t hdr = 16, data = 12, at = (len + 7) & ~(size_t)7;
+	const size_t hdr = 16, data = 12, space = hdr + 16;
 	const uint64_t clen = hdr + data;
 	const int32_t lt[2] = {K_SOL_SOCKET, K_SCM_CREDENTIALS};
 	const uint32_t cred[3] = {(uint32_t)pid, uid, gid};
-	uint8_t *b = calloc(1, at + hdr + 16);
+	uint8_t *b = calloc(1, space + len + 8);
+	size_t at;
 
 	if (!b)
 		return -ENOMEM;
+		/* Ours first, the agent's bytes after it exactly as they were: the
+		 * kernel then reads them at the same offsets modulo its alignment and
+		 * up to the same end, as the walk did. After them, bytes the walk and
+		 * the kernel both ignore (a tail shorter than one header) were padded
+		 * and completed by ours into a header the kernel read whole: an
+		 * SCM_RIGHTS whose descriptor numbers were our bytes, 28, 0, 1 and 2
+		 * of our own table, sent to the agent (review h-attack53,
+		 * ha53-fdleak.sh). */
+#ifdef SV_MUTANT_CREDS_APPENDED
+	/* MUTANT creds-appended: ours after the agent's, padded to the
+	 * kernel's alignment, as in 9605a0a. */
 	if (len)
 		memcpy(b, control, len);
+	at = (len + 7) & ~(size_t)7;
+	*outlen = at + space;
+#else
+	if (len)
+		memcpy(b + space, control, len);
+	at = 0;
+	*outlen = space + len;
+#endif
 	memcpy(b + at, &clen, sizeof(clen));
 	memcpy(b + at + 8, lt, sizeof(lt));
 	memcpy(b + at + hdr, cred, sizeof(cred));
 	*out = b;
-	*outlen = at + hdr + 16;
 	return 0;
 }

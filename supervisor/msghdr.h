@@ -82,11 +82,12 @@ int sv_msghdr_walk_control(void *buf, size_t len, int (*on_fds)(void *ctx, int *
  * Same returns as sv_msghdr_walk_control. */
 int sv_msghdr_check_control(void *buf, size_t len, int loopback_dest);
 
-/* A copy of the len bytes of control (the kernel's layout; len may be 0),
- * padded to the kernel's alignment, followed by one SCM_CREDENTIALS
- * message of pid, uid and gid: in *out (malloc'd, the caller's to free) and
- * *outlen. Pure. Returns 0 or -ENOMEM. */
-int sv_msghdr_append_creds(const void *control, size_t len, int32_t pid, uint32_t uid, uint32_t gid,
-			   void **out, size_t *outlen);
+/* One SCM_CREDENTIALS message of pid, uid and gid (CMSG_SPACE: 32 bytes)
+ * followed by the len bytes of control (the kernel's layout; len may be 0)
+ * as they are: the kernel reads the agent's bytes after it exactly as it
+ * would alone, a tail it ignores included. In *out (malloc'd, the
+ * caller's to free) and *outlen. Pure. Returns 0 or -ENOMEM. */
+int sv_msghdr_prepend_creds(const void *control, size_t len, int32_t pid, uint32_t uid,
+			    uint32_t gid, void **out, size_t *outlen);
 
 #endif

@@ -515,4 +515,8 @@
  *   PERFORMED_CREDS_OWN   mediate_msg.c  a performed AF_UNIX send carries the
  *                         supervisor's credentials: a receiver with
  *                         SO_PASSCRED in the run reads pid 0 (h-realprog2)
+ *   CREDS_APPENDED        msghdr.c  the caller's SCM_CREDENTIALS follow the
+ *                         agent's control bytes: a cut header in their
+ *                         ignored tail is read whole, SCM_RIGHTS of the
+ *                         supervisor's descriptors 28, 0, 1, 2 (h-attack53)
  * This header is documentation only; nothing includes it. */

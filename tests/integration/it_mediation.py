@@ -801,3 +801,21 @@ def performed_unix_send_names_its_caller_to_a_receiver_with_passcred(ctx):
         run = ctx.sv("no-network", [], uid1000=uid1000)
         ctx.expect_eq(((run.report or {}).get("probe") or {}).get("caller_credentials"), want,
                       "the probe's caller_credentials%s" % (" (uid 1000)" if uid1000 else ""))
+
+
+@test(timeout=300)
+def caller_credentials_never_turn_the_agents_control_tail_into_our_descriptors(ctx):
+    # Review h-attack53 (ha53-fdleak.sh): our SCM_CREDENTIALS appended
+    # after the agent's control bytes completed a tail the kernel ignores (a
+    # header cut to 13 bytes: cmsg_len 33, SCM_RIGHTS) into one it read
+    # whole, whose descriptors were our bytes 28, 0, 1, 2: the supervisor's
+    # own table reached the agent (with --report-fd 28 the report channel,
+    # which it wrote into). Ours now come first. Mutant creds-appended.
+    if os.geteuid() != 0:
+        raise Skip("needs root: a root supervisor names its caller's pid")
+    for binary, leaked in ((SV, "0"), (mutant_binary("creds-appended"), "1")):
+        out = review(ctx, "ha53-fdleak.sh", binary, timeout=240, env={"RUNS": "1"})
+        got = re.findall(r"descriptors reached the agent in (\d+) of 1 runs", out)
+        ctx.expect_eq(got, ["0", leaked], "%s: runs with our descriptors (%s)" % (binary, out[-700:]))
+        ctx.expect_eq("the report channel holds the agent's bytes" in out, leaked == "1",
+                      "%s: the report channel written by the agent" % binary)

@@ -478,10 +478,10 @@ TEST(control_pktinfo_naming_lo_forwarded_only_to_loopback)
 	EXPECT_EQ(sv_msghdr_check_control(c.b, c.len, 1), -EPERM);
 }
 
-/* The caller's credentials follow the agent's control data at the kernel's
- * alignment, as one SCM_CREDENTIALS message the walk then refuses (the
- * agent may never send its own: only ours, built here, carry them). */
-TEST(caller_credentials_appended_after_control_at_kernel_alignment)
+/* The caller's credentials come first, the agent's control data after
+ * them as they were, as one SCM_CREDENTIALS message the walk then refuses
+ * (the agent may never send its own: only ours, built here, carry them). */
+TEST(caller_credentials_prepended_to_control)
 {
 	struct ctl c = {.len = 0};
 	static const int fd = 3;
@@ -493,12 +493,12 @@ TEST(caller_credentials_appended_after_control_at_kernel_alignment)
 
 	add_rights(&c, &fd, 1);
 	c.len -= 4; /* 20 bytes: the header and one int, as the agent may leave it */
-	EXPECT_EQ(sv_msghdr_append_creds(c.b, c.len, 43, 1000, 1001, (void **)&out, &len), 0);
-	EXPECT_EQ(len, (size_t)(24 + 32));
-	EXPECT_EQ(memcmp(out, c.b, c.len), 0);
-	memcpy(&clen, out + 24, 8);
-	memcpy(lt, out + 32, 8);
-	memcpy(cred, out + 40, 12);
+	EXPECT_EQ(sv_msghdr_prepend_creds(c.b, c.len, 43, 1000, 1001, (void **)&out, &len), 0);
+	EXPECT_EQ(len, (size_t)(32 + 20));
+	EXPECT_EQ(memcmp(out + 32, c.b, c.len), 0);
+	memcpy(&clen, out, 8);
+	memcpy(lt, out + 8, 8);
+	memcpy(cred, out + 16, 12);
 	EXPECT_EQ(clen, (uint64_t)28);
 	EXPECT_EQ(lt[0], SOL_SOCKET);
 	EXPECT_EQ(lt[1], SCM_CREDENTIALS);
@@ -507,9 +507,55 @@ TEST(caller_credentials_appended_after_control_at_kernel_alignment)
 	EXPECT_EQ(cred[2], 1001u);
 	EXPECT_EQ(sv_msghdr_check_control(out, len, 0), -EPERM);
 	free(out);
-	EXPECT_EQ(sv_msghdr_append_creds(NULL, 0, 1, 0, 0, (void **)&out, &len), 0);
+	EXPECT_EQ(sv_msghdr_prepend_creds(NULL, 0, 1, 0, 0, (void **)&out, &len), 0);
 	EXPECT_EQ(len, (size_t)32);
 	free(out);
+}
+
+/* Review h-attack53 (ha53-fdleak.sh): a tail shorter than one header,
+ * which the kernel and the walk ignore, cut from an SCM_RIGHTS header
+ * whose length reaches past it. With our credentials after it (padded to
+ * 8) the kernel read it whole, its descriptors our bytes 28, 0, 1, 2 (our
+ * own table's, sent to the agent). Walked as the kernel walks, the
+ * buffer we send holds no descriptor, alone or behind a whole message.
+ * Mutant creds-appended. */
+TEST(caller_credentials_never_complete_a_cut_header_into_descriptors)
+{
+	for (int behind = 0; behind < 2; behind++) {
+		struct ctl c = {.len = 0};
+		struct seen s = {0};
+		const uint64_t cut = 33;
+		const int32_t lt = SOL_SOCKET;
+		uint8_t *out = NULL;
+		size_t len = 0;
+
+		if (behind)
+			add_rights(&c, NULL, 0);
+		memcpy(c.b + c.len, &cut, 8);
+		memcpy(c.b + c.len + 8, &lt, 4);
+		c.b[c.len + 12] = SCM_RIGHTS;
+		c.len += 13;
+		EXPECT_EQ(sv_msghdr_walk_control(c.b, c.len, record_fds, &s), 0);
+		EXPECT_EQ(s.calls, (size_t)0);
+		EXPECT_EQ(sv_msghdr_prepend_creds(c.b, c.len, 43, 0, 0, (void **)&out, &len), 0);
+		/* The walk refuses our SCM_CREDENTIALS where it meets it: made
+		 * an IP_TOS in place (ignored on AF_UNIX, as the kernel skips
+		 * ours), the rest is walked as the kernel walks it. */
+		for (size_t at = 0; at + 16 <= len; at += 8) {
+			uint64_t l;
+			int32_t h[2];
+
+			memcpy(&l, out + at, 8);
+			memcpy(h, out + at + 8, 8);
+			if (l == 28 && h[0] == SOL_SOCKET && h[1] == SCM_CREDENTIALS) {
+				put32(out, at + 8, 0);
+				put32(out, at + 12, 1);
+			}
+		}
+		EXPECT_EQ(sv_msghdr_walk_control(out, len, record_fds, &s), 0);
+		EXPECT_EQ(s.calls, (size_t)0);
+		free(out);
+	}
 }
 
 TEST(control_walk_stops_at_first_error_after_earlier_callbacks)
