@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "fault.h"
 #include "msghdr.h"
 
@@ -462,4 +463,33 @@ int sv_act_caller_creds(pid_t tid, int32_t *pid, uint32_t *uid, uint32_t *gid)
 	*uid = (uint32_t)u;
 	*gid = (uint32_t)g;
 	return 0;
+}
+
+static atomic_int caps_stuck;
+
+long long sv_act_sendmsg(int fd, const struct msghdr *mh, int flags, int raised)
+{
+	long long rc;
+	int e;
+
+	if (!raised)
+		return syscall(SYS_sendmsg, fd, mh, flags);
+	if (sv_caps_raise_for_creds() != 0) {
+		errno = EPERM;
+		return -1;
+	}
+	rc = syscall(SYS_sendmsg, fd, mh, flags);
+	e = errno;
+	/* Lowering what we raised cannot be refused by the kernel (effective
+	 * stays within permitted); were it, this thread would lend
+	 * CAP_SYS_ADMIN to every later call it performs. */
+	if (sv_caps_lower_thread() != 0)
+		atomic_store(&caps_stuck, 1);
+	errno = e;
+	return rc;
+}
+
+int sv_act_caps_stuck(void)
+{
+	return atomic_load(&caps_stuck);
 }

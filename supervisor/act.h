@@ -4,6 +4,7 @@
 #define SV_ACT_H
 
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 /* Opens a pidfd for the process that thread tid belongs to (pidfd_open only
@@ -86,6 +87,19 @@ int sv_act_creds_probe(pid_t canary);
  * uid and gid (as our user namespace sees them). Returns 0, -ENOTSUP when
  * sv_act_creds_probe did not pass, or -errno (the thread is gone). */
 int sv_act_caller_creds(pid_t tid, int32_t *pid, uint32_t *uid, uint32_t *gid);
+
+/* sendmsg(fd, mh, flags), with CAP_SYS_ADMIN raised into this thread's
+ * effective set for that one syscall when raised is set
+ * (sv_caps_raise_for_creds: a message naming its caller's credentials),
+ * and lowered again before it returns. Returns the syscall's result with
+ * errno; -1 with EPERM, nothing sent, when the capability could not be
+ * raised. Should lowering it fail, sv_act_caps_stuck says so from then on:
+ * the receiver must perform nothing more. */
+long long sv_act_sendmsg(int fd, const struct msghdr *mh, int flags, int raised);
+
+/* Whether a thread's raised capability could not be lowered again
+ * (sv_act_sendmsg): the run cannot go on. */
+int sv_act_caps_stuck(void);
 
 int sv_act_translate_rights(int pidfd, pid_t check_tid, void *control, size_t len, int **dups,
 			    size_t *ndups, int *getfd_err, const char **mech);

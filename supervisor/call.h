@@ -69,6 +69,9 @@ struct sv_call {
 	/* The act must not wait in the kernel: its name is an abstract one
 	 * judged the run's (sv_unixpeer_act). */
 	int peer_nowait;
+	/* The send performed now names the caller's credentials: made with
+	 * CAP_SYS_ADMIN raised for its syscall alone (sv_act_sendmsg). */
+	int send_raised;
 	/* The sockets bound to that name, held open from the judgement to
 	 * the end of the act, so no other socket can bind it meanwhile
 	 * (unixpeer.c), and their cookies (sv_call_pin). */

@@ -1,7 +1,6 @@
 #include "mediate_msg.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -9,7 +8,6 @@
 #include <unistd.h>
 
 #include "act.h"
-#include "caps.h"
 #include "msghdr.h"
 #include "target.h"
 #include "unixpeer.h"
@@ -164,84 +162,51 @@ static const char *refusal(const struct copied_msg *cm)
 	return cm->refused_control ? "control-message" : NULL;
 }
 
-/* The control data a performed send carries: the agent's, and on AF_UNIX
- * without descriptors the caller's credentials before it (never after:
- * sv_msghdr_prepend_creds) where
- * sv_act_creds_probe passed, so a receiver with SO_PASSCRED learns the
- * sender the kernel would name (ours gave pid 0 inside the run, and our
- * own pid outside it: review h-realprog2; systemd refuses an sd_notify
- * from a pid not the service's). With descriptors ours stay: naming the
- * caller there would lift the in-flight limit (sv_caps_raise_for_creds).
- * The agent's own SCM_CREDENTIALS were refused before this as a control
- * message. Returns cm->control, or a new buffer also in *owned (the
- * caller frees it and sends it with send_as_caller), with its length in
- * *len. */
-static void *with_caller_creds(struct sv_call *c, struct copied_msg *cm, size_t ndups, void **owned,
-			       size_t *len)
+/* The caller's credentials, read for a performed AF_UNIX send before the
+ * call's validity is checked again (a tid read from /proc names the caller
+ * only while the call still waits). Returns 1 with *cr, or 0: ours stay
+ * (not AF_UNIX, sv_act_creds_probe refused, the thread gone). */
+static int caller_creds(struct sv_call *c, struct ucred *cr)
 {
-	int32_t pid;
-	uint32_t uid, gid;
-
-	*owned = NULL;
-	*len = cm->m.controllen;
 #ifndef SV_MUTANT_PERFORMED_CREDS_OWN
 	/* MUTANT performed-creds-own: a performed send carries our own
 	 * credentials, pid 0 to a receiver in the run. */
-	if (c->domain == AF_UNIX && ndups == 0 &&
-	    sv_act_caller_creds((pid_t)c->req->pid, &pid, &uid, &gid) == 0 &&
-	    sv_msghdr_prepend_creds(cm->control, cm->m.controllen, pid, uid, gid, owned, len) == 0)
-		return *owned;
+	int32_t pid;
+	uint32_t uid, gid;
+
+	if (c->domain == AF_UNIX &&
+	    sv_act_caller_creds((pid_t)c->req->pid, &pid, &uid, &gid) == 0) {
+		*cr = (struct ucred){.pid = pid, .uid = uid, .gid = gid};
+		return 1;
+	}
 #else
 	(void)c;
-	(void)ndups;
-	(void)pid;
-	(void)uid;
-	(void)gid;
+	(void)cr;
 #endif
+	return 0;
+}
+
+/* The control data a performed send carries: the agent's, and without
+ * descriptors the caller's credentials (have_cr: caller_creds) before it,
+ * never after (sv_msghdr_prepend_creds: review h-attack53), so a receiver
+ * with SO_PASSCRED learns the sender the kernel would name (ours gave pid 0
+ * inside the run, and our own pid outside it: review h-realprog2; systemd
+ * refuses an sd_notify from a pid not the service's). With descriptors
+ * ours stay: naming the caller there would lift the in-flight limit
+ * (sv_caps_raise_for_creds). The agent's own SCM_CREDENTIALS were refused
+ * before this as a control message. Returns cm->control, or a new buffer
+ * also in *owned (the caller frees it and sends it with the capability
+ * raised: c->send_raised), with its length in *len. */
+static void *with_caller_creds(struct copied_msg *cm, int have_cr, const struct ucred *cr,
+			       size_t ndups, void **owned, size_t *len)
+{
+	*owned = NULL;
+	*len = cm->m.controllen;
+	if (have_cr && ndups == 0 &&
+	    sv_msghdr_prepend_creds(cm->control, cm->m.controllen, cr->pid, cr->uid, cr->gid, owned,
+				    len) == 0)
+		return *owned;
 	return cm->control;
-}
-
-struct raised_send {
-	struct sv_call *c;
-	struct msghdr *mh;
-	int flags, raised, err;
-	const void *name;
-	uint32_t namelen;
-	long long sent;
-};
-
-static void *send_raised(void *arg)
-{
-	struct raised_send *a = arg;
-
-	/* This thread alone raises CAP_SYS_ADMIN, makes the one send and
-	 * ends with it: no later call can find it raised. */
-	a->raised = sv_caps_raise_for_creds() == 0;
-	if (!a->raised)
-		return NULL;
-	a->sent = a->c->peer_nowait ? sv_unixpeer_act(a->c, a->mh, a->flags, a->name, a->namelen)
-				    : syscall(SYS_sendmsg, a->c->dup, a->mh, a->flags);
-	a->err = errno;
-	return NULL;
-}
-
-/* The send of mh, which names the caller's credentials: made by a thread
- * of its own with CAP_SYS_ADMIN (sv_caps_raise_for_creds). Returns 1 with
- * *sent and errno set, or 0 when it could not be made so (nothing sent). */
-static int send_as_caller(struct sv_call *c, struct msghdr *mh, int flags, const void *name,
-			  uint32_t namelen, ssize_t *sent)
-{
-	struct raised_send a = {.c = c, .mh = mh, .flags = flags, .name = name, .namelen = namelen};
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, send_raised, &a) != 0)
-		return 0;
-	pthread_join(t, NULL);
-	if (!a.raised)
-		return 0;
-	*sent = (ssize_t)a.sent;
-	errno = a.err;
-	return 1;
 }
 
 /* Sends one copied message on the prepared duplicate. Returns the kernel's
@@ -263,6 +228,8 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	int *dups = NULL, getfd_err = 0, lookup_err = 0, rc, quiet;
 	void *owned = NULL;
 	size_t ndups = 0, clen;
+	struct ucred cr = {0};
+	int have_cr;
 	long long n, fo;
 	ssize_t sent;
 
@@ -278,6 +245,7 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 		return -3;
 	if (n < 0)
 		return -2;
+	have_cr = caller_creds(c, &cr);
 	if (sv_call_still_valid(c)) {
 		free(payload);
 		return -2;
@@ -353,7 +321,7 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	}
 	mh.msg_iov = &one;
 	mh.msg_iovlen = 1;
-	mh.msg_control = with_caller_creds(c, cm, ndups, &owned, &clen);
+	mh.msg_control = with_caller_creds(cm, have_cr, &cr, ndups, &owned, &clen);
 	mh.msg_controllen = (socklen_t)clen;
 	/* Never SIGPIPE the supervisor (the agent's SIGPIPE is forwarded), and
 	 * never zero-copy from a buffer we free right after. */
@@ -365,13 +333,17 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	sv_call_note_held(c, flags);
 	/* Credentials we may not give are refused before anything is sent
 	 * (scm_send): then sent with ours, never answered as the agent's. */
-	if (!owned || !send_as_caller(c, &mh, quiet, name, namelen, &sent) ||
-	    (sent == -1 && errno == EPERM)) {
+	c->send_raised = owned != NULL;
+	sent = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, name, namelen)
+			      : sv_act_sendmsg(c->dup, &mh, quiet, c->send_raised);
+	if (sent == -1 && errno == EPERM && owned) {
+		c->send_raised = 0;
 		mh.msg_control = cm->control;
 		mh.msg_controllen = cm->m.controllen;
 		sent = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, name, namelen)
-				      : syscall(SYS_sendmsg, c->dup, &mh, quiet);
+				      : sv_act_sendmsg(c->dup, &mh, quiet, 0);
 	}
+	c->send_raised = 0;
 	*err = sent < 0 ? errno : 0;
 	free(owned);
 	if (sent == -2) {

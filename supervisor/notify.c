@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "act.h"
 #include "caps.h"
 #include "fault.h"
 #include "mediate.h"
@@ -308,6 +309,15 @@ static void *receiver(void *arg)
 		set_busy(sl, 1, req->id);
 		sv_mediate(P.listener, req, P.pol);
 		set_busy(sl, 0, 0);
+		/* A capability raised for one send and not lowered again would be
+		 * lent to every later call: the run ends here (a mechanism
+		 * failure of ours, never a pass). */
+		if (sv_act_caps_stuck()) {
+			record_recv_failure("capset", EPERM);
+			sv_notify_fatal();
+			atomic_store(&P.stop, 1);
+			break;
+		}
 		if (atomic_load(&P.receiving) > SPARE_RECEIVERS)
 			break;
 	}

@@ -542,7 +542,7 @@ long long sv_unixpeer_act(struct sv_call *c, const struct msghdr *msg, int flags
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		if (msg) {
-			rc = syscall(SYS_sendmsg, c->dup, msg, flags | MSG_DONTWAIT);
+			rc = sv_act_sendmsg(c->dup, msg, flags | MSG_DONTWAIT, c->send_raised);
 		} else {
 			/* A connect has no flag of its own: the description's,
 			 * shared with the agent, for the length of the call. */

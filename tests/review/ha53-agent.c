@@ -93,8 +93,8 @@ static int recv_print(int s)
 			struct ucred u;
 
 			memcpy(&u, CMSG_DATA(cm), sizeof(u));
-			printf("received creds pid %d uid %u gid %u (getpid %d)\n", u.pid, u.uid, u.gid,
-			       getpid());
+			printf("received creds pid %d uid %u gid %u (getpid %d)\n", u.pid, u.uid,
+			       u.gid, getpid());
 		}
 	}
 	return got;
@@ -133,7 +133,6 @@ static int fdleak(int first, uint64_t clen)
 	printf("sendmsg: sent (control %zu bytes)\n", len);
 	return recv_print(sv[1]) > 0 ? 0 : 1;
 }
-
 
 /* A blocking send to an abstract name of the run whose receive queue is
  * full: the supervisor waits for room, holding the call's descriptors. */
