@@ -483,7 +483,7 @@ long long sv_act_sendmsg(int fd, const struct msghdr *mh, int flags, int raised)
 	/* Lowering what we raised cannot be refused by the kernel (effective
 	 * stays within permitted); were it, this thread would lend
 	 * CAP_SYS_ADMIN to every later call it performs. */
-	if (sv_caps_lower_thread() != 0)
+	if (sv_caps_lower_thread() != 0 || sv_fault("caps_lower"))
 		atomic_store(&caps_stuck, 1);
 	errno = e;
 	return rc;

@@ -23,7 +23,8 @@ static const char *const sites[] = {"recv",           "process_vm_readv", "proce
 				    "clone_newipc",   "statx_mnt_id",     "setid_ro",
 				    "unix_window",    "unix_dump_again",  "setns_window",
 				    "receivers_cap",  "report_path",      "recv_pause",
-				    "sentinel_pause", "cwd_window",       "openat2"};
+				    "sentinel_pause", "cwd_window",       "openat2",
+				    "caps_lower"};
 
 static struct {
 	char site[32];

@@ -519,4 +519,7 @@
  *                         agent's control bytes: a cut header in their
  *                         ignored tail is read whole, SCM_RIGHTS of the
  *                         supervisor's descriptors 28, 0, 1, 2 (h-attack53)
+ *   CAPS_STUCK_IGNORED    notify.c  a receiver whose CAP_SYS_ADMIN, raised for
+ *                         a send naming its caller, could not be lowered
+ *                         again goes on performing calls with it
  * This header is documentation only; nothing includes it. */

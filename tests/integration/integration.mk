@@ -61,5 +61,5 @@ IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	disconnect-unlocked ipc-retry-blind stream-connect-portless unix-abstract-unpinned \
 	unix-closed-is-peer run-named-late report-fd-first receivers-capped-counted nofile-kept \
 	withdrawn-uncounted sentinels-absent sentinel-copies-counted cwd-walk-by-name \
-	cwd-escape-errno-trusted scoped-eagain-answered
+	cwd-escape-errno-trusted scoped-eagain-answered caps-stuck-ignored
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

@@ -13,7 +13,7 @@ import subprocess
 import time
 
 from harness import (SV, UNDECLARED, Skip, UnixDgramListener, expect_agent, expect_event,
-                     expect_outcome, mutant_binary, review, test, wait_for)
+                     expect_outcome, mutant_binary, mutant_faults_binary, review, test, wait_for)
 
 
 @test()
@@ -819,3 +819,18 @@ def caller_credentials_never_turn_the_agents_control_tail_into_our_descriptors(c
         ctx.expect_eq(got, ["0", leaked], "%s: runs with our descriptors (%s)" % (binary, out[-700:]))
         ctx.expect_eq("the report channel holds the agent's bytes" in out, leaked == "1",
                       "%s: the report channel written by the agent" % binary)
+
+
+@test(timeout=60)
+def receiver_whose_raised_capability_stays_ends_the_run(ctx):
+    # A send naming its caller raises CAP_SYS_ADMIN around its one syscall;
+    # a receiver that could not lower it again would lend it to every later
+    # call it performs (the netlink-deputy class). The test build's
+    # caps_lower site says the lowering failed: the run ends a mechanism
+    # failure (capability-error), never goes on. Mutant caps-stuck-ignored:
+    # the run passes.
+    if os.geteuid() != 0:
+        raise Skip("needs root: only a root supervisor raises it")
+    for binary, want in ((None, 3), (mutant_faults_binary("caps-stuck-ignored"), 0)):
+        run = ctx.sv("peer-pid", [], fault="caps_lower:EPERM", binary=binary)
+        ctx.expect_eq(run.rc, want, "%s: exit status" % (binary or "the faults build"))
