@@ -24,6 +24,7 @@
  *   fs.protected_symlinks=1 the kernel follows a trailing link there for
  *   its owner; a follower of another fsuid, the supervisor's 0, is refused
  *   EACCES).
+ * MODE protsym-rel: the same, connecting "ha52p" from /dev/shm.
  * MODE protsym-own: the same uid's own listener at /dev/shm/ha52own/app.sock
  *   reached through its own link /dev/shm/ha52o (false-red check).
  * MODE detroot: a listener of the run's own at /dev/shm/ha52j/run/app.sock;
@@ -253,7 +254,12 @@ static int protsym(const char *dir, const char *mode)
 		perror("ha52 symlink");
 		return 2;
 	}
-	rc = once(own ? "/dev/shm/ha52o" : "/dev/shm/ha52p", &err);
+	if (strcmp(mode, "protsym-rel") == 0 && chdir("/dev/shm") != 0)
+		return 2;
+	rc = once(own				       ? "/dev/shm/ha52o"
+		  : strcmp(mode, "protsym-rel") == 0 ? "ha52p"
+						       : "/dev/shm/ha52p",
+		  &err);
 	fprintf(stderr, "ha52 %s: %s\n", mode, rc == 0 ? "connected" : strerrorname_np(err));
 	return rc == 0 ? 0 : 1;
 }

@@ -20,6 +20,7 @@
 #                leave it), the agent as uid 1000 follows its own link in
 #                /dev/shm to DIR; the supervisor (fsuid 0) is refused EACCES
 #                and answers that, recorded allowed (exit 0 where 1 is due)
+#   protsym-rel  the same by the relative name "ha52p" from /dev/shm
 #   protsym-own  the same uid's own socket through its own link: the
 #                program is told EACCES where the kernel connects
 #   tests/review/ha52-host.sh [N]   (N runs per mode, default 3; MODES=... to pick)
