@@ -505,10 +505,19 @@
  *                         its retries is answered EAGAIN, recorded allowed:
  *                         renames beside a walk across stacked mounts made a
  *                         connect to a host's socket a pass (h-attack51)
- *   PROCFS_ERRNO_ANSWERED  unixpath.c  a failed lookup through the agent's
- *                         /proc ("self", a magic link, /dev/fd) is the
- *                         kernel's answer, recorded allowed, where the kernel
- *                         reached a host's socket (h-attack51)
+ *   PROCFS_ERRNO_ANSWERED  unixpath.c  a failed lookup is the kernel's answer
+ *                         without the walk as the kernel's (through the
+ *                         agent's /proc: "self", a magic link, /dev/fd; or a
+ *                         protected link we may not follow), recorded
+ *                         allowed, where the kernel reached a host's socket
+ *                         (h-attack51, h-attack52)
+ *   PROTECTED_LINK_REFUSED  unixpath.c  a protected link the caller may follow
+ *                         and we may not is denied: a false red for its own
+ *                         socket through its own link (h-attack52)
+ *   WALK_COMPLETE_TRUSTED  unixpath.c  a walk that now finds the whole name
+ *                         trusts the first lookup's failure: a link flipped
+ *                         between /proc/self/fd/N and a host directory hides
+ *                         connects to a host's socket (h-attack52)
  *   CHROOT_PREFIX_KEPT    unixpath.c  the working directory's name keeps the
  *                         chroot's own: every relative name of a chrooted
  *                         program is denied (h-attack51, a false red)

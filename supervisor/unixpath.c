@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/un.h>
@@ -18,6 +19,9 @@
 #define CWD_UNNAMED SV_UNIXPATH_UNNAMED
 /* open_below_cwd's answer for a name that leaves the directory. */
 #define CWD_ESCAPES (SV_UNIXPATH_UNNAMED + 1)
+#ifndef ST_NOSYMFOLLOW
+#define ST_NOSYMFOLLOW 0x2000
+#endif
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
 #endif
@@ -131,75 +135,236 @@ static int on_procfs(int fd)
 	return fstatfs(fd, &sf) != 0 || sf.f_type == PROC_SUPER_MAGIC;
 }
 
-/* Whether the walk of path from dirfd (resolved as how says) passes
- * through a proc file system, or could: there "self", "thread-self" and
- * the magic links lead the agent's lookup where ours cannot follow (our
- * lookup of "self" in its /proc finds no pid of ours: ENOENT; a magic link
- * we refuse: ELOOP), so a failure of ours there is no answer of the
- * kernel's (review h-attack51 finding 3). Each prefix of the name is
- * looked up in turn; one that fails is the kernel's own end of the walk
- * unless its last component is a symbolic link, whose target is then
- * walked instead, depth links at most. Anything unsure is 1. */
-static int through_procfs(int dirfd, const char *path, const struct open_how *how, int depth)
+/* Whether descriptors a and b are one object: device, inode and mount (the
+ * mount where statx gives its id, 5.8+). 1, 0, or -errno. */
+static int same_object(int a, int b)
 {
-	struct open_how nofollow = *how;
-	char pre[PATH_MAX], target[PATH_MAX], next[PATH_MAX];
-	size_t len = strlen(path);
-	struct stat st;
+	struct statx x, y;
+
+	if (syscall(SYS_statx, a, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &x) != 0 ||
+	    syscall(SYS_statx, b, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &y) != 0)
+		return -errno;
+	return x.stx_ino == y.stx_ino && x.stx_dev_major == y.stx_dev_major &&
+	       x.stx_dev_minor == y.stx_dev_minor &&
+	       (!(x.stx_mask & y.stx_mask & STATX_MNT_ID) || x.stx_mnt_id == y.stx_mnt_id);
+}
+
+/* The fourth number of /proc/TID/status's "Uid:" line (the thread's
+ * fsuid, as our user namespace sees it), or -1. */
+static long caller_fsuid(pid_t tid)
+{
+	char path[64], buf[4096], *at;
+	long id[4];
 	ssize_t n;
-	int fd, w;
+	int fd;
 
-	nofollow.flags |= O_NOFOLLOW;
-	if (len >= sizeof(pre) || on_procfs(dirfd))
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	at = strstr(buf, "\nUid:");
+	if (!at || sscanf(at + 5, "%ld %ld %ld %ld", &id[0], &id[1], &id[2], &id[3]) != 4)
+		return -1;
+	return id[3];
+}
+
+/* fs.protected_symlinks: 1, 0, or -1 unread. */
+static int protected_symlinks(void)
+{
+	char c = 0;
+	int fd = open("/proc/sys/fs/protected_symlinks", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '0' ? 0 : c == '1' ? 1 : -1;
+}
+
+/* may_follow_link (fs/namei.c), for a follower of fsuid, of the trailing
+ * symbolic link lnk in directory dir: 1 when the kernel follows it, 0 when
+ * it refuses EACCES (fs.protected_symlinks: a link in a sticky
+ * world-writable directory whose owner is neither the follower nor the
+ * directory's), -1 unsure. No capability overrides it. */
+static int may_follow(int dir, int lnk, long fsuid)
+{
+	int prot = protected_symlinks();
+	struct stat d, l;
+
+	if (prot == 0)
 		return 1;
-	for (size_t end = 1; end <= len; end++) {
-		if (end < len && path[end] != '/')
-			continue;
-		memcpy(pre, path, end);
-		pre[end] = '\0';
-		fd = openat2_retried(dirfd, pre, how);
-		if (fd >= 0) {
-			int proc = on_procfs(fd);
-
-			close(fd);
-			if (proc)
-				return 1;
-			continue;
-		}
-		if (fd == -EAGAIN || fd == -EXDEV)
-			return 1;
-		fd = openat2_retried(dirfd, pre, &nofollow);
-		if (fd < 0)
-			return fd == -EAGAIN || fd == -EXDEV;
-		if (fstat(fd, &st) != 0 || !S_ISLNK(st.st_mode)) {
-			close(fd);
-			return 0;
-		}
-		n = readlinkat(fd, "", target, sizeof(target) - 1);
-		close(fd);
-		if (n <= 0 || depth == 0)
-			return 1;
-		target[n] = '\0';
-		char *slash = strrchr(pre, '/');
-
-		if (target[0] == '/' || !slash) {
-			w = snprintf(next, sizeof(next), "%s%s", target, path + end);
-		} else {
-			*slash = '\0';
-			w = snprintf(next, sizeof(next), "%s/%s%s", pre, target, path + end);
-		}
-		if (w < 0 || (size_t)w >= sizeof(next))
-			return 1;
-		return through_procfs(dirfd, next, how, depth - 1);
-	}
+	if (prot < 0 || fsuid < 0 || fstat(dir, &d) != 0 || fstat(lnk, &l) != 0)
+		return -1;
+	if (l.st_uid == (uid_t)fsuid || (d.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH) ||
+	    d.st_uid == l.st_uid)
+		return 1;
 	return 0;
 }
 
-/* The confined lookup of path from dirfd: 0 with *fd, a positive errno
- * (the kernel's own answer), CWD_UNNAMED (to be denied), or -errno when no
- * confined lookup could be made. */
-static int open_confined(int dirfd, const char *path, const struct open_how *how, int *fd,
-			 const char **mech)
+/* walk_as_kernel's answers. */
+enum { WALK_TRUST, WALK_UNSURE, WALK_FOUND };
+
+/* Our confined lookup of path from start (the thread's root or working
+ * directory) failed with err: walks it again as the kernel walks it for
+ * thread tid, one component at a time from descriptors (never a name
+ * looked up twice, so no rename or mount between two lookups can make
+ * them disagree: review h-attack52 finding 1), with ".." kept at the
+ * thread's root, symbolic links read and followed by hand (40 at most),
+ * and the trailing one followed as may_follow_link would for the thread.
+ * WALK_TRUST: the walk ends where the kernel's would, with err (a missing
+ * entry, a file that is no directory, a protected link, a loop): err is
+ * the kernel's answer. WALK_FOUND: it reaches an object where ours was
+ * refused EACCES (a protected link the thread may follow and we may not,
+ * fsuid 0: review h-attack52 finding 2): *out holds it. WALK_UNSURE:
+ * anything else, any step on a proc file system included ("self",
+ * "thread-self" and the magic links lead the agent's lookup where ours
+ * cannot follow: review h-attack51 finding 3), or a walk that now finds
+ * what the first did not: to be denied. Linear in the name and its links
+ * (the prefix re-walk it replaced cost about a second a connect: review
+ * h-attack52 finding 3). */
+static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *out)
+{
+	char bufs[2][PATH_MAX + 1], target[PATH_MAX], link[64];
+	int root, cur, nxt, links = 0, which = 0, rc = WALK_UNSURE;
+	const char *p;
+	struct stat st;
+
+	if (strlen(path) > PATH_MAX)
+		return WALK_UNSURE;
+	snprintf(link, sizeof(link), "/proc/%d/root", (int)tid);
+	root = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return WALK_UNSURE;
+	cur = fcntl(path[0] == '/' ? root : start, F_DUPFD_CLOEXEC, 0);
+	strcpy(bufs[0], path);
+	p = bufs[0];
+	while (cur >= 0) {
+		char comp[NAME_MAX + 1];
+		size_t len;
+		int must_dir;
+
+		while (*p == '/')
+			p++;
+		if (*p == '\0') {
+			/* The whole name found: where ours was refused EACCES,
+			 * the thread's lookup gets here; any other failure of
+			 * ours the walk does not share is a disagreement. */
+#ifndef SV_MUTANT_PROTECTED_LINK_REFUSED
+			/* MUTANT protected-link-refused: denied, a false red for
+			 * a program's own socket through its own link in /tmp
+			 * (h-attack52's protsym-own). */
+			if (err == EACCES) {
+				*out = cur;
+				cur = -1;
+				rc = WALK_FOUND;
+			}
+#else
+			(void)out;
+#endif
+#ifdef SV_MUTANT_WALK_COMPLETE_TRUSTED
+			/* MUTANT walk-complete-trusted: a walk that now finds the
+			 * whole name trusts the failure of the first, as the
+			 * prefix re-walk did (h-attack52's flip). */
+			if (err != EACCES)
+				rc = WALK_TRUST;
+#endif
+			break;
+		}
+		len = strcspn(p, "/");
+		if (len > NAME_MAX)
+			break;
+		memcpy(comp, p, len);
+		comp[len] = '\0';
+		p += len;
+		must_dir = *p == '/';
+		if (on_procfs(cur))
+			break;
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			int top = same_object(cur, root);
+
+			if (top < 0)
+				break;
+			if (top)
+				continue;
+			nxt = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			close(cur);
+			cur = nxt;
+			continue;
+		}
+		nxt = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (nxt < 0) {
+			if (errno == err && (err == ENOENT || err == ENOTDIR))
+				rc = WALK_TRUST;
+			break;
+		}
+		if (on_procfs(nxt) || fstat(nxt, &st) != 0) {
+			close(nxt);
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			struct statvfs vfs;
+			ssize_t n;
+			int w, follow = 1;
+
+			/* The kernel's ELOOP past MAXSYMLINKS, or on a mount
+			 * that follows none (nosymfollow, 5.10+). */
+			if (++links > 40 || fstatvfs(nxt, &vfs) != 0 ||
+			    (vfs.f_flag & ST_NOSYMFOLLOW)) {
+				close(nxt);
+				rc = err == ELOOP ? WALK_TRUST : WALK_UNSURE;
+				break;
+			}
+			if (*p == '\0')
+				follow = may_follow(cur, nxt, caller_fsuid(tid));
+			if (follow <= 0) {
+				close(nxt);
+				rc = follow == 0 && err == EACCES ? WALK_TRUST : WALK_UNSURE;
+				break;
+			}
+			n = readlinkat(nxt, "", target, sizeof(target) - 1);
+			close(nxt);
+			if (n <= 0)
+				break;
+			target[n] = '\0';
+			which ^= 1;
+			w = snprintf(bufs[which], sizeof(bufs[which]), "%s%s", target, p);
+			if (w < 0 || (size_t)w >= sizeof(bufs[which]))
+				break;
+			p = bufs[which];
+			if (target[0] == '/') {
+				close(cur);
+				cur = fcntl(root, F_DUPFD_CLOEXEC, 0);
+			}
+			continue;
+		}
+		if (must_dir && !S_ISDIR(st.st_mode)) {
+			close(nxt);
+			rc = err == ENOTDIR ? WALK_TRUST : WALK_UNSURE;
+			break;
+		}
+		close(cur);
+		cur = nxt;
+	}
+	if (cur >= 0)
+		close(cur);
+	close(root);
+	return rc;
+}
+
+/* The confined lookup of path from dirfd (thread tid's root or working
+ * directory): 0 with *fd, a positive errno (the kernel's own answer),
+ * CWD_UNNAMED (to be denied), or -errno when no confined lookup could be
+ * made. */
+static int open_confined(pid_t tid, int dirfd, const char *path, const struct open_how *how,
+			 int *fd, const char **mech)
 {
 	int e;
 
@@ -224,14 +389,23 @@ static int open_confined(int dirfd, const char *path, const struct open_how *how
 		return CWD_UNNAMED;
 #endif
 #ifndef SV_MUTANT_PROCFS_ERRNO_ANSWERED
-	/* MUTANT procfs-errno-answered: a failure on a walk through the
-	 * agent's /proc is the kernel's answer (ENOENT, ELOOP, recorded
-	 * allowed) where the kernel followed "self" or a magic link to a
-	 * host's socket (review h-attack51 finding 3). */
-	if (e != EXDEV && e != EAGAIN && through_procfs(dirfd, path, how, 8))
-		return CWD_UNNAMED;
+	/* MUTANT procfs-errno-answered: any failure of ours is the kernel's
+	 * answer (ENOENT, ELOOP, EACCES recorded allowed) where the kernel
+	 * followed "self", a magic link or a protected link of the agent's to
+	 * a host's socket (reviews h-attack51 finding 3, h-attack52). */
+	if (e != EXDEV && e != EAGAIN) {
+		switch (walk_as_kernel(tid, dirfd, path, e, fd)) {
+		case WALK_TRUST:
+			return e;
+		case WALK_FOUND:
+			return 0;
+		default:
+			return CWD_UNNAMED;
+		}
+	}
 #else
-	(void)through_procfs;
+	(void)walk_as_kernel;
+	(void)tid;
 #endif
 	return e;
 }
@@ -257,7 +431,7 @@ static int open_in_agent_root(pid_t tid, const char *path, int *fd, const char *
 	 * agent cannot get there. */
 	if (root < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	rc = open_confined(root, path, &how, fd, mech);
+	rc = open_confined(tid, root, path, &how, fd, mech);
 	close(root);
 	return rc;
 }
@@ -272,7 +446,6 @@ static int open_in_agent_root(pid_t tid, const char *path, int *fd, const char *
  * rootfs.c read back: a directory received from elsewhere is not. */
 static int cwd_named(pid_t tid, int cwd, char *full, size_t dirlen, const char **mech)
 {
-	struct statx byname, real;
 	char keep = full[dirlen];
 	int fd = -1, rc;
 
@@ -281,17 +454,7 @@ static int cwd_named(pid_t tid, int cwd, char *full, size_t dirlen, const char *
 	full[dirlen] = keep;
 	if (rc == 0) {
 		*mech = "statx";
-		if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &byname) !=
-			0 ||
-		    syscall(SYS_statx, cwd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &real) !=
-			0)
-			rc = -errno;
-		else
-			rc = byname.stx_ino == real.stx_ino &&
-			     byname.stx_dev_major == real.stx_dev_major &&
-			     byname.stx_dev_minor == real.stx_dev_minor &&
-			     (!(byname.stx_mask & real.stx_mask & STATX_MNT_ID) ||
-			      byname.stx_mnt_id == real.stx_mnt_id);
+		rc = same_object(fd, cwd);
 		close(fd);
 	} else if (rc > 0) {
 		rc = 0;
@@ -304,11 +467,11 @@ static int cwd_named(pid_t tid, int cwd, char *full, size_t dirlen, const char *
  * positive errno (the kernel's own answer), -errno, or CWD_ESCAPES for a
  * name that leaves the directory (a ".." above it, an absolute symbolic link), which
  * only a lookup from the root can follow. */
-static int open_below_cwd(int cwd, const char *name, int *fd, const char **mech)
+static int open_below_cwd(pid_t tid, int cwd, const char *name, int *fd, const char **mech)
 {
 	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
 			       .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
-	int rc = open_confined(cwd, name, &how, fd, mech);
+	int rc = open_confined(tid, cwd, name, &how, fd, mech);
 
 	return rc == EXDEV ? CWD_ESCAPES : rc;
 }
@@ -345,7 +508,7 @@ static int open_relative(pid_t tid, char *full, size_t dirlen, int *fd, const ch
 	 * through the directory's name, and its error is the kernel's answer
 	 * (h-attack50 finding 3). */
 	if (rc == 0)
-		rc = open_below_cwd(cwd, full + dirlen + 1, fd, mech);
+		rc = open_below_cwd(tid, cwd, full + dirlen + 1, fd, mech);
 	if (rc == CWD_ESCAPES) {
 		rc = open_in_agent_root(tid, full, fd, mech);
 #ifndef SV_MUTANT_CWD_ESCAPE_ERRNO_TRUSTED

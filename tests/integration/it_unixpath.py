@@ -17,7 +17,7 @@ def expect_modes(ctx, script, binary, wants, runs=1, env=None):
     env = dict(env or {}, SUPERVISOR=binary, MODES=" ".join(wants))
     out = review(ctx, script, binary, timeout=300, extra=[str(runs)], env=env)
     for mode, want in wants.items():
-        got = re.findall(r"MODE %s run \d+: exit (\d+), sink reached: (\w+)" % mode, out)
+        got = re.findall(r"MODE %s run \d+: exit (\d+),(?: [\d.]+ s,)? sink reached: (\w+)" % mode, out)
         ctx.require(len(got) == runs, "%s: %d %s lines (%s)" % (binary, len(got), mode, out[-900:]))
         ctx.expect(all(g == (want, "no") for g in got), "%s %s: %s" % (binary, mode, got))
 
@@ -106,3 +106,37 @@ def root_agent_name_our_lookup_cannot_follow_is_denied_not_answered(ctx):
     for binary, wants, runs, fault in cases:
         expect_modes(ctx, "ha51-host.sh", binary, wants, runs,
                      {"EGRESS_SV_FAULT": fault} if fault else None)
+
+
+@test(timeout=400)
+def root_agent_failed_lookup_is_walked_again_as_the_kernel_walks_it(ctx):
+    # Review h-attack52 (ha52-host.sh): a failure of our confined lookup is
+    # the kernel's answer only where a walk as the kernel's (one component
+    # at a time from descriptors, links followed by hand) ends the same
+    # way. `flip200`: a link renamed between /proc/self/fd/N and a host
+    # directory made the old prefix re-walk trust ENOENT now and then (52
+    # of 200 recorded allowed): all 200 denied now. `protsym`: with
+    # fs.protected_symlinks=1 (the script sets it for the mode and puts it
+    # back) the agent as uid 1000 follows its own link to a host's socket,
+    # which refuses us (fsuid 0) EACCES: denied, not answered.
+    # `protsym-own`: its own socket through its own link connects (the
+    # walk finds it where ours was refused). `deep`: a missing name behind
+    # nine 4 kB links is the kernel's ENOENT, in well under the second a
+    # connect the re-walk took. Mutants procfs-errno-answered (protsym
+    # answered EACCES: exit 0), protected-link-refused (protsym-own denied:
+    # exit 1), walk-complete-trusted (flip200: connects recorded allowed).
+    if os.geteuid() != 0 or not shutil.which("gcc"):
+        raise Skip("needs root (the class is a root agent) and gcc")
+    env = {"UNSUPERVISED": "none"}
+    expect_modes(ctx, "ha52-host.sh", SV, {"flip200": "1", "fixed-magic": "1", "fixed-dir": "1",
+                                          "deep": "0", "protsym": "1", "protsym-rel": "1",
+                                          "protsym-own": "0"}, env=env)
+    expect_modes(ctx, "ha52-host.sh", mutant_binary("procfs-errno-answered"), {"protsym": "0"}, env=env)
+    expect_modes(ctx, "ha52-host.sh", mutant_binary("protected-link-refused"), {"protsym-own": "1"},
+                 env=env)
+    for binary, allowed in ((SV, False), (mutant_binary("walk-complete-trusted"), True)):
+        out = review(ctx, "ha52-host.sh", binary, timeout=300, extra=["1"],
+                     env=dict(env, SUPERVISOR=binary, MODES="flip200"))
+        m = re.search(r"MODE flip200 run 1: .*recorded: (.*)", out)
+        ctx.require(m, "%s: no flip200 line (%s)" % (binary, out[-900:]))
+        ctx.expect(("allowed/local/ENOENT" in m.group(1)) == allowed, "%s flip200: %s" % (binary, m.group(1)))

@@ -256,9 +256,9 @@ static int protsym(const char *dir, const char *mode)
 	}
 	if (strcmp(mode, "protsym-rel") == 0 && chdir("/dev/shm") != 0)
 		return 2;
-	rc = once(own				       ? "/dev/shm/ha52o"
+	rc = once(own                                ? "/dev/shm/ha52o"
 		  : strcmp(mode, "protsym-rel") == 0 ? "ha52p"
-						       : "/dev/shm/ha52p",
+						     : "/dev/shm/ha52p",
 		  &err);
 	fprintf(stderr, "ha52 %s: %s\n", mode, rc == 0 ? "connected" : strerrorname_np(err));
 	return rc == 0 ? 0 : 1;
