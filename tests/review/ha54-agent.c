@@ -55,8 +55,10 @@ static void drain(void)
 	for (;;) {
 		char byte, cbuf[256];
 		struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-		struct msghdr mh = {
-		    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf,
+				    .msg_controllen = sizeof(cbuf)};
 		struct cmsghdr *cm;
 
 		if (recvmsg(P, &mh, MSG_DONTWAIT) != 1)
@@ -69,10 +71,11 @@ static void drain(void)
 				if (u.pid == getpid() && u.uid == getuid() && u.gid == getgid()) {
 					atomic_fetch_add(&own, 1);
 				} else if (atomic_fetch_add(&other, 1) < 3) {
-					printf("received creds pid %d uid %u gid %u (ours: pid %d uid "
-					       "%u gid %u)\n",
-					       (int)u.pid, u.uid, u.gid, (int)getpid(), getuid(),
-					       getgid());
+					printf(
+					    "received creds pid %d uid %u gid %u (ours: pid %d uid "
+					    "%u gid %u)\n",
+					    (int)u.pid, u.uid, u.gid, (int)getpid(), getuid(),
+					    getgid());
 				}
 			}
 	}
@@ -126,8 +129,9 @@ static int epermrace(long n, int use_sendto)
 		struct iovec iov = {.iov_base = "x", .iov_len = 1};
 		struct msghdr mh = {
 		    .msg_name = &paddr, .msg_namelen = plen, .msg_iov = &iov, .msg_iovlen = 1};
-		ssize_t r = use_sendto ? sendto(S, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&paddr, plen)
-				       : sendmsg(S, &mh, MSG_DONTWAIT);
+		ssize_t r = use_sendto
+				? sendto(S, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&paddr, plen)
+				: sendmsg(S, &mh, MSG_DONTWAIT);
 
 		if (r == 1)
 			sent++;
@@ -159,7 +163,8 @@ static int optmem(size_t clen)
 	if (!ctl || socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0)
 		return perror("socketpair"), 2;
 	for (at = 0; at + 16 <= clen; at += 16) {
-		struct cmsghdr h = {.cmsg_len = 16, .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS};
+		struct cmsghdr h = {
+		    .cmsg_len = 16, .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS};
 
 		memcpy(ctl + at, &h, sizeof(h));
 	}
