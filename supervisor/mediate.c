@@ -214,11 +214,12 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 				    .msg_control = ctl,
 				    .msg_controllen = (socklen_t)have_cr};
 
-		/* As sendmsg's: credentials we may not give are sent with ours. */
+		/* As sendmsg's (send_copied): only a capability we could not
+		 * raise sends again with ours. */
 		c->send_raised = have_cr > 0;
 		rc = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, target, tlen)
 				    : sv_act_sendmsg(c->dup, &mh, quiet, 1);
-		if (rc == -1 && errno == EPERM && have_cr) {
+		if (rc == -1 && sv_act_creds_retry(errno) && have_cr) {
 			c->send_raised = 0;
 			mh.msg_control = NULL;
 			mh.msg_controllen = 0;
