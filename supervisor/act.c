@@ -475,7 +475,7 @@ long long sv_act_sendmsg(int fd, const struct msghdr *mh, int flags, int raised)
 	if (!raised)
 		return syscall(SYS_sendmsg, fd, mh, flags);
 	if (sv_caps_raise_for_creds() != 0) {
-		errno = EPERM;
+		errno = ECANCELED;
 		return -1;
 	}
 	rc = syscall(SYS_sendmsg, fd, mh, flags);
@@ -487,6 +487,17 @@ long long sv_act_sendmsg(int fd, const struct msghdr *mh, int flags, int raised)
 		atomic_store(&caps_stuck, 1);
 	errno = e;
 	return rc;
+}
+
+int sv_act_creds_retry(int err)
+{
+#ifdef SV_MUTANT_CREDS_EPERM_RETRY
+	/* MUTANT creds-eperm-retry: the kernel's EPERM too, as in 9e16898: a
+	 * message the kernel refused was sent again with our credentials. */
+	if (err == EPERM)
+		return 1;
+#endif
+	return err == ECANCELED;
 }
 
 int sv_act_caps_stuck(void)

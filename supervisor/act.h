@@ -92,10 +92,16 @@ int sv_act_caller_creds(pid_t tid, int32_t *pid, uint32_t *uid, uint32_t *gid);
  * effective set for that one syscall when raised is set
  * (sv_caps_raise_for_creds: a message naming its caller's credentials),
  * and lowered again before it returns. Returns the syscall's result with
- * errno; -1 with EPERM, nothing sent, when the capability could not be
- * raised. Should lowering it fail, sv_act_caps_stuck says so from then on:
- * the receiver must perform nothing more. */
+ * errno; -1 with ECANCELED, nothing sent, when the capability could not be
+ * raised (never the kernel's answer to a send: the caller sends again
+ * without the caller's credentials). Should lowering it fail, sv_act_caps_stuck says so from then
+ * on: the receiver must perform nothing more. */
 long long sv_act_sendmsg(int fd, const struct msghdr *mh, int flags, int raised);
+
+/* Whether a send naming its caller that failed with err is to be sent again
+ * without it: only sv_act_sendmsg's own ECANCELED (the capability not
+ * raised, nothing sent), never the kernel's answer. */
+int sv_act_creds_retry(int err);
 
 /* Whether a thread's raised capability could not be lowered again
  * (sv_act_sendmsg): the run cannot go on. */

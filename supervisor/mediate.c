@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "act.h"
 #include "call.h"
 #include "filter.h"
 #include "mediate_msg.h"
@@ -90,6 +91,36 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 	sv_call_answer_performed(c, why, rc, lookup_err ? lookup_err : rc < 0 ? errno : 0);
 }
 
+/* The caller's credentials for a performed AF_UNIX sendto with a name, as
+ * sendmsg's (mediate_msg.c caller_creds, with_caller_creds): sent with ours
+ * the receiver read pid 0 and uid 0 from a uid-1000 agent (review
+ * h-attack54, ha54-run.sh). Returns the length of *ctl, our
+ * SCM_CREDENTIALS (the caller frees it), or 0 with *ctl NULL: ours stay. */
+static int sendto_caller_creds(struct sv_call *c, void **ctl)
+{
+	int32_t pid;
+	uint32_t uid, gid;
+	size_t len;
+
+	*ctl = NULL;
+#ifdef SV_MUTANT_SENDTO_CREDS_OWN
+	/* MUTANT sendto-creds-own: a performed sendto carries our own
+	 * credentials, as before review h-attack54. */
+	(void)c;
+	(void)pid;
+	(void)uid;
+	(void)gid;
+	(void)len;
+	return 0;
+#else
+	if (c->domain != AF_UNIX ||
+	    sv_act_caller_creds((pid_t)c->req->pid, &pid, &uid, &gid) != 0 ||
+	    sv_msghdr_prepend_creds(NULL, 0, pid, uid, gid, ctl, &len) != 0)
+		return 0;
+	return (int)len;
+#endif
+}
+
 static void on_sendto(struct sv_call *c, const __u64 *a)
 {
 	unsigned char name[SV_SOCKADDR_MAX], *payload = NULL;
@@ -99,7 +130,8 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	int64_t len = (int32_t)a[5];
 	const void *target = name;
 	uint32_t tlen = len > 0 ? (uint32_t)len : 0;
-	int flags = (int)a[3], err, fo, lookup_err = 0, quiet;
+	int flags = (int)a[3], err, fo, lookup_err = 0, quiet, have_cr;
+	void *ctl = NULL;
 	long long n, foc;
 	ssize_t rc;
 
@@ -127,26 +159,34 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	n = sv_call_read_payload(c, &iov, 1, iov.len, &payload, NULL, NULL);
 	if (n < 0)
 		return;
+	/* The caller's ids, as sendmsg's (send_copied): read before the call's
+	 * validity is checked again. */
+	have_cr = sendto_caller_creds(c, &ctl);
 	if (sv_call_still_valid(c)) {
 		free(payload);
+		free(ctl);
 		return;
 	}
 	/* A name TCP ignores (len 0 here) is no destination: the peer is. */
 	if (sv_call_device_last(c, len ? &d : &(struct sv_dest){.kind = SV_DEST_NONE}, &deny)) {
 		free(payload);
+		free(ctl);
 		return;
 	}
 	if (!deny && len && sv_unixpeer_judge(c, &d, &target, &tlen, &why, &deny, &lookup_err)) {
 		free(payload);
+		free(ctl);
 		return;
 	}
 	if (deny) {
 		free(payload);
+		free(ctl);
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		return;
 	}
 	if (lookup_err) {
 		free(payload);
+		free(ctl);
 		sv_call_answer_performed(c, why, -1, lookup_err);
 		return;
 	}
@@ -155,6 +195,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	fo = sv_call_fastopen_connect(c, name, (uint32_t)len, &flags, &foc, &err);
 	if (fo == -1 || fo == 1) {
 		free(payload);
+		free(ctl);
 		if (fo == 1)
 			sv_call_answer_performed(c, why, foc, err);
 		return;
@@ -164,16 +205,31 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	/* MSG_ZEROCOPY would let the kernel read our buffer after we free it. */
 	quiet = (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL;
 	sv_call_note_held(c, flags);
-	if (c->peer_nowait) {
+	if (c->peer_nowait || have_cr) {
 		struct iovec one = {.iov_base = payload, .iov_len = (size_t)n};
-		struct msghdr mh = {.msg_name = (void *)target,
-				    .msg_namelen = tlen,
+		struct msghdr mh = {.msg_name = len ? (void *)target : NULL,
+				    .msg_namelen = len ? tlen : 0,
 				    .msg_iov = &one,
-				    .msg_iovlen = 1};
+				    .msg_iovlen = 1,
+				    .msg_control = ctl,
+				    .msg_controllen = (socklen_t)have_cr};
 
-		rc = sv_unixpeer_act(c, &mh, quiet, target, tlen);
+		/* As sendmsg's (send_copied): only a capability we could not
+		 * raise sends again with ours. */
+		c->send_raised = have_cr > 0;
+		rc = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, target, tlen)
+				    : sv_act_sendmsg(c->dup, &mh, quiet, 1);
+		if (rc == -1 && sv_act_creds_retry(errno) && have_cr) {
+			c->send_raised = 0;
+			mh.msg_control = NULL;
+			mh.msg_controllen = 0;
+			rc = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, target, tlen)
+					    : sv_act_sendmsg(c->dup, &mh, quiet, 0);
+		}
+		c->send_raised = 0;
 		if (rc == -2) {
 			free(payload);
+			free(ctl);
 			return;
 		}
 	} else {
@@ -182,6 +238,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	}
 	err = rc < 0 ? errno : 0;
 	free(payload);
+	free(ctl);
 	sv_call_forward_sigpipe(c, flags, err);
 	sv_call_answer_performed(c, why, rc, err);
 }

@@ -331,12 +331,16 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	 * bytes are the kernel's layout already, checked by the walk. */
 	quiet = (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL;
 	sv_call_note_held(c, flags);
-	/* Credentials we may not give are refused before anything is sent
-	 * (scm_send): then sent with ours, never answered as the agent's. */
+	/* A capability we could not raise sends nothing: then sent with ours.
+	 * The kernel's EPERM to a raised send is never ours (CAP_SYS_ADMIN
+	 * names any pid, CAP_SETUID and CAP_SETGID any ids: scm_check_creds)
+	 * but unix_may_send's, the agent's answer: sent again without ours, a
+	 * receiver the agent disconnected meanwhile read pid 0 and uid 0
+	 * (review h-attack54, ha54-run.sh epermrace). */
 	c->send_raised = owned != NULL;
 	sent = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, name, namelen)
 			      : sv_act_sendmsg(c->dup, &mh, quiet, c->send_raised);
-	if (sent == -1 && errno == EPERM && owned) {
+	if (sent == -1 && sv_act_creds_retry(errno) && owned) {
 		c->send_raised = 0;
 		mh.msg_control = cm->control;
 		mh.msg_controllen = cm->m.controllen;

@@ -53,7 +53,8 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	tty-inject-open shared-session+tty-inject-open hung-up-terminal-refused host-caps-kept \
 	pty-master-kept lease-open host-caps-kept+tty-inject-open sort-probe-denied \
 	sort-probe-performed cwd-name-trusted cwd-depth-trusted \
-	procfs-errno-answered chroot-prefix-kept performed-creds-own creds-appended
+	procfs-errno-answered chroot-prefix-kept performed-creds-own creds-appended \
+	sendto-creds-own creds-eperm-retry
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \

@@ -821,6 +821,39 @@ def caller_credentials_never_turn_the_agents_control_tail_into_our_descriptors(c
                       "%s: the report channel written by the agent" % binary)
 
 
+@test(timeout=300)
+def performed_unix_sendto_names_its_caller_too(ctx):
+    # Review h-attack54 (ha54-run.sh, ONLY=1): a sendto with a name, which
+    # the supervisor performs (on_sendto), carried its own credentials while
+    # sendmsg named the caller: a uid-1000 agent's receiver with SO_PASSCRED
+    # read pid 0, uid 0. Mutant sendto-creds-own.
+    if os.geteuid() != 0:
+        raise Skip("needs root: a root supervisor names its caller's pid")
+    for binary, forged in ((SV, "0"), (mutant_binary("sendto-creds-own"), "1")):
+        out = review(ctx, "ha54-run.sh", binary, timeout=240, env={"RUNS": "1", "ONLY": "1"})
+        got = re.findall(r"other ids received in (\d+) of 1 runs", out)
+        ctx.expect_eq(got, [forged], "%s: runs with other ids (%s)" % (binary, out[-700:]))
+
+
+@test(timeout=400)
+def caller_credentials_refused_by_the_kernel_are_never_sent_again_as_ours(ctx):
+    # Review h-attack54 (ha54-run.sh, ONLY=2): a raised send naming its
+    # caller refused EPERM was sent again without it; the kernel's one EPERM
+    # there is unix_may_send's (the receiver connected elsewhere), and a
+    # receiver the agent disconnected in between read pid 0, uid 0 from a
+    # uid-1000 agent (1 to 568 of 20000 sends a run, 12 of 12 runs). Only
+    # a capability we could not raise sends again now. Mutant
+    # creds-eperm-retry.
+    if os.geteuid() != 0:
+        raise Skip("needs root: a root supervisor names its caller's pid")
+    for binary, forged in ((SV, False), (mutant_binary("creds-eperm-retry"), True)):
+        out = review(ctx, "ha54-run.sh", binary, timeout=180, env={"RUNS": "3", "ONLY": "2"})
+        got = re.findall(r"other ids received in (\d+) of 3 runs", out)
+        ctx.expect_eq(len(got), 1, "%s: the script's count (%s)" % (binary, out[-700:]))
+        ctx.expect_eq(bool(got) and got[0] != "0", forged,
+                      "%s: runs with other ids (%s)" % (binary, out[-700:]))
+
+
 @test(timeout=60)
 def receiver_whose_raised_capability_stays_ends_the_run(ctx):
     # A send naming its caller raises CAP_SYS_ADMIN around its one syscall;
