@@ -472,6 +472,13 @@ long long sv_act_sendmsg(int fd, const struct msghdr *mh, int flags, int raised)
 	long long rc;
 	int e;
 
+	/* A receiver left with CAP_SYS_ADMIN sends nothing more, not even the
+	 * rest of a sendmmsg batch before its loop sees the flag (review
+	 * h-attack54 finding 5): the run is ending. */
+	if (atomic_load(&caps_stuck)) {
+		errno = ENOTRECOVERABLE;
+		return -1;
+	}
 	if (!raised)
 		return syscall(SYS_sendmsg, fd, mh, flags);
 	if (sv_caps_raise_for_creds() != 0) {

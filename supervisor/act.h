@@ -94,8 +94,9 @@ int sv_act_caller_creds(pid_t tid, int32_t *pid, uint32_t *uid, uint32_t *gid);
  * and lowered again before it returns. Returns the syscall's result with
  * errno; -1 with ECANCELED, nothing sent, when the capability could not be
  * raised (never the kernel's answer to a send: the caller sends again
- * without the caller's credentials). Should lowering it fail, sv_act_caps_stuck says so from then
- * on: the receiver must perform nothing more. */
+ * without the caller's credentials). Should lowering it fail,
+ * sv_act_caps_stuck says so from then on and every later call answers -1
+ * with ENOTRECOVERABLE, nothing sent: the run is ending. */
 long long sv_act_sendmsg(int fd, const struct msghdr *mh, int flags, int raised);
 
 /* Whether a send naming its caller that failed with err is to be sent again

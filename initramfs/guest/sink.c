@@ -58,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -519,6 +520,22 @@ int main(int argc, char **argv)
 		if (strcmp(argv[k], "tcp") != 0 && strcmp(argv[k], "udp") != 0)
 			return usage();
 	t0_ms = now_ms();
+	/* MAX_CONNS open at once, beside the endpoints and the log: the
+	 * default soft limit of 1024 made accept fail EMFILE first (threads-load's
+	 * 6400 connects on a loaded machine: infra-error on debian-5.10 in run
+	 * s40full), so the overflow below was never reached. The sink runs as
+	 * root, which may raise both limits. */
+	{
+		struct rlimit want = {.rlim_cur = MAX_CONNS + 64, .rlim_max = MAX_CONNS + 64}, have;
+
+		if (getrlimit(RLIMIT_NOFILE, &have) == 0 && have.rlim_max > want.rlim_max)
+			want.rlim_max = have.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &want) != 0) {
+			fprintf(stderr, "egress-sink: setrlimit(RLIMIT_NOFILE, %d): %s\n",
+				MAX_CONNS + 64, strerror(errno));
+			return 1;
+		}
+	}
 	log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (log_fd < 0) {
 		fprintf(stderr, "egress-sink: --log %s: %s\n", log_path, strerror(errno));
