@@ -538,4 +538,8 @@
  *                         kernel (unix_may_send) is sent again with ours: a
  *                         receiver disconnected meanwhile reads uid 0
  *                         (h-attack54)
+ *   ROOT_OVERMOUNT_IGNORED  unixpath.c  the walk's ".." at the thread's root
+ *                         stays there though something is mounted on it
+ *                         (the kernel's steps into the mount): a name through
+ *                         the agent's own bind over "/" trusted (h-attack55)
  * This header is documentation only; nothing includes it. */

@@ -397,7 +397,12 @@ def mutant_faults_binary(name):
     """A mutant with the fault seam (make mutant-faults-bin MUTANT=name)."""
     binary = os.path.join(BUILD, "mutants-faults", name, "egress-supervisor")
     if not os.access(binary, os.X_OK):
-        raise Skip("build/mutants-faults/%s missing (make mutant-faults-bin MUTANT=%s)" % (name, name))
+        # A failure, not a skip: make test builds every mutant listed in
+        # IT_FAULT_MUTANTS, so a missing one is one a test names and the
+        # list does not, whose kill would otherwise never run.
+        raise AssertionError("build/mutants-faults/%s missing: list it in IT_FAULT_MUTANTS "
+                             "(tests/integration/integration.mk) or make mutant-faults-bin "
+                             "MUTANT=%s" % (name, name))
     return binary
 
 
@@ -580,7 +585,11 @@ def review(ctx, script, binary, timeout=120, env=None, extra=()):
 def mutant_binary(name):
     binary = os.path.join(BUILD, "mutants", name, "egress-supervisor")
     if not os.access(binary, os.X_OK):
-        raise Skip("build/mutants/%s missing (make mutant-bin MUTANT=%s)" % (name, name))
+        # A failure, not a skip (as mutant_faults_binary): list it in
+        # IT_MUTANTS.
+        raise AssertionError("build/mutants/%s missing: list it in IT_MUTANTS "
+                             "(tests/integration/integration.mk) or make mutant-bin MUTANT=%s"
+                             % (name, name))
     return binary
 
 
