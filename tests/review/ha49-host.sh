@@ -14,19 +14,10 @@ sv=${SUPERVISOR:-$top/build/egress-supervisor}
 work=$(mktemp -d /tmp/ha49.XXXXXX)
 trap 'kill "$srv" 2>/dev/null || true; rm -rf "$work"' EXIT
 gcc -O2 -Wall -static -o "$work/agent" "$top/tests/review/ha49-agent.c"
-python3 - "$work/s.sock" "$work/got" <<'PY' &
-import ctypes, socket, sys
-ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG: SIGKILL when the script ends, trap or not
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind(sys.argv[1]); s.listen(8)
-while True:
-    c, _ = s.accept()
-    d = c.recv(100)
-    open(sys.argv[2], "ab").write(d)
-    c.close()
-PY
-srv=$!
-sleep 0.5
+# shellcheck source=tests/review/review-unix.sh
+. "$top/tests/review/review-unix.sh"
+review_unix_service "$work/s.sock" "$work/got"
+srv=$REVIEW_UNIX_PID
 for mode in plain chroot detach; do
 	for i in $(seq "$n"); do
 		rm -f "$work/got"

@@ -40,18 +40,10 @@ cleanup() {
 trap cleanup EXIT
 gcc -O2 -Wall -static -pthread -o "$work/agent" "$top/tests/review/ha51-agent.c"
 mkdir -p "$work/h/e"
-python3 - "$work/h/s.sock" "$work/got" <<'PY' &
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind(sys.argv[1]); s.listen(64)
-while True:
-    c, _ = s.accept()
-    d = c.recv(100)
-    open(sys.argv[2], "ab").write(d)
-    c.close()
-PY
-srv=$!
-sleep 1
+# shellcheck source=tests/review/review-unix.sh
+. "$top/tests/review/review-unix.sh"
+review_unix_service "$work/h/s.sock" "$work/got"
+srv=$REVIEW_UNIX_PID
 h=$work/h
 # Ground truth without the supervisor: the kernel reaches the service by
 # each name below.

@@ -44,20 +44,11 @@ cleanup() {
 trap cleanup EXIT
 gcc -O2 -Wall -static -pthread -o "$work/agent" "$top/tests/review/ha52-agent.c"
 mkdir -p "$work/h"
-python3 - "$work/h/s.sock" "$work/got" <<'PY' &
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind(sys.argv[1]); s.listen(256)
-while True:
-    c, _ = s.accept()
-    d = c.recv(100)
-    open(sys.argv[2], "ab").write(d)
-    c.close()
-PY
-srv=$!
-sleep 1
+# shellcheck source=tests/review/review-unix.sh
+. "$top/tests/review/review-unix.sh"
+review_unix_service "$work/h/s.sock" "$work/got"
+srv=$REVIEW_UNIX_PID
 chmod 755 "$work" "$work/h"
-chmod 777 "$work/h/s.sock"
 h=$work/h
 # Ground truth without the supervisor.
 for m in ${UNSUPERVISED:-flip200 stat-deep stat-stack}; do
