@@ -26,6 +26,7 @@ while True:
         f.write(d)
     c.close()
 PY
+	# shellcheck disable=SC2034 # read by the script that sourced this one
 	REVIEW_UNIX_PID=$!
 	for _ in $(seq 50); do
 		[ -S "$1" ] && return 0
