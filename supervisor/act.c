@@ -45,27 +45,11 @@ static long kcmp_file(pid_t tid, int ours, int theirs)
 		       (unsigned long)theirs);
 }
 
-static int tgid_of(pid_t tid)
-{
-	char path[40], line[128];
-	FILE *f;
-	int tgid = -ESRCH;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 int sv_act_pidfd_open(pid_t tid)
 {
+	struct sv_status_ids ids;
 	long fd;
-	int err = sv_fault("pidfd_open"), tgid;
+	int err = sv_fault("pidfd_open");
 
 	if (err)
 		return err;
@@ -76,10 +60,9 @@ int sv_act_pidfd_open(pid_t tid)
 	 * ENOENT after (without PIDFD_THREAD). */
 	if (errno != EINVAL && errno != ENOENT)
 		return -errno;
-	tgid = tgid_of(tid);
-	if (tgid < 0)
-		return tgid;
-	fd = syscall(SYS_pidfd_open, tgid, 0);
+	if ((err = sv_act_status_ids(tid, &ids)) < 0)
+		return err;
+	fd = syscall(SYS_pidfd_open, ids.tgid, 0);
 	return fd >= 0 ? (int)fd : -errno;
 }
 
@@ -422,46 +405,49 @@ int sv_act_creds_probe(pid_t canary)
 	return err;
 }
 
-/* The first number after key in /proc/TID/status (its "Uid:" line gives
- * real, effective, saved, file uid in that order). */
-static int status_field(const char *status, const char *key, long *out)
+int sv_act_status_ids(pid_t tid, struct sv_status_ids *ids)
 {
-	const char *at = strstr(status, key);
-	char *end;
-
-	if (!at)
-		return -EPROTO;
-	errno = 0;
-	*out = strtol(at + strlen(key), &end, 10);
-	return errno || end == at + strlen(key) ? -EPROTO : 0;
-}
-
-int sv_act_caller_creds(pid_t tid, int32_t *pid, uint32_t *uid, uint32_t *gid)
-{
-	char path[64], buf[4096];
-	long t, u, g;
+	char path[64], buf[4096], *t, *u, *g;
 	ssize_t n;
-	int fd, rc;
+	int fd, e;
 
-	if (!atomic_load(&creds_ok))
-		return -ENOTSUP;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
+	/* Tgid, Uid and Gid come in the first kilobyte: the Groups line and
+	 * everything after it may be cut. */
 	n = read(fd, buf, sizeof(buf) - 1);
-	rc = n < 0 ? -errno : 0;
+	e = errno;
 	close(fd);
-	if (rc < 0)
-		return rc;
+	/* A thread reaped after the open reads ESRCH: gone, as above. */
+	if (n < 0)
+		return -e;
 	buf[n] = '\0';
-	if ((rc = status_field(buf, "\nTgid:", &t)) < 0 ||
-	    (rc = status_field(buf, "\nUid:", &u)) < 0 ||
-	    (rc = status_field(buf, "\nGid:", &g)) < 0)
+	t = strstr(buf, "\nTgid:");
+	u = strstr(buf, "\nUid:");
+	g = strstr(buf, "\nGid:");
+	if (!t || !u || !g || sscanf(t + 6, "%d", &ids->tgid) != 1 ||
+	    sscanf(u + 5, "%ld %ld %ld %ld", &ids->uid[0], &ids->uid[1], &ids->uid[2],
+		   &ids->uid[3]) != 4 ||
+	    sscanf(g + 5, "%ld %ld %ld %ld", &ids->gid[0], &ids->gid[1], &ids->gid[2],
+		   &ids->gid[3]) != 4)
+		return -EPROTO;
+	return 0;
+}
+
+int sv_act_caller_creds(pid_t tid, int32_t *pid, uint32_t *uid, uint32_t *gid)
+{
+	struct sv_status_ids ids;
+	int rc;
+
+	if (!atomic_load(&creds_ok))
+		return -ENOTSUP;
+	if ((rc = sv_act_status_ids(tid, &ids)) < 0)
 		return rc;
-	*pid = (int32_t)t;
-	*uid = (uint32_t)u;
-	*gid = (uint32_t)g;
+	*pid = ids.tgid;
+	*uid = (uint32_t)ids.uid[0];
+	*gid = (uint32_t)ids.gid[0];
 	return 0;
 }
 

@@ -82,6 +82,18 @@ int sv_act_is_blocking(int fd);
  * refusal (kept off then: a performed send carries our own). */
 int sv_act_creds_probe(pid_t canary);
 
+/* What /proc/TID/status says of thread tid's process and ids, as our pid
+ * and user namespaces see them: its thread group, and its real, effective,
+ * saved and file uid and gid, in that order. */
+struct sv_status_ids {
+	int tgid;
+	long uid[4], gid[4];
+};
+
+/* Reads them. Returns 0, -ESRCH (the thread is gone), -EPROTO (a line
+ * missing), or -errno. */
+int sv_act_status_ids(pid_t tid, struct sv_status_ids *ids);
+
 /* The caller's credentials as the kernel attaches them to a send of its
  * own, for thread tid: its process id (tgid, in our pid namespace), real
  * uid and gid (as our user namespace sees them). Returns 0, -ENOTSUP when

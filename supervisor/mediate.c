@@ -91,15 +91,13 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 	sv_call_answer_performed(c, why, rc, lookup_err ? lookup_err : rc < 0 ? errno : 0);
 }
 
-/* The caller's credentials for a performed AF_UNIX sendto with a name, as
- * sendmsg's (mediate_msg.c caller_creds, with_caller_creds): sent with ours
- * the receiver read pid 0 and uid 0 from a uid-1000 agent (review
- * h-attack54, ha54-run.sh). Returns the length of *ctl, our
- * SCM_CREDENTIALS (the caller frees it), or 0 with *ctl NULL: ours stay. */
+/* Our SCM_CREDENTIALS of the caller for a performed AF_UNIX sendto, as
+ * sendmsg's (mediate_msg.c): sent with ours the receiver read pid 0 and
+ * uid 0 from a uid-1000 agent (review h-attack54, ha54-run.sh). Returns the
+ * length of *ctl (the caller frees it), or 0 with *ctl NULL: ours stay. */
 static int sendto_caller_creds(struct sv_call *c, void **ctl)
 {
-	int32_t pid;
-	uint32_t uid, gid;
+	struct ucred cr;
 	size_t len;
 
 	*ctl = NULL;
@@ -107,15 +105,12 @@ static int sendto_caller_creds(struct sv_call *c, void **ctl)
 	/* MUTANT sendto-creds-own: a performed sendto carries our own
 	 * credentials, as before review h-attack54. */
 	(void)c;
-	(void)pid;
-	(void)uid;
-	(void)gid;
+	(void)cr;
 	(void)len;
 	return 0;
 #else
-	if (c->domain != AF_UNIX ||
-	    sv_act_caller_creds((pid_t)c->req->pid, &pid, &uid, &gid) != 0 ||
-	    sv_msghdr_prepend_creds(NULL, 0, pid, uid, gid, ctl, &len) != 0)
+	if (!sv_mediate_caller_creds(c, &cr) ||
+	    sv_msghdr_prepend_creds(NULL, 0, cr.pid, cr.uid, cr.gid, ctl, &len) != 0)
 		return 0;
 	return (int)len;
 #endif
@@ -214,19 +209,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 				    .msg_control = ctl,
 				    .msg_controllen = (socklen_t)have_cr};
 
-		/* As sendmsg's (send_copied): only a capability we could not
-		 * raise sends again with ours. */
-		c->send_raised = have_cr > 0;
-		rc = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, target, tlen)
-				    : sv_act_sendmsg(c->dup, &mh, quiet, 1);
-		if (rc == -1 && sv_act_creds_retry(errno) && have_cr) {
-			c->send_raised = 0;
-			mh.msg_control = NULL;
-			mh.msg_controllen = 0;
-			rc = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, target, tlen)
-					    : sv_act_sendmsg(c->dup, &mh, quiet, 0);
-		}
-		c->send_raised = 0;
+		rc = sv_mediate_send(c, &mh, quiet, target, tlen, have_cr > 0, NULL, 0);
 		if (rc == -2) {
 			free(payload);
 			free(ctl);

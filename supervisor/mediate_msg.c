@@ -162,11 +162,7 @@ static const char *refusal(const struct copied_msg *cm)
 	return cm->refused_control ? "control-message" : NULL;
 }
 
-/* The caller's credentials, read for a performed AF_UNIX send before the
- * call's validity is checked again (a tid read from /proc names the caller
- * only while the call still waits). Returns 1 with *cr, or 0: ours stay
- * (not AF_UNIX, sv_act_creds_probe refused, the thread gone). */
-static int caller_creds(struct sv_call *c, struct ucred *cr)
+int sv_mediate_caller_creds(struct sv_call *c, struct ucred *cr)
 {
 #ifndef SV_MUTANT_PERFORMED_CREDS_OWN
 	/* MUTANT performed-creds-own: a performed send carries our own
@@ -186,8 +182,34 @@ static int caller_creds(struct sv_call *c, struct ucred *cr)
 	return 0;
 }
 
+long long sv_mediate_send(struct sv_call *c, struct msghdr *mh, int flags, const void *name,
+			  uint32_t namelen, int raised, void *plain, size_t plain_len)
+{
+	long long sent;
+
+	/* A capability we could not raise sends nothing: then sent with ours.
+	 * The kernel's EPERM to a raised send is never ours (CAP_SYS_ADMIN
+	 * names any pid, CAP_SETUID and CAP_SETGID any ids: scm_check_creds)
+	 * but unix_may_send's, the agent's answer: sent again without ours, a
+	 * receiver the agent disconnected meanwhile read pid 0 and uid 0
+	 * (review h-attack54, ha54-run.sh epermrace). */
+	c->send_raised = raised;
+	sent = c->peer_nowait ? sv_unixpeer_act(c, mh, flags, name, namelen)
+			      : sv_act_sendmsg(c->dup, mh, flags, raised);
+	if (sent == -1 && raised && sv_act_creds_retry(errno)) {
+		c->send_raised = 0;
+		mh->msg_control = plain;
+		mh->msg_controllen = (socklen_t)plain_len;
+		sent = c->peer_nowait ? sv_unixpeer_act(c, mh, flags, name, namelen)
+				      : sv_act_sendmsg(c->dup, mh, flags, 0);
+	}
+	c->send_raised = 0;
+	return sent;
+}
+
 /* The control data a performed send carries: the agent's, and without
- * descriptors the caller's credentials (have_cr: caller_creds) before it,
+ * descriptors the caller's credentials (have_cr: sv_mediate_caller_creds)
+ * before it,
  * never after (sv_msghdr_prepend_creds: review h-attack53), so a receiver
  * with SO_PASSCRED learns the sender the kernel would name (ours gave pid 0
  * inside the run, and our own pid outside it: review h-realprog2; systemd
@@ -195,8 +217,8 @@ static int caller_creds(struct sv_call *c, struct ucred *cr)
  * ours stay: naming the caller there would lift the in-flight limit
  * (sv_caps_raise_for_creds). The agent's own SCM_CREDENTIALS were refused
  * before this as a control message. Returns cm->control, or a new buffer
- * also in *owned (the caller frees it and sends it with the capability
- * raised: c->send_raised), with its length in *len. */
+ * also in *owned (the caller frees it and sends it with sv_mediate_send,
+ * raised), with its length in *len. */
 static void *with_caller_creds(struct copied_msg *cm, int have_cr, const struct ucred *cr,
 			       size_t ndups, void **owned, size_t *len)
 {
@@ -245,7 +267,7 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 		return -3;
 	if (n < 0)
 		return -2;
-	have_cr = caller_creds(c, &cr);
+	have_cr = sv_mediate_caller_creds(c, &cr);
 	if (sv_call_still_valid(c)) {
 		free(payload);
 		return -2;
@@ -331,23 +353,8 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	 * bytes are the kernel's layout already, checked by the walk. */
 	quiet = (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL;
 	sv_call_note_held(c, flags);
-	/* A capability we could not raise sends nothing: then sent with ours.
-	 * The kernel's EPERM to a raised send is never ours (CAP_SYS_ADMIN
-	 * names any pid, CAP_SETUID and CAP_SETGID any ids: scm_check_creds)
-	 * but unix_may_send's, the agent's answer: sent again without ours, a
-	 * receiver the agent disconnected meanwhile read pid 0 and uid 0
-	 * (review h-attack54, ha54-run.sh epermrace). */
-	c->send_raised = owned != NULL;
-	sent = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, name, namelen)
-			      : sv_act_sendmsg(c->dup, &mh, quiet, c->send_raised);
-	if (sent == -1 && sv_act_creds_retry(errno) && owned) {
-		c->send_raised = 0;
-		mh.msg_control = cm->control;
-		mh.msg_controllen = cm->m.controllen;
-		sent = c->peer_nowait ? sv_unixpeer_act(c, &mh, quiet, name, namelen)
-				      : sv_act_sendmsg(c->dup, &mh, quiet, 0);
-	}
-	c->send_raised = 0;
+	sent = sv_mediate_send(c, &mh, quiet, name, namelen, owned != NULL, cm->control,
+			       cm->m.controllen);
 	*err = sent < 0 ? errno : 0;
 	free(owned);
 	if (sent == -2) {

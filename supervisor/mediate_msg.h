@@ -4,6 +4,9 @@
 #define SV_MEDIATE_MSG_H
 
 #include <linux/types.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
 
 #include "call.h"
 
@@ -14,5 +17,22 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a);
  * first denied one are sent, as the kernel stops at the first failure.
  * Finishes the call. */
 void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a);
+
+/* The caller's credentials for a performed AF_UNIX send (its tgid, real
+ * uid and gid, sv_act_caller_creds), read before the call's validity is
+ * checked again: a tid read from /proc names the caller only while the
+ * call still waits. Returns 1 with *cr, or 0: ours stay (not AF_UNIX,
+ * sv_act_creds_probe refused, the thread gone). */
+int sv_mediate_caller_creds(struct sv_call *c, struct ucred *cr);
+
+/* The performed send of mh for call c (msg_name already the judged one):
+ * the wait loop's act on a listener of the run (c->peer_nowait,
+ * sv_unixpeer_act) or one sendmsg on the duplicate; raised: mh's control
+ * names the caller's credentials, so CAP_SYS_ADMIN is raised for the
+ * syscall (sv_act_sendmsg), and where it could not be raised the message is
+ * sent again with plain (plain_len bytes: the control without them).
+ * Returns the send's result with errno, or -2 with the call finished. */
+long long sv_mediate_send(struct sv_call *c, struct msghdr *mh, int flags, const void *name,
+			  uint32_t namelen, int raised, void *plain, size_t plain_len);
 
 #endif

@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "act.h"
 #include "fault.h"
 
 #define CWD_UNNAMED SV_UNIXPATH_UNNAMED
@@ -149,28 +150,12 @@ static int same_object(int a, int b)
 	       (!(x.stx_mask & y.stx_mask & STATX_MNT_ID) || x.stx_mnt_id == y.stx_mnt_id);
 }
 
-/* The fourth number of /proc/TID/status's "Uid:" line (the thread's
- * fsuid, as our user namespace sees it), or -1. */
+/* The thread's fsuid as our user namespace sees it, or -1. */
 static long caller_fsuid(pid_t tid)
 {
-	char path[64], buf[4096], *at;
-	long id[4];
-	ssize_t n;
-	int fd;
+	struct sv_status_ids ids;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	at = strstr(buf, "\nUid:");
-	if (!at || sscanf(at + 5, "%ld %ld %ld %ld", &id[0], &id[1], &id[2], &id[3]) != 4)
-		return -1;
-	return id[3];
+	return sv_act_status_ids(tid, &ids) == 0 ? ids.uid[3] : -1;
 }
 
 /* fs.protected_symlinks: 1, 0, or -1 unread. */
