@@ -1,38 +1,9 @@
 #!/bin/bash
 # ha43-guest.sh: hostile review h-attack43, the guest leg (batch mode).
-# Builds ha43-agent into tests/review/ha43-guest/ (EXTRA_SCENARIOS takes an
-# agent from the scenarios' directory) and runs the ha43-* cells matching
-# PATTERN in batch boots (ISOLATION=batch, cells in id order), then prints
-# each cell's outcome, its batch state and the agent's lines.
+# Runs the ha43-* cells matching PATTERN in batch boots with ha43-agent
+# (tests/review/review-guest.sh says how and what it prints).
 #   tests/review/ha43-guest.sh [KERNEL [PATTERN]]  (default debian-6.1-cloud, ha43-*)
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-kernel=${1:-debian-6.1-cloud}
-pattern=${2:-ha43-*}
-dir=$top/tests/review/ha43-guest
-run=ha43-guest-$$
-musl-gcc -D_GNU_SOURCE -O2 -static -no-pie -isystem "$top/build/kheaders" -o "$dir/ha43-agent" "$top/tests/review/ha43-agent.c"
-trap 'rm -f "$dir/ha43-agent"' EXIT
-cd "$top"
-make matrix KERNELS="$kernel" SCENARIOS="$pattern" EXTRA_SCENARIOS="$dir" JOBS=1 \
-	ISOLATION=batch RUN_ID="$run" || true
-find "$top" -path "*$run*" -name batch.json | sort | while read -r bj; do
-	python3 - "$bj" <<'PY'
-import json, sys
-b = json.load(open(sys.argv[1]))
-for c in b["cells"]:
-    print(f"BATCH {sys.argv[1].split('/')[-2]}: seq {c['seq']} {c['cell']} {c['state']} {c.get('reason') or ''}")
-PY
-done
-find "$top" -path "*$run*" -name cell.json | sort | while read -r cj; do
-	python3 - "$cj" <<'PY'
-import json, sys, os
-c = json.load(open(sys.argv[1]))
-print(f"RESULT {os.path.basename(os.path.dirname(sys.argv[1]))}: {c['outcome']} ({c['reason']})")
-PY
-	d=$(dirname "$cj")
-	for f in "$d"/guest/supervisor_log "$d"/guest/service.*; do
-		[ -f "$f" ] && grep -h '^ha43 ' "$f" | sed 's/^/  /'
-	done
-	grep -h 'egress-frame\|No space\|could not' "$d"/console.log 2>/dev/null | head -5 | sed 's/^/  console: /'
-done
+# shellcheck source=tests/review/review-guest.sh
+. "$(dirname "$0")/review-guest.sh"
+review_guest ha43 "${1:-debian-6.1-cloud}" "${2:-ha43-*}"
