@@ -469,11 +469,14 @@ static void remove_extras(int s, struct rs_buf *now, struct rs_buf *done)
 }
 
 /*
- * After a cell that ran as uid 0 (no other uid can write the root-owned
- * 0755 root filesystem or /dev): /dev's names as at boot (extras removed),
- * and every name of the root filesystem (the initramfs: /init, the
- * supervisor, the agents, the cells, the modules) with size, mode, owner
- * and ctime as at boot; a changed file is a fail.
+ * After a cell with a process of uid 0 (its agent, or a service: no other
+ * uid can write the root-owned 0755 root filesystem or /dev): /dev's names
+ * as at boot, and every name of the root filesystem (the initramfs: /init,
+ * the supervisor, the agents, the cells, the modules) with size, mode,
+ * owner and ctime as at boot (a directory's flags and extended attributes
+ * in place of its ctime, which a name made and removed in it moves); in
+ * both, names the boot did not have are removed (a stand-in helper a
+ * service installed in /sbin), and a changed name is a fail.
  */
 static void check_files(long prev_uid)
 {
@@ -495,9 +498,18 @@ static void check_files(long prev_uid)
 	}
 	rs_prove(RS_DEV, &now, "every name, mode, owner and device number as at boot",
 		 done.len ? done.p : "");
+	rs_buf_free(&done);
 	if (rs_check_snap(RS_ROOTFS, &now))
 		return;
-	rs_prove(RS_ROOTFS, &now, "every name, size, mode, owner and ctime as at boot", "");
+	if (!rs_same(RS_ROOTFS, &now)) {
+		remove_extras(RS_ROOTFS, &now, &done);
+		if (rs_check_snap(RS_ROOTFS, &now))
+			return;
+	}
+	rs_prove(RS_ROOTFS, &now,
+		 "every name, size, mode, owner and ctime (a directory's flags and extended "
+		 "attributes) as at boot",
+		 done.len ? done.p : "");
 	rs_buf_free(&now);
 	rs_buf_free(&done);
 }

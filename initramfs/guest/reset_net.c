@@ -23,6 +23,7 @@
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
 #include <linux/nexthop.h>
+#include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
 struct nl_req {
@@ -33,6 +34,7 @@ struct nl_req {
 		struct rtmsg rtm;
 		struct ndmsg ndm;
 		struct nhmsg nhm;
+		struct tcmsg tcm;
 	} u;
 };
 
@@ -96,6 +98,9 @@ static int nl_dump(int fd, int type, int family, struct rs_buf *raw)
 		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.u.ndm));
 		req.u.ndm.ndm_family = (unsigned char)family;
 		req.u.ndm.ndm_flags = NTF_PROXY;
+	} else if (type == RTM_GETQDISC) {
+		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.u.tcm));
+		req.u.tcm.tcm_family = (unsigned char)family;
 	} else if (type == RTM_GETNEXTHOP) {
 		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.u.nhm));
 		req.u.nhm.nh_family = (unsigned char)family;
@@ -162,6 +167,8 @@ static const unsigned short rule_addrs[] = {FRA_DST, FRA_SRC};
 static const unsigned short neigh_keep[] = {NDA_DST, NDA_LLADDR};
 static const unsigned short neigh_addrs[] = {NDA_DST};
 static const unsigned short rule_strings[2] = {FRA_IIFNAME, FRA_OIFNAME};
+static const unsigned short qdisc_keep[] = {TCA_KIND, TCA_OPTIONS};
+static const unsigned short qdisc_strings[2] = {TCA_KIND, TCA_KIND};
 
 /*
  * The kernel's own neighbour entry of a NOARP link (lo: one entry for
@@ -240,6 +247,18 @@ static void format_msg(struct rs_buf *out, const struct nlmsghdr *h)
 		      (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*n))), neigh_keep,
 		      sizeof(neigh_keep) / sizeof(neigh_keep[0]), neigh_addrs,
 		      sizeof(neigh_addrs) / sizeof(neigh_addrs[0]), no_strings);
+	} else if (h->nlmsg_type == RTM_NEWQDISC) {
+		const struct tcmsg *t = NLMSG_DATA(h);
+
+		/* A qdisc outlives its cell: a clsact one (no IFLA_QDISC
+		 * change: it is not the root) holds the filters and actions
+		 * that rewrite a later cell's packets (netlink-deputy). Kind
+		 * and options, not statistics. */
+		rs_buf_printf(out, "qdisc ifindex=%d handle=%x parent=%x", t->tcm_ifindex,
+			      t->tcm_handle, t->tcm_parent);
+		attrs(out, AF_UNSPEC, (struct rtattr *)((char *)t + NLMSG_ALIGN(sizeof(*t))),
+		      (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*t))), qdisc_keep,
+		      sizeof(qdisc_keep) / sizeof(qdisc_keep[0]), NULL, 0, qdisc_strings);
 	} else if (h->nlmsg_type == RTM_NEWNEXTHOP) {
 		const struct nhmsg *n = NLMSG_DATA(h);
 
@@ -265,7 +284,8 @@ static int nl_open(void)
 /* The raw dumps: links, addresses (both families), routes (both), rules
  * (both), neighbours (both), proxy neighbours (both: a proxy entry answers
  * for an address on the link, and an IPv6 one joins lo to a multicast
- * group; review h-attack46) and nexthop objects (routes may name them). A
+ * group; review h-attack46), nexthop objects (routes may name them) and
+ * qdiscs of every link (a clsact qdisc holds filters and actions). A
  * dump this kernel does not have (a tinyconfig kernel without IPv6 or
  * CONFIG_IP_MULTIPLE_TABLES, a kernel before 5.3 for nexthops: EOPNOTSUPP
  * or EAFNOSUPPORT) is a line of its own in OUT, so the boot's answer is
@@ -289,6 +309,11 @@ static int dump_all(int fd, struct rs_buf *raw, struct rs_buf *out)
 	    {RS_GETNEIGH_PROXY, AF_INET},
 	    {RS_GETNEIGH_PROXY, AF_INET6},
 	    {RTM_GETNEXTHOP, AF_UNSPEC},
+#endif
+#ifndef GUEST_MUTANT_QDISC_BLIND
+	    /* GUEST_MUTANT_QDISC_BLIND: no qdisc dump, as before
+	     * (initramfs/tests/test_reset_net.py). */
+	    {RTM_GETQDISC, AF_UNSPEC},
 #endif
 	};
 	int err = 0;
@@ -377,21 +402,39 @@ static int nl_delete(int fd, const struct nlmsghdr *h)
 	} req;
 
 	memset(&req, 0, sizeof(req));
-	if (h->nlmsg_type == RTM_NEWRULE || h->nlmsg_type == RTM_NEWNEIGH) {
-		/* The rule or entry as dumped, every attribute: what `ip rule
-		 * flush` sends back (fib_nl_delrule matches on all of them;
-		 * neigh_delete on the family, link and NDA_DST). */
+	if (h->nlmsg_type == RTM_NEWRULE || h->nlmsg_type == RTM_NEWNEIGH ||
+	    h->nlmsg_type == RTM_NEWROUTE) {
+		/* The rule, entry or route as dumped, every attribute: what
+		 * `ip rule flush` and `ip route flush` send back
+		 * (fib_nl_delrule matches on all of them; neigh_delete on the
+		 * family, link and NDA_DST; a route on its table, prefix,
+		 * type, scope, protocol, metric, device and gateway). */
 		static char rule[1024] __attribute__((aligned(NLMSG_ALIGNTO)));
 		struct nlmsghdr *d = (struct nlmsghdr *)rule;
 
 		if (h->nlmsg_len > sizeof(rule))
 			return -E2BIG;
 		memcpy(rule, h, h->nlmsg_len);
-		d->nlmsg_type = h->nlmsg_type == RTM_NEWRULE ? RTM_DELRULE : RTM_DELNEIGH;
+		d->nlmsg_type = h->nlmsg_type == RTM_NEWRULE    ? RTM_DELRULE
+				: h->nlmsg_type == RTM_NEWNEIGH ? RTM_DELNEIGH
+								: RTM_DELROUTE;
 		d->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 		return nl_talk(fd, d, NULL);
 	}
 	req.r.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	if (h->nlmsg_type == RTM_NEWQDISC) {
+		/* By link, parent and handle (tc_get_qdisc); the filters and
+		 * actions on it go with it. */
+		const struct tcmsg *t = NLMSG_DATA(h);
+
+		req.r.nh.nlmsg_type = RTM_DELQDISC;
+		req.r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.r.u.tcm));
+		req.r.u.tcm.tcm_family = AF_UNSPEC;
+		req.r.u.tcm.tcm_ifindex = t->tcm_ifindex;
+		req.r.u.tcm.tcm_parent = t->tcm_parent;
+		req.r.u.tcm.tcm_handle = t->tcm_handle;
+		return nl_talk(fd, &req.r.nh, NULL);
+	}
 	if (h->nlmsg_type == RTM_NEWLINK) {
 		const struct ifinfomsg *i = NLMSG_DATA(h);
 
@@ -429,9 +472,20 @@ int rs_net_repair(const char *base, size_t baselen, struct rs_buf *done)
 
 	rs_buf_free(&unsupported);
 	/* Links first (their addresses and routes go with them), then
-	 * addresses, rules and neighbour entries. A boot rule the cell
-	 * deleted is not put back: the read-back fails on it. */
-	for (int pass = 0; !err && pass < 2; pass++) {
+	 * addresses, rules and neighbour entries, then from a dump taken
+	 * again the routes that are left (an address's own local and prefix
+	 * routes went with it). A boot rule or route the cell deleted or
+	 * changed is not put back: the read-back fails on it. */
+	for (int pass = 0; !err && pass < 3; pass++) {
+		if (pass == 2) {
+			struct rs_buf again = {0};
+
+			rs_buf_free(&raw);
+			err = dump_all(fd, &raw, &again);
+			rs_buf_free(&again);
+			if (err)
+				break;
+		}
 		for (size_t off = 0; off < raw.len;) {
 			const struct nlmsghdr *h = (const struct nlmsghdr *)(raw.p + off);
 			struct rs_buf line = {0};
@@ -443,8 +497,14 @@ int rs_net_repair(const char *base, size_t baselen, struct rs_buf *done)
 				del = !link_in_base(base, baselen, line.p, line.len - 1);
 			else if (pass == 1 && !own_neigh(h) &&
 				 (h->nlmsg_type == RTM_NEWADDR || h->nlmsg_type == RTM_NEWRULE ||
-				  h->nlmsg_type == RTM_NEWNEIGH))
+				  h->nlmsg_type == RTM_NEWNEIGH || h->nlmsg_type == RTM_NEWQDISC))
 				del = !rs_lines_has(base, baselen, line.p, line.len - 1);
+#ifndef GUEST_MUTANT_ROUTES_KEPT
+			/* GUEST_MUTANT_ROUTES_KEPT: a cell's routes stay, as
+			 * before (initramfs/tests/test_reset_net.py). */
+			else if (pass == 2 && h->nlmsg_type == RTM_NEWROUTE)
+				del = !rs_lines_has(base, baselen, line.p, line.len - 1);
+#endif
 			if (del) {
 				int r = nl_delete(fd, h);
 

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define PF_KTHREAD 0x00200000 /* include/linux/sched.h */
@@ -106,10 +109,63 @@ static int snap_tmp(struct rs_buf *out)
 }
 
 /*
+ * A directory's own state in place of its ctime: its inode flags
+ * (FS_IOC_GETFLAGS: an immutable or append-only directory refuses later
+ * cells' services) and a digest of its extended attributes, names and
+ * values (a default ACL is one, and reaches every file made in it later).
+ * A directory's ctime also moves when a name is made in it or removed,
+ * which the reset undoes (extras removed) but cannot set back; everything
+ * else that moves it (mode, owner, the names it holds, and each name's own
+ * ctime for a rename) is compared line by line.
+ */
+static void dir_state(struct rs_buf *out, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int flags = 0;
+	char names[4096], val[4096];
+	unsigned long long h = 1469598103934665603ULL; /* FNV-1a 64 */
+
+	if (fd < 0) {
+		rs_buf_printf(out, " dir unopened:%d", errno);
+		return;
+	}
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		rs_buf_printf(out, " dir flags=e%d",
+			      errno == ENOTTY || errno == EINVAL ? 0 : errno);
+	else
+		rs_buf_printf(out, " dir flags=%x", (unsigned)flags);
+	ssize_t n = flistxattr(fd, names, sizeof(names));
+
+	if (n < 0) {
+		rs_buf_printf(out, " xattrs=e%d", errno == ENOTSUP ? 0 : errno);
+		close(fd);
+		return;
+	}
+	/* The kernel lists the names in its own order; each name and value
+	 * folds into the digest after a separator, so the order it lists them
+	 * in is the boot's as long as the set is (tmpfs keeps insertion
+	 * order: a removed and re-added attribute reads as a change). */
+	for (ssize_t i = 0; i < n;) {
+		size_t len = strlen(names + i);
+		ssize_t v = fgetxattr(fd, names + i, val, sizeof(val));
+
+		for (size_t k = 0; k <= len; k++)
+			h = (h ^ (unsigned char)names[i + (ssize_t)k]) * 1099511628211ULL;
+		for (ssize_t k = 0; k < v; k++)
+			h = (h ^ (unsigned char)val[k]) * 1099511628211ULL;
+		h = (h ^ (unsigned long long)(v < 0 ? 0x100 + errno : 0x200)) * 1099511628211ULL;
+		i += (ssize_t)len + 1;
+	}
+	rs_buf_printf(out, " xattrs=%zd:%016llx", n, h);
+	close(fd);
+}
+
+/*
  * Every name under DIR on DIR's filesystem: "path size mode uid:gid ctime"
- * (the ctime, which no one can set back, unlike the mtime); with WHOLE
- * false (/dev) only "path mode uid:gid rdev". A directory of another
- * filesystem (a mount point: /tmp, /run, /proc, /sys, /dev) is left out.
+ * (the ctime, which no one can set back, unlike the mtime; for a directory
+ * its state, dir_state, instead); with WHOLE false (/dev) only "path mode
+ * uid:gid rdev". A directory of another filesystem (a mount point: /tmp,
+ * /run, /proc, /sys, /dev) is left out.
  */
 static void tree_walk(struct rs_buf *out, const char *dir, dev_t dev, bool whole)
 {
@@ -134,7 +190,13 @@ static void tree_walk(struct rs_buf *out, const char *dir, dev_t dev, bool whole
 		if (st.st_dev != dev)
 			continue;
 		rs_buf_escape(out, path, strlen(path));
-		if (whole)
+		if (whole && S_ISDIR(st.st_mode)) {
+			rs_buf_printf(out, " %lld %o %u:%u", (long long)st.st_size,
+				      (unsigned)st.st_mode, (unsigned)st.st_uid,
+				      (unsigned)st.st_gid);
+			dir_state(out, path);
+			rs_buf_add(out, "\n", 1);
+		} else if (whole)
 			rs_buf_printf(out, " %lld %o %u:%u %lld.%09ld\n", (long long)st.st_size,
 				      (unsigned)st.st_mode, (unsigned)st.st_uid,
 				      (unsigned)st.st_gid, (long long)st.st_ctim.tv_sec,
@@ -158,7 +220,7 @@ static int snap_tree(struct rs_buf *out, const char *top, bool whole)
 	rs_buf_printf(out, "%s %o %u:%u", top, (unsigned)st.st_mode, (unsigned)st.st_uid,
 		      (unsigned)st.st_gid);
 	if (whole)
-		rs_buf_printf(out, " %lld.%09ld", (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+		dir_state(out, top);
 	rs_buf_add(out, "\n", 1);
 	tree_walk(out, top, st.st_dev, whole);
 	rs_lines_sort(out);

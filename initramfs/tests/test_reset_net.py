@@ -9,7 +9,16 @@ with them and the next cell ran on them.
 Run natively, as root, in a network namespace of its own (`unshare -n`), on
 this host's kernel, with iproute2's `ip`. The source built with
 GUEST_MUTANT_NET_PROXY_BLIND (neither dump) must see nothing: the check can
-fail."""
+fail.
+
+The repair (rs_net_repair) puts back what a cell added: addresses and the
+routes that went with them, and routes of its own (dont-route's unreachable
+host route and its fallback default route, an IPv6 route), so that such a
+cell can share a boot; a boot route the cell deleted is not put back, and
+the read-back differs. GUEST_MUTANT_ROUTES_KEPT leaves the cell's routes.
+Qdiscs of every link likewise (a clsact qdisc and its filters, a root qdisc
+on lo in place of noqueue: netlink-deputy's kind); GUEST_MUTANT_QDISC_BLIND
+does not dump them, so a clsact qdisc left behind goes unseen."""
 import os
 import shutil
 import subprocess
@@ -59,6 +68,61 @@ class ResetNet(unittest.TestCase):
         self.assertTrue(any(line.startswith("nexthop ") for line in added), added)
         self.assertEqual(sum(line.startswith("neigh ") and " flags=8 " in line for line in added), 2,
                          added)
+
+    def repaired(self, changes, *defines):
+        """(boot, after the repair, what it said) for CHANGES made after the
+        boot's snapshot in a namespace of its own."""
+        binary = os.path.join(self.tmp, "snap")
+        build(binary, *defines)
+        script = ("set -e\nip link set lo up\n\"$1\" >\"$2/boot\"\n" + changes +
+                  "\"$1\" repair \"$2/boot\" >\"$2/after\" 2>\"$2/done\"\n")
+        subprocess.run(["unshare", "-n", "sh", "-c", script, "sh", binary, self.tmp], check=True)
+        with open(os.path.join(self.tmp, "boot")) as b, \
+                open(os.path.join(self.tmp, "after")) as a, \
+                open(os.path.join(self.tmp, "done")) as d:
+            return b.read(), a.read(), d.read()
+
+    ROUTES = ("ip addr add 192.0.2.9/24 dev lo\n"
+              "ip route add unreachable 198.51.100.7/32\n"
+              "ip route add default dev lo metric 500\n"
+              "ip -6 route add 2001:db8:5::/64 dev lo\n"
+              "ip route add 203.0.113.0/24 dev lo table 7\n")
+
+    def test_routes_a_cell_added_are_removed(self):
+        boot, after, done = self.repaired(self.ROUTES)
+        self.assertEqual(boot, after, done)
+        self.assertIn("192.0.2.9", done)
+        self.assertIn("198.51.100.7", done)
+        self.assertNotIn("(refused)", done)
+
+    def test_a_boot_route_deleted_is_not_put_back(self):
+        boot, after, done = self.repaired("ip -6 route del local ::1 table local\n")
+        self.assertNotEqual(boot, after, done)
+
+    def test_routes_kept_build_leaves_them(self):
+        boot, after, done = self.repaired(self.ROUTES, "-DGUEST_MUTANT_ROUTES_KEPT")
+        self.assertNotEqual(boot, after, done)
+        self.assertIn("198.51.100.7", after)
+
+    QDISCS = ("tc qdisc add dev lo clsact\n"
+              "tc filter add dev lo egress u32 match u32 0 0 classid 1:1\n"
+              "tc qdisc replace dev lo root pfifo\n")
+
+    def test_qdiscs_a_cell_added_are_removed_with_their_filters(self):
+        if not shutil.which("tc"):
+            self.skipTest("needs iproute2's tc")
+        boot, after, done = self.repaired(self.QDISCS)
+        self.assertEqual(boot, after, done)
+        self.assertIn("1=clsact", done)
+        self.assertIn("1=pfifo", done)
+
+    def test_qdisc_blind_build_does_not_see_them(self):
+        if not shutil.which("tc"):
+            self.skipTest("needs iproute2's tc")
+        boot, after, done = self.repaired("tc qdisc add dev lo clsact\n",
+                                          "-DGUEST_MUTANT_QDISC_BLIND")
+        self.assertEqual(boot, after, done)
+        self.assertNotIn("clsact", done)
 
     def test_blind_build_does_not_see_them(self):
         before, after = self.snapshots("-DGUEST_MUTANT_NET_PROXY_BLIND")

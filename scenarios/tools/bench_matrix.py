@@ -158,7 +158,9 @@ RESET_SCENARIOS = ("no-network.ptrace_scope=2,user=root reset-plant-* "
 # string in its pass line).
 RESET_REPAIRS = {
     "sysctl": ("net/ipv4/ip_default_ttl",),
-    "network": ("192.0.2.200", "1=192.0.2.201", "1=2001:db8::201", "neigh family=2 "),
+    "network": ("192.0.2.200", "1=192.0.2.201", "1=2001:db8::201", "neigh family=2 ",
+                "1=198.51.100.204", "6=f8010000"),
+    "rootfs": ("/sbin/egress-planted", "/egress-planted-dir"),
     "mounts": ("/tmp/egress-planted-mnt",),
     "dev": ("/dev/egress-planted",),
     "cgroups": ("/sys/fs/cgroup/egress-planted-empty",),

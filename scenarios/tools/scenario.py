@@ -567,12 +567,6 @@ def finish(sc, kernels):
         if key is not None and key in static_sysctls:
             raise ScenarioError(path, ln, f"axis {name} sets sysctl {key}, which line "
                                 f"{static_sysctls[key]} also sets")
-    # The reset between a batch's cells puts links and addresses back, not
-    # routes: a scenario that adds one gets a boot of its own.
-    if sc.lists["route"] and sc.get("isolation", "batch") != "boot":
-        raise ScenarioError(path, sc.lists["route"][0][1],
-                            "route needs 'isolation = boot': the reset between cells does not "
-                            "put routes back")
     # A sink binds its address, so the address must be on lo: loopback, or
     # inside an addr= line; one endpoint once.
     addrs = [ipaddress.ip_interface(a) for a, _ in sc.lists["addr"]]

@@ -6,25 +6,25 @@
  *
  *   reset-plant repairable   what the reset must put back and then pass:
  *                            a sysctl, an address on lo, a mount on a new
- *                            point, a device node, a file in /tmp, an empty
- *                            cgroup, the cell cgroup's cgroup.kill given to
- *                            uid 1000 (as cgroup=delegated does); not a
- *                            module: sctp, once autoloaded, stays in use
- *                            after its socket is closed, EAGAIN, so a cell
- *                            that loads it ends its batch
+ *                            point, a device node, a file in /tmp, names
+ *                            in the root filesystem (/sbin/egress-planted,
+ *                            /egress-planted-dir/file), an empty cgroup, the cell cgroup's
+ * cgroup.kill given to uid 1000 (as cgroup=delegated does); not a module: sctp, once autoloaded,
+ * stays in use after its socket is closed, EAGAIN, so a cell that loads it ends its batch
  *   reset-plant leftovers    what the reset must refuse, one per check: a
  *                            process that left its cgroup (in a cgroup of its
  *                            own, holding an sctp socket, so the module stays
  *                            in use), a mount over one of the boot's mount
- *                            points, immutable files in /tmp and /dev, a file
- *                            in the root filesystem, lo's MTU, ptrace_scope=3
+ *                            points, immutable files in /tmp and /dev, the
+ *                            root filesystem's /init changed (its ctime) and
+ *                            a default ACL on /sbin, lo's MTU, ptrace_scope=3
  *                            and lo's stable_secret (neither can be put back),
  *                            a System V shared memory segment
  *
  * Kernel state outside the files and tables above (review h-isolate), which
  * a root cell, a foreign supervisor's own set-up or a user=root agent can
  * leave, planted by the same two modes (repairable: fib rules of both
- * families, a permanent neighbour entry on lo, a cgroup BPF program on the
+ * families, two routes, a permanent neighbour entry on lo, a cgroup BPF program on the
  * cell's cgroup, init's rlimit and nice, a cgroup knob, the clock, an xfrm
  * policy; leftovers: a generic XDP program on lo, the boot's IPv6 main rule
  * deleted, a key in root's user keyring), and one at a time by
@@ -52,6 +52,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -60,6 +61,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <linux/bpf.h>
@@ -110,6 +112,22 @@ static int immutable_file(const char *path)
 }
 
 /* busybox ARGS... (ip); its exit status, or -1. */
+/* A default ACL on directory PATH (system.posix_acl_default, the kernel's
+ * version-2 format: user::rwx, group::r-x, other::r-x), as setfacl -d sets
+ * one; the guest has no setfacl. */
+static int acl_default(const char *path)
+{
+	struct {
+		uint32_t version;
+		struct {
+			uint16_t tag, perm;
+			uint32_t id;
+		} e[3];
+	} acl = {2, {{0x01, 7, 0xffffffffu}, {0x04, 5, 0xffffffffu}, {0x20, 5, 0xffffffffu}}};
+
+	return setxattr(path, "system.posix_acl_default", &acl, sizeof(acl), 0);
+}
+
 static int busybox(const char *const *argv)
 {
 	pid_t pid = fork();
@@ -338,6 +356,10 @@ static void repairable_kernel(void)
 	static const char *const rule6[] = {"ip",   "-6",       "rule", "add",
 					    "pref", "100",      "to",   "2001:db8::201",
 					    "type", "prohibit", NULL};
+	static const char *const unreach[] = {
+	    "ip", "route", "add", "unreachable", "198.51.100.204/32", NULL};
+	static const char *const dflt[] = {"ip", "route",  "add", "default", "dev",
+					   "lo", "metric", "504", NULL};
 	struct timeval tv;
 
 	plant("rule 192.0.2.201 prohibit", busybox(rule4));
@@ -346,6 +368,10 @@ static void repairable_kernel(void)
 	 * traffic still flows. */
 	plant("neigh 192.0.2.203 dev lo permanent 00:00:00:00:00:00",
 	      neigh_on_lo("192.0.2.203", 0));
+	/* dont-route's two (route = in a scenario), which no longer need a
+	 * boot of their own. */
+	plant("route unreachable 198.51.100.204/32", busybox(unreach));
+	plant("route default dev lo metric 504", busybox(dflt));
 	plant("bpf cgroup connect4 on egress-cell", bpf_cgroup_connect(1));
 	plant("init RLIMIT_NOFILE 1000", init_nofile(1000));
 	plant("init nice 5", setpriority(PRIO_PROCESS, 1, 5));
@@ -426,6 +452,11 @@ static void repairable(void)
 	      mount("egress-planted", "/tmp/egress-planted-mnt", "tmpfs", 0, "size=64k"));
 	plant("/dev/egress-planted", mknod("/dev/egress-planted", S_IFCHR | 0666, makedev(1, 3)));
 	plant("/tmp/egress-planted", write_file("/tmp/egress-planted", "planted\n"));
+	/* As key-upcall's and module-name's services do (a stand-in helper
+	 * in /sbin, its destination in /etc): names the boot did not have. */
+	plant("/sbin/egress-planted", write_file("/sbin/egress-planted", "planted\n"));
+	plant("/egress-planted-dir", mkdir("/egress-planted-dir", 0755));
+	plant("/egress-planted-dir/file", write_file("/egress-planted-dir/file", "planted\n"));
 	plant("/sys/fs/cgroup/egress-planted-empty",
 	      mkdir("/sys/fs/cgroup/egress-planted-empty", 0755));
 	plant("/sys/fs/cgroup/egress-cell/cgroup.kill",
@@ -469,7 +500,11 @@ static void leftovers(void)
 	      mount("egress-planted", "/run/egress-sink", "tmpfs", 0, "size=64k"));
 	plant("/tmp/egress-planted-immutable", immutable_file("/tmp/egress-planted-immutable"));
 	plant("/dev/egress-planted-immutable", immutable_file("/dev/egress-planted-immutable"));
-	plant("/egress-planted", write_file("/egress-planted", "planted\n"));
+	/* A name of the boot's changed (its ctime moves; nothing sets it
+	 * back): chmod to its own mode. */
+	plant("/init ctime", chmod("/init", 0755));
+	/* A directory's default ACL reaches every file later made in it. */
+	plant("/sbin system.posix_acl_default", acl_default("/sbin"));
 	memset(&ifr, 0, sizeof(ifr));
 	strcpy(ifr.ifr_name, "lo");
 	ifr.ifr_mtu = 1280;
