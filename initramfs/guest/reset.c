@@ -536,7 +536,8 @@ static void check_network(void)
 		done = d;
 	}
 	rs_prove(RS_NET, &now,
-		 "links, addresses, routes (every table), rules and neighbours, v4 and v6, as at "
+		 "links, addresses, routes (every table), rules, neighbours and qdiscs, v4 and v6, "
+		 "as at "
 		 "boot",
 		 done.len ? done.p : "");
 	rs_buf_free(&now);

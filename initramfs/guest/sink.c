@@ -58,10 +58,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+/* include/uapi/linux/random.h, 5.6+ (musl's headers may not name it). */
+#define SINK_GRND_INSECURE 0x0004
 
 #define MAX_ENDPOINTS 32
 #define MAX_CONNS 4096
@@ -401,14 +405,24 @@ static int marker_open(void)
 		step = "sched_getaffinity";
 		goto fail;
 	}
-	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, mark_token, sizeof(mark_token)) != (ssize_t)sizeof(mark_token)) {
-		step = "/dev/urandom";
-		if (fd >= 0)
-			close(fd);
-		goto fail;
+	/* Never waiting for the kernel's random pool: from 5.18 a read of
+	 * /dev/urandom before the pool is initialised blocks (about a second
+	 * after boot under TCG, paid by the first sink of every boot), and a
+	 * token that tells the sink's own marker from stray datagrams needs
+	 * no more than GRND_INSECURE gives. Before 5.6 there is no
+	 * GRND_INSECURE (EINVAL), and /dev/urandom there never blocks. */
+	if (getrandom(mark_token, sizeof(mark_token), SINK_GRND_INSECURE) !=
+	    (ssize_t)sizeof(mark_token)) {
+		fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		if (fd < 0 ||
+		    read(fd, mark_token, sizeof(mark_token)) != (ssize_t)sizeof(mark_token)) {
+			step = "/dev/urandom";
+			if (fd >= 0)
+				close(fd);
+			goto fail;
+		}
+		close(fd);
 	}
-	close(fd);
 	mark_fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (mark_fd < 0)
 		goto fail;
