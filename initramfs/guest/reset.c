@@ -537,8 +537,7 @@ static void check_network(void)
 	}
 	rs_prove(RS_NET, &now,
 		 "links, addresses, routes (every table), rules, neighbours and qdiscs, v4 and v6, "
-		 "as at "
-		 "boot",
+		 "as at boot",
 		 done.len ? done.p : "");
 	rs_buf_free(&now);
 	rs_buf_free(&done);
