@@ -19,7 +19,7 @@ IT ?=
 IT_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 integration-test:
 	@$(MAKE) --no-print-directory -j$(IT_JOBS) integration-bins
-	@$(SV_DIR)/tools/host-deps.sh python3
+	@$(SV_DIR)/tools/host-deps.sh python3 btrfs-progs libcap2-bin e2fsprogs util-linux
 	TOP=$(TOP) BUILD=$(BUILD) python3 $(IT_RUNNER) $(IT)
 integration-bins: $(SV_RELEASE) $(SV_FAULTS_BIN) agents
 
