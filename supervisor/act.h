@@ -4,6 +4,7 @@
 #define SV_ACT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 

@@ -94,7 +94,8 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 /* Our SCM_CREDENTIALS of the caller for a performed AF_UNIX sendto, as
  * sendmsg's (mediate_msg.c): sent with ours the receiver read pid 0 and
  * uid 0 from a uid-1000 agent (review h-attack54, ha54-run.sh). Returns the
- * length of *ctl (the caller frees it), or 0 with *ctl NULL: ours stay. */
+ * length of *ctl (the caller frees it), 0 with *ctl NULL: ours stay, or
+ * -errno: the caller's ids could not be read (sv_mediate_caller_creds). */
 static int sendto_caller_creds(struct sv_call *c, void **ctl)
 {
 	struct ucred cr;
@@ -109,10 +110,12 @@ static int sendto_caller_creds(struct sv_call *c, void **ctl)
 	(void)len;
 	return 0;
 #else
-	if (!sv_mediate_caller_creds(c, &cr) ||
-	    sv_msghdr_prepend_creds(NULL, 0, cr.pid, cr.uid, cr.gid, ctl, &len) != 0)
-		return 0;
-	return (int)len;
+	int rc = sv_mediate_caller_creds(c, &cr);
+
+	if (rc <= 0)
+		return rc;
+	rc = sv_msghdr_prepend_creds(NULL, 0, cr.pid, cr.uid, cr.gid, ctl, &len);
+	return rc < 0 ? rc : (int)len;
 #endif
 }
 
@@ -160,6 +163,11 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	if (sv_call_still_valid(c)) {
 		free(payload);
 		free(ctl);
+		return;
+	}
+	if (have_cr < 0) {
+		free(payload);
+		sv_call_mech_failure(c, have_cr == -ENOMEM ? "malloc" : "proc_status", -have_cr);
 		return;
 	}
 	/* A name TCP ignores (len 0 here) is no destination: the peer is. */

@@ -169,12 +169,21 @@ int sv_mediate_caller_creds(struct sv_call *c, struct ucred *cr)
 	 * credentials, pid 0 to a receiver in the run. */
 	int32_t pid;
 	uint32_t uid, gid;
+	int rc;
 
-	if (c->domain == AF_UNIX &&
-	    sv_act_caller_creds((pid_t)c->req->pid, &pid, &uid, &gid) == 0) {
+	if (c->domain != AF_UNIX)
+		return 0;
+	rc = sv_act_caller_creds((pid_t)c->req->pid, &pid, &uid, &gid);
+	if (rc == 0) {
 		*cr = (struct ucred){.pid = pid, .uid = uid, .gid = gid};
 		return 1;
 	}
+#ifndef SV_MUTANT_CREDS_READ_ERROR_OURS
+	/* MUTANT creds-read-error-ours: ids we could not read send ours,
+	 * pid 0 and uid 0 to the receiver (h-attack56's storm). */
+	if (rc != -ENOTSUP)
+		return rc;
+#endif
 #else
 	(void)c;
 	(void)cr;
@@ -272,6 +281,11 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 		free(payload);
 		return -2;
 	}
+	if (have_cr < 0) {
+		free(payload);
+		sv_call_mech_failure(c, "proc_status", -have_cr);
+		return -2;
+	}
 	/* Descriptors are passed by AF_UNIX alone: every other family ignores
 	 * SCM_RIGHTS without looking at the numbers (inet: __sock_cmsg_send)
 	 * or refuses it first (netlink: __scm_send's EINVAL), so there the
@@ -345,6 +359,14 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	mh.msg_iovlen = 1;
 	mh.msg_control = with_caller_creds(cm, have_cr, &cr, ndups, &owned, &clen);
 	mh.msg_controllen = (socklen_t)clen;
+	if (have_cr && ndups == 0 && !owned) {
+		/* No memory for ours naming the caller: sent as it is, the
+		 * receiver would read pid 0. */
+		free(payload);
+		sv_act_free_dups(dups, ndups);
+		sv_call_mech_failure(c, "malloc", ENOMEM);
+		return -2;
+	}
 	/* Never SIGPIPE the supervisor (the agent's SIGPIPE is forwarded), and
 	 * never zero-copy from a buffer we free right after. */
 	/* The raw call: musl's sendmsg() copies control data into a 1056-byte

@@ -21,8 +21,13 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a);
 /* The caller's credentials for a performed AF_UNIX send (its tgid, real
  * uid and gid, sv_act_caller_creds), read before the call's validity is
  * checked again: a tid read from /proc names the caller only while the
- * call still waits. Returns 1 with *cr, or 0: ours stay (not AF_UNIX,
- * sv_act_creds_probe refused, the thread gone). */
+ * call still waits. Returns 1 with *cr; 0 when ours stay by design (not
+ * AF_UNIX, or sv_act_creds_probe refused: a uid-1000 supervisor); or
+ * -errno when the caller's ids could not be read (/proc/TID/status refused
+ * EMFILE, the thread gone): the caller checks the call's validity, then
+ * finishes it as a mechanism failure ("proc_status"), never sends it with
+ * ours (review h-attack56 finding 2: a receiver read pid 0, uid 0 from a
+ * uid-1000 agent). */
 int sv_mediate_caller_creds(struct sv_call *c, struct ucred *cr);
 
 /* The performed send of mh for call c (msg_name already the judged one):

@@ -542,4 +542,11 @@
  *                         stays there though something is mounted on it
  *                         (the kernel's steps into the mount): a name through
  *                         the agent's own bind over "/" trusted (h-attack55)
+ *   MOUNT_CHANGE_TRUSTED  unixpath.c  the walk's answer stands though the
+ *                         agent's mount table changed while we looked: a
+ *                         bind over "/" made and removed again kept ".." on
+ *                         the root, ENOENT trusted (h-attack56)
+ *   CREDS_READ_ERROR_OURS  mediate_msg.c  the caller's ids that could not be
+ *                         read (EMFILE) send ours: pid 0, uid 0 to a
+ *                         uid-1000 agent's receiver (h-attack56)
  * This header is documentation only; nothing includes it. */

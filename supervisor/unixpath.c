@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <linux/openat2.h>
 #include <linux/stat.h>
 #include <stdio.h>
@@ -374,6 +375,31 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 	return rc;
 }
 
+/* A watch on thread tid's mount table: /proc/TID/mounts, whose poll says
+ * POLLPRI once any mount of the thread's namespace was made, moved, changed
+ * or removed after the open (mounts_poll's event count). A descriptor, or
+ * -errno (-ESRCH for a thread gone). */
+static int mounts_watch(pid_t tid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mounts", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd >= 0 ? fd : errno == ENOENT ? -ESRCH : -errno;
+}
+
+/* Whether the mount table watched by fd changed since the watch began: 1,
+ * 0, or 1 when poll cannot tell. */
+static int mounts_changed(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLPRI};
+
+	if (poll(&p, 1, 0) < 0)
+		return 1;
+	return (p.revents & (POLLPRI | POLLERR | POLLNVAL)) != 0;
+}
+
 /* The confined lookup of path from dirfd (thread tid's root or working
  * directory): 0 with *fd, a positive errno (the kernel's own answer),
  * CWD_UNNAMED (to be denied), or -errno when no confined lookup could be
@@ -381,27 +407,45 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 static int open_confined(pid_t tid, int dirfd, const char *path, const struct open_how *how,
 			 int *fd, const char **mech)
 {
-	int e;
+	int e, watch, walk;
 
+	/* The mount table is watched from before our lookup to the end of the
+	 * walk: walk_as_kernel asks once whether something is mounted on the
+	 * root, and its steps see mounts as they are at each step. An agent
+	 * that mounted over its root and unmounted again while we looked made
+	 * the walk keep ".." on the root where the kernel's stepped into the
+	 * mount, and a connect to a host's socket was answered ENOENT,
+	 * recorded allowed (review h-attack56 finding 1, 61 of 200 connects).
+	 * A failure or an object found while the table changed is denied. */
+	*mech = "proc_mounts";
+	watch = mounts_watch(tid);
+	if (watch < 0)
+		return watch;
 	*mech = "openat2";
 	*fd = openat2_retried(dirfd, path, how);
-	if (*fd >= 0)
+	if (*fd >= 0) {
+		close(watch);
 		return 0;
+	}
 	e = -*fd;
 	*fd = -1;
 	/* Without openat2 (before 5.6) no lookup confined to the agent's
 	 * root or directory exists: a mechanism failure, never a lookup in
 	 * ours. */
-	if (e == ENOSYS || e == E2BIG || e == EPERM)
+	if (e == ENOSYS || e == E2BIG || e == EPERM) {
+		close(watch);
 		return -e;
+	}
 #ifndef SV_MUTANT_SCOPED_EAGAIN_ANSWERED
 	/* MUTANT scoped-eagain-answered: a lookup still raced after the
 	 * retries is answered EAGAIN, recorded allowed. The kernel's own
 	 * lookup never refuses so: an agent that keeps renames going while its
 	 * walk crosses a thousand stacked mounts made every try EAGAIN, and
 	 * its connect to a host's socket a pass (review h-attack51 finding 1). */
-	if (e == EAGAIN)
+	if (e == EAGAIN) {
+		close(watch);
 		return CWD_UNNAMED;
+	}
 #endif
 #ifndef SV_MUTANT_PROCFS_ERRNO_ANSWERED
 	/* MUTANT procfs-errno-answered: any failure of ours is the kernel's
@@ -409,7 +453,22 @@ static int open_confined(pid_t tid, int dirfd, const char *path, const struct op
 	 * followed "self", a magic link or a protected link of the agent's to
 	 * a host's socket (reviews h-attack51 finding 3, h-attack52). */
 	if (e != EXDEV && e != EAGAIN) {
-		switch (walk_as_kernel(tid, dirfd, path, e, fd)) {
+		walk = walk_as_kernel(tid, dirfd, path, e, fd);
+#ifndef SV_MUTANT_MOUNT_CHANGE_TRUSTED
+		/* MUTANT mount-change-trusted: the walk's answer stands though
+		 * the mount table changed while we looked (h-attack56's flip). */
+		if (walk != WALK_UNSURE && mounts_changed(watch)) {
+			if (walk == WALK_FOUND) {
+				close(*fd);
+				*fd = -1;
+			}
+			walk = WALK_UNSURE;
+		}
+#else
+		(void)mounts_changed;
+#endif
+		close(watch);
+		switch (walk) {
 		case WALK_TRUST:
 			return e;
 		case WALK_FOUND:
@@ -420,8 +479,11 @@ static int open_confined(pid_t tid, int dirfd, const char *path, const struct op
 	}
 #else
 	(void)walk_as_kernel;
+	(void)mounts_changed;
+	(void)walk;
 	(void)tid;
 #endif
+	close(watch);
 	return e;
 }
 

@@ -46,6 +46,9 @@ int main(int argc, char **argv)
 		agent_log("sendmsg", NULL, r, errno, NULL);
 		_exit(r == 1 ? 0 : 1);
 	}
+	/* The child's end is its alone: a send that never comes (refused, a
+	 * mechanism failure) ends the wait at its exit instead of hanging. */
+	close(sv[0]);
 	mh.msg_control = cbuf;
 	mh.msg_controllen = sizeof(cbuf);
 	r = recvmsg(sv[1], &mh, 0);

@@ -54,7 +54,8 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	pty-master-kept lease-open host-caps-kept+tty-inject-open sort-probe-denied \
 	sort-probe-performed cwd-name-trusted cwd-depth-trusted \
 	procfs-errno-answered chroot-prefix-kept performed-creds-own creds-appended \
-	sendto-creds-own creds-eperm-retry protected-link-refused root-overmount-ignored
+	sendto-creds-own creds-eperm-retry protected-link-refused root-overmount-ignored \
+	mount-change-trusted
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
@@ -62,5 +63,6 @@ IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	disconnect-unlocked ipc-retry-blind stream-connect-portless unix-abstract-unpinned \
 	unix-closed-is-peer run-named-late report-fd-first receivers-capped-counted nofile-kept \
 	withdrawn-uncounted sentinels-absent sentinel-copies-counted cwd-walk-by-name \
-	cwd-escape-errno-trusted scoped-eagain-answered caps-stuck-ignored walk-complete-trusted
+	cwd-escape-errno-trusted scoped-eagain-answered caps-stuck-ignored walk-complete-trusted \
+	creds-read-error-ours
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

@@ -12,8 +12,8 @@ import socket
 import subprocess
 import time
 
-from harness import (SV, UNDECLARED, Skip, UnixDgramListener, expect_agent, expect_event,
-                     expect_outcome, mutant_binary, mutant_faults_binary, review, test, wait_for)
+from harness import (SV, SV_FAULTS, UNDECLARED, Skip, UnixDgramListener, expect_agent,
+                     expect_event, expect_outcome, mutant_binary, mutant_faults_binary, review, test, wait_for)
 
 
 @test()
@@ -852,6 +852,28 @@ def caller_credentials_refused_by_the_kernel_are_never_sent_again_as_ours(ctx):
         ctx.expect_eq(len(got), 1, "%s: the script's count (%s)" % (binary, out[-700:]))
         ctx.expect_eq(bool(got) and got[0] != "0", forged,
                       "%s: runs with other ids (%s)" % (binary, out[-700:]))
+
+
+@test(timeout=300)
+def caller_ids_that_cannot_be_read_end_the_send_never_send_ours(ctx):
+    # Review h-attack56 finding 2 (ha56-emfile.sh): /proc/TID/status refused
+    # EMFILE at the supervisor's descriptor limit, and the send went with
+    # our credentials: a uid-1000 agent's receiver read pid 0, uid 0 (8 of
+    # 15 runs). The test build's caller_creds site refuses it every time:
+    # sendmsg (peer-pid) and sendto with a name (ha54-run.sh step 1) are
+    # mechanism failures now, nothing sent. Mutant creds-read-error-ours
+    # sends with ours: peer-pid's run passes, ha54's receiver reads uid 0.
+    if os.geteuid() != 0:
+        raise Skip("needs root: a root supervisor names its caller's pid")
+    mutant = mutant_faults_binary("creds-read-error-ours")
+    for binary, want in ((None, 3), (mutant, 0)):
+        run = ctx.sv("peer-pid", [], fault="caller_creds:EMFILE", binary=binary)
+        ctx.expect_eq(run.rc, want, "%s: peer-pid's exit status" % (binary or "the faults build"))
+    for binary, forged in ((SV_FAULTS, "0"), (mutant, "1")):
+        out = review(ctx, "ha54-run.sh", binary, timeout=240,
+                     env={"RUNS": "1", "ONLY": "1", "EGRESS_SV_FAULT": "caller_creds:EMFILE"})
+        got = re.findall(r"other ids received in (\d+) of 1 runs", out)
+        ctx.expect_eq(got, [forged], "%s: runs with other ids (%s)" % (binary, out[-700:]))
 
 
 @test(timeout=60)

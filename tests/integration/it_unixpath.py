@@ -162,3 +162,34 @@ def root_agent_walk_over_its_own_root_mount_is_denied(ctx):
         raise Skip("needs root (the class is a root agent) and gcc")
     expect_modes(ctx, "ha55-host.sh", SV, {"rootover": "1", "rootover-ctl": "1"})
     expect_modes(ctx, "ha55-host.sh", mutant_binary("root-overmount-ignored"), {"rootover": "0"})
+
+
+def ha56_answered(ctx, binary, mode):
+    """ha56-host.sh MODE, one run of 200 connects against binary: how many
+    connects were answered ENOENT (recorded allowed), with nothing at the
+    sink either way."""
+    out = review(ctx, "ha56-host.sh", binary, timeout=240, extra=["1", "200"],
+                 env={"SUPERVISOR": binary, "MODES": mode})
+    got = re.findall(r"MODE %s run 1: exit \d+, sink lines: (\d+), recorded: ([^\n]*)" % mode, out)
+    ctx.require(len(got) == 1, "%s %s: %s" % (binary, mode, out[-900:]))
+    ctx.expect_eq(got[0][0], "0", "%s %s: sink lines" % (binary, mode))
+    m = re.search(r"(\d+)xallowed/local/ENOENT", got[0][1])
+    return int(m.group(1)) if m else 0
+
+
+@test(timeout=600)
+def root_agent_walk_while_its_mount_table_changes_is_denied(ctx):
+    # Review h-attack56 finding 1 (ha56-host.sh): walk_as_kernel asked once
+    # whether something was mounted on the agent's root; the agent bound a
+    # directory over "/" and removed it again while we looked (flip), or
+    # kept the bind and flipped it (climb), and a name the kernel led
+    # through its /proc to a host's socket was answered ENOENT, recorded
+    # allowed: 61 of 200 connects. The mount table is watched from before
+    # our lookup to the end of the walk (/proc/TID/mounts), and any change
+    # denies. Mutant mount-change-trusted answers ENOENT again.
+    if os.geteuid() != 0 or not shutil.which("gcc"):
+        raise Skip("needs root (the class is a root agent) and gcc")
+    for mode in ("flip", "climb"):
+        ctx.expect_eq(ha56_answered(ctx, SV, mode), 0, "%s: connects answered ENOENT" % mode)
+    ctx.expect(ha56_answered(ctx, mutant_binary("mount-change-trusted"), "flip") > 0,
+               "mount-change-trusted: no connect of flip answered ENOENT")
