@@ -1,9 +1,9 @@
 /* ha57-agent.c: hostile review h-attack57, fresh variants of issue 11's six
  * classes. One static binary, one mode per run:
- *   ha57-agent MODE SINKPORT
- * The sink is 127.0.0.1:SINKPORT (UDP and TCP), undeclared (--no-loopback,
- * nothing allowed). Every mode tries to put "ha57secret-MODE" there and
- * prints "ha57 MODE: step: result" lines; the harness says whether the
+ *   ha57-agent MODE [ADDR:]SINKPORT [VICTIM-ADDRESS]
+ * The sink is ADDR (127.0.0.1 by default):SINKPORT, UDP and TCP, undeclared
+ * (--no-loopback, nothing allowed; in the guest cells 203.0.113.5:9999). Every mode tries to put
+ * "ha57secret-MODE" there and prints "ha57 MODE: step: result" lines; the harness says whether the
  * sink got it and what the verdict was.
  * Modes:
  *   hb-addrlen   connect/sendto with 1<<32 in the address length register
@@ -23,6 +23,7 @@
  *   cmsg         sendmsg with IP_RETOPTS (LSRR), IP_OPTIONS, IPV6_RTHDR
  *   listen       listen() unbound, wildcard, v4-mapped any, after
  *                TCP_FASTOPEN, and a TCP simultaneous open without listen
+ *   all          every mode above but scm, in one run (the guest cell)
  *   scm          connect to abstract @ha57-scm (a host process), receive a
  *                UDP socket connected to the sink, write()
  *   sp-name      the secret's bytes as protocol numbers of socketpair()
@@ -30,6 +31,9 @@
  *   ldisc        TIOCSETD 1-29 on a pty: "tty-ldisc-N" autoloads
  *   helpers      root helpers: core_pattern, modprobe, uevent_helper,
  *                binfmt_misc, a fresh proc/sysfs in a user namespace
+ *                (each knob's own value written back)
+ *   stdio-mem, stdio-accept, stdio-scm   class 6 on descriptor 0, as
+ *                ha57-stdio.py prepares it
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
