@@ -633,6 +633,13 @@ int main(int argc, char **argv)
 	sinkport = atoi(argv[2]);
 	snprintf(secret, sizeof(secret), "ha57secret-%s\n", mode);
 	printf("ha57 %s: uid %d\n", mode, (int)getuid());
+	/* helpers (and all, which runs it) mounts on /tmp: never by accident
+	 * as the host's root without the supervisor */
+	if ((!strcmp(mode, "helpers") || !strcmp(mode, "all")) &&
+	    (argc < 4 || strcmp(argv[3], "mounts-ok") != 0)) {
+		fprintf(stderr, "%s: give mounts-ok as the third argument\n", mode);
+		return 2;
+	}
 	if (!strcmp(mode, "all")) {
 		/* the guest's one cell: every mode but scm, helpers last (it
 		 * unshares) */

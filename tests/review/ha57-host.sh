@@ -47,7 +47,7 @@ for who in ${USERS:-root u1000}; do
 			rm -f "$work/r/rep"
 			set +e
 			(cd "$work/r" && timeout -s KILL 60 "${pre[@]}" "$work/sv" --no-loopback \
-				--report "$work/r/rep" -- "$work/agent" "$mode" "$port" >"$work/out" 2>"$work/err")
+				--report "$work/r/rep" -- "$work/agent" "$mode" "$port" mounts-ok >"$work/out" 2>"$work/err")
 			rc=$?
 			set -e
 			sleep 0.3
