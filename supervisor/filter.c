@@ -367,6 +367,16 @@ static const struct {
     {0x40084504, "tty-inject"}, /* EVIOCSKEYCODE */
     {0x40284504, "tty-inject"}, /* EVIOCSKEYCODE_V2 */
 #endif
+#ifndef SV_MUTANT_LDISC_AUTOLOAD_OPEN
+    /* A line discipline set on a terminal the agent holds (its own devpts
+     * in a user namespace, or a terminal on 0-2): an unregistered number N
+     * makes the kernel ask kernel.modprobe for "tty-ldisc-N" with no
+     * capability under Debian's dev.tty.ldisc_autoload=1, about five bits
+     * of the agent's choosing a call (review h-attack57: 28 names at the
+     * undeclared sink, pass). Every value: the number is in memory, which
+     * the agent may rewrite after any read of ours. */
+    {0x5423, "module-autoload"}, /* TIOCSETD */
+#endif
 };
 
 const char *sv_filter_ioctl_reason(uint32_t cmd)
@@ -493,6 +503,12 @@ static int add_common(scmp_filter_ctx ctx)
 #ifdef SV_MUTANT_SOCKET_DENY_LIST
 /* MUTANT socket-deny-list: only the known-dangerous kinds notify (the old
  * raw and packet rules); every other protocol and family is created. */
+static int add_socketpair(scmp_filter_ctx ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
 static int add_socket(scmp_filter_ctx ctx)
 {
 	const int nr = SCMP_SYS(socket);
@@ -596,6 +612,27 @@ static int add_socket(scmp_filter_ctx ctx)
 	}
 	return rc;
 }
+
+/* socketpair() runs the family's create before the pair is refused, and
+ * inet_create asks kernel.modprobe for "net-pf-2-proto-P-type-T" with the
+ * agent's P, a family without a handler for "net-pf-N" (review h-attack57:
+ * a byte of the agent's secret a call, 36 of 36 names at the undeclared
+ * sink, and no trapped call): every family but AF_UNIX notifies, on every
+ * ABI (masked, as socket's rows), and is judged as socket() is. */
+static int add_socketpair(scmp_filter_ctx ctx)
+{
+#ifdef SV_MUTANT_SOCKETPAIR_OPEN
+	/* MUTANT socketpair-open: socketpair passes, and each call asks
+	 * modprobe for a module named after the agent's bytes. */
+	(void)ctx;
+	return 0;
+#else
+	static const uint32_t families[] = {AF_UNIX};
+	struct outside o = {.ctx = ctx, .nr = seccomp_syscall_resolve_name("socketpair"), .arg = 0};
+
+	return notify_outside(&o, UINT32_MAX, families, N(families));
+#endif
+}
 #endif
 
 /* Native only: socket(), setsockopt() and listen() keep their arguments in
@@ -608,6 +645,8 @@ static int add_native(scmp_filter_ctx ctx)
 
 	if (rc == 0)
 		rc = add_socket(ctx);
+	if (rc == 0)
+		rc = add_socketpair(ctx);
 #ifndef SV_MUTANT_FCHROOT_OPEN
 	/* MUTANT fchroot-open: a root agent moves its root to failfs (7.3)
 	 * and its AF_UNIX names become mechanism failures that outrank its
@@ -645,6 +684,8 @@ static int add_foreign(scmp_filter_ctx ctx)
 
 	if (rc == 0)
 		rc = notify_all(ctx, foreign_only, N(foreign_only));
+	if (rc == 0)
+		rc = add_socketpair(ctx);
 	return rc;
 #endif
 }

@@ -549,4 +549,11 @@
  *   CREDS_READ_ERROR_OURS  mediate_msg.c  the caller's ids that could not be
  *                         read (EMFILE) send ours: pid 0, uid 0 to a
  *                         uid-1000 agent's receiver (h-attack56)
+ *   SOCKETPAIR_OPEN       filter.c  socketpair() of any family passes: the
+ *                         family's create asks modprobe for
+ *                         "net-pf-2-proto-P-type-T", P the agent's byte
+ *                         (h-attack57)
+ *   LDISC_AUTOLOAD_OPEN   filter.c  TIOCSETD passes: an unregistered line
+ *                         discipline N asks modprobe for "tty-ldisc-N"
+ *                         (h-attack57)
  * This header is documentation only; nothing includes it. */

