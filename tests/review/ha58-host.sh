@@ -71,6 +71,7 @@ for leg in "${legs[@]}"; do
 			rc=0
 			# The caller holds the channel for the whole run (a uid-1000
 			# caller for a uid-1000 supervisor): the agent looks for it.
+			# shellcheck disable=SC2016 # expanded by the caller's shell
 			"${as[@]}" env ${FAULT:+EGRESS_SV_FAULT=$FAULT} bash -c '
 				w=$1; shift
 				exec 9<>"$w/chan"
