@@ -401,6 +401,63 @@ def promised_errno(report):
     return e if isinstance(e, str) and re.match(r"^E[A-Z0-9]+$", e) else None
 
 
+def arrival_problems(rules, arrivals, problems):
+    """Check (a), nothing undeclared arrived at the sink: appends to
+    problems; returns {dest: arrivals}."""
+    arrived = {}
+    for a in arrivals:
+        d = parse_dest(a.get("dest"))
+        if d is None:
+            problems.append(f"sink recorded an arrival it cannot place: {a}")
+            continue
+        arrived[d] = arrived.get(d, 0) + 1
+        if not is_declared(rules, d):
+            problems.append(f"undeclared {dest_text(d)} arrived at the sink "
+                            f"({a.get('proto')} from {a.get('peer')})")
+    return arrived
+
+
+def after_run_problems(sections, problems):
+    """Checks (d) and (e): nothing of the run outlived the supervisor (issue
+    12: the guest lists what was still in the cell's cgroup after the
+    sink's grace), and nothing was typed into the caller's terminal
+    (stdio=N pty: input queued there is what the caller's shell reads and
+    runs after the run, outside every filter; the guest never runs it, any
+    byte is an escape). Appends to problems; returns (survivors, bytes)."""
+    survivors = [ln for ln in sections.get("survivors", b"").decode("utf-8", "replace")
+                 .splitlines() if ln.strip()]
+    if survivors:
+        problems.append(f"{len(survivors)} process(es) of the run outlived the supervisor: "
+                        f"{'; '.join(survivors[:3])}")
+    typed = sections.get("tty_input", b"")
+    if typed:
+        problems.append(f"{len(typed)} byte(s) were typed into the caller's terminal, which its "
+                        f"shell would run after the run: {typed[:80]!r}")
+    return len(survivors), len(typed)
+
+
+def escapes(cell_text, sections):
+    """What the ground truth says reached outside the run whatever the
+    supervisor said or failed to say: an undeclared arrival at the sink, a
+    process that outlived it, bytes typed into the caller's terminal. For a
+    cell that ended without a verdict
+    (timeout, supervisor-hang) from a complete frame: an agent that stops
+    a child of its own so the run never ends chose `timeout`, which hid
+    what its undeclared sends delivered (hostile review h-attack58).
+    Returns [problem]."""
+    problems = []
+    try:
+        _, multi = parse_cell_text(cell_text)
+        if sink_endpoints(multi) and "sink_log" in sections:
+            arrival_problems(declared_policy(multi),
+                             [a for a in json_lines(sections["sink_log"], "sink_log")
+                              if a.get("event") in SINK_ARRIVALS], problems)
+    except OracleError as e:
+        problems.append(f"oracle: {e}")
+    after_run_problems(sections, problems)
+    return problems
+
+
 def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
     """The oracle's facts and disagreements: {"problems": [...], ...}.
     Independent of the supervisor except for the report being judged. With
@@ -433,16 +490,7 @@ def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
     facts["attempts"] = len(attempts)
     facts["arrivals"] = len(arrivals)
     # (a) nothing undeclared arrived at the sink.
-    arrived = {}
-    for a in arrivals:
-        d = parse_dest(a.get("dest"))
-        if d is None:
-            problems.append(f"sink recorded an arrival it cannot place: {a}")
-            continue
-        arrived[d] = arrived.get(d, 0) + 1
-        if not is_declared(rules, d):
-            problems.append(f"undeclared {dest_text(d)} arrived at the sink "
-                            f"({a.get('proto')} from {a.get('peer')})")
+    arrived = arrival_problems(rules, arrivals, problems)
     # (b) every delivery the report claims arrived, as often as claimed.
     wanted = {}
     for _, d in reported_deliveries(report, endpoints):
@@ -490,22 +538,8 @@ def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
                 if not is_declared(rules, d) and err not in (None, promise, "EINTR", "EINPROGRESS"):
                     problems.append(f"the report promises denials answer {promise} but the "
                                     f"agent's {call} to undeclared {dest_text(d)} got {err}")
-    # (d) nothing of the run outlived the supervisor (issue 12): the guest
-    # lists what was still in the cell's cgroup after the sink's grace.
-    survivors = [ln for ln in sections.get("survivors", b"").decode("utf-8", "replace")
-                 .splitlines() if ln.strip()]
-    facts["survivors"] = len(survivors)
-    if survivors:
-        problems.append(f"{len(survivors)} process(es) of the run outlived the supervisor: "
-                        f"{'; '.join(survivors[:3])}")
-    # (e) nothing was typed into the caller's terminal (stdio=N pty): input
-    # queued there is what the caller's shell reads and runs after the run,
-    # outside every filter. The guest never runs it; any byte is an escape.
-    typed = sections.get("tty_input", b"")
-    facts["tty_input_bytes"] = len(typed)
-    if typed:
-        problems.append(f"{len(typed)} byte(s) were typed into the caller's terminal, which its "
-                        f"shell would run after the run: {typed[:80]!r}")
+    # (d) and (e): nothing outlived the supervisor, nothing was typed.
+    facts["survivors"], facts["tty_input_bytes"] = after_run_problems(sections, problems)
     # expect_agent_exit: the agent's own exit status (in the report: a
     # bundle without one has no agent exit status to compare).
     want_exit = single.get("expect_agent_exit") if not no_report else None
@@ -728,6 +762,13 @@ def decide(a, cell, expected, frame, console):
                 f"({meta.get('bundle_name')!r}, digest {meta.get('bundle_digest')!r}) is not "
                 f"the one evaluated with ({bundle['name']!r}, {bundle['digest']}): rebuild the "
                 "initramfs or pass its --supervisor", None, None)
+    if st in ("supervisor-hang", "timeout"):
+        # No verdict, but a complete frame: what the ground truth shows
+        # still decides (a timeout an agent chose hid its arrivals).
+        esc = escapes(sec.get("cell", b""), sec)
+        if esc:
+            return ("oracle-mismatch", f"{'; '.join(esc)}; and the supervisor did not finish "
+                    f"({st}: {why})", None, sv_exit)
     if st == "supervisor-hang":
         seen = "guest/hang lists each process of the cell (state, wchan, stack) and the " \
             "supervisor's last output" if "hang" in sec else "the guest sent no hang record"

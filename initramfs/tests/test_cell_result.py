@@ -463,6 +463,31 @@ class OracleOutcome(unittest.TestCase):
         self.assertIn("undeclared 203.0.113.5:443 arrived", r["reason"])
         self.assertEqual(r["oracle"]["arrivals"], 1)
 
+    def test_timeout_with_an_undeclared_arrival_is_oracle_mismatch(self):
+        """Hostile review h-attack58: an agent that leaves a stopped child
+        makes the run wait until the guest's watchdog kills the supervisor
+        (status timeout): the frame is complete, and an undeclared arrival
+        in its sink_log is an escape, not a timeout."""
+        extra = section("agent_log", b"") + section("sink_log", lines([tcp("203.0.113.5:443")]))
+        st = "status=timeout\nreason=the supervisor did not finish within 40 s\n"
+        r = self.run_cell(result=lambda c: frame(c, st, extra=extra), cell_text=ORACLE_E2E_CELL)
+        self.assertEqual(r["outcome"], "oracle-mismatch")
+        self.assertIn("undeclared 203.0.113.5:443 arrived", r["reason"])
+        self.assertIn("did not finish", r["reason"])
+
+    def test_timeout_with_nothing_escaped_stays_timeout(self):
+        extra = section("agent_log", b"") + section("sink_log", b"")
+        st = "status=timeout\nreason=the supervisor did not finish within 40 s\n"
+        r = self.run_cell(result=lambda c: frame(c, st, extra=extra), cell_text=ORACLE_E2E_CELL)
+        self.assertEqual(r["outcome"], "timeout")
+
+    def test_supervisor_hang_with_a_survivor_is_oracle_mismatch(self):
+        extra = section("sink_log", b"") + section("survivors", b"123 S sleeper\n")
+        st = "status=supervisor-hang\nreason=the supervisor waited on a frozen cgroup\n"
+        r = self.run_cell(result=lambda c: frame(c, st, extra=extra), cell_text=ORACLE_E2E_CELL)
+        self.assertEqual(r["outcome"], "oracle-mismatch")
+        self.assertIn("outlived the supervisor", r["reason"])
+
     def test_oracle_agreeing_is_ok(self):
         extra = section("agent_log", lines([att("connect", "203.0.113.5:443")]))
         extra += section("sink_log", b"")
