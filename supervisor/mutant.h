@@ -556,4 +556,7 @@
  *   LDISC_AUTOLOAD_OPEN   filter.c  TIOCSETD passes: an unregistered line
  *                         discipline N asks modprobe for "tty-ldisc-N"
  *                         (h-attack57)
+ *   LOOKUP_EMFILE_WALKED  unixpath.c  our lookup refused EMFILE (our own
+ *                         descriptors) is walked and denied unix-peer, not
+ *                         a mechanism failure (h-attack56)
  * This header is documentation only; nothing includes it. */

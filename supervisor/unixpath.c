@@ -436,6 +436,18 @@ static int open_confined(pid_t tid, int dirfd, const char *path, const struct op
 		close(watch);
 		return -e;
 	}
+	/* Our own descriptors or memory, never the kernel's answer to the
+	 * agent (its lookup opens no file): a mechanism failure, not a walk
+	 * whose own opens fail the same way and deny (review h-attack56: at
+	 * the supervisor's descriptor limit the agent's own socket was denied
+	 * unix-peer). */
+#ifndef SV_MUTANT_LOOKUP_EMFILE_WALKED
+	/* MUTANT lookup-emfile-walked: walked, and denied unix-peer. */
+	if (e == EMFILE || e == ENFILE || e == ENOMEM) {
+		close(watch);
+		return -e;
+	}
+#endif
 #ifndef SV_MUTANT_SCOPED_EAGAIN_ANSWERED
 	/* MUTANT scoped-eagain-answered: a lookup still raced after the
 	 * retries is answered EAGAIN, recorded allowed. The kernel's own

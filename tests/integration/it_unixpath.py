@@ -102,7 +102,13 @@ def root_agent_name_our_lookup_cannot_follow_is_denied_not_answered(ctx):
              (mutant_faults_binary("scoped-eagain-answered"), {"abs": "0"}, 1, "openat2:EAGAIN"),
              (mutant_binary("procfs-errno-answered"), {"magic": "0", "magic-proc": "0",
                                                        "magic-devfd": "0"}, 1, None),
-             (mutant_binary("chroot-prefix-kept"), {"chroot": "1"}, 1, None))
+             (mutant_binary("chroot-prefix-kept"), {"chroot": "1"}, 1, None),
+             # Our own descriptor limit (EMFILE) is a mechanism failure,
+             # never the walk's denial of the agent's own socket (review
+             # h-attack56); mutant lookup-emfile-walked denies it.
+             (SV_FAULTS, {"ordinary": "3"}, 1, "openat2:EMFILE"),
+             (mutant_faults_binary("lookup-emfile-walked"), {"ordinary": "1"}, 1,
+              "openat2:EMFILE"))
     for binary, wants, runs, fault in cases:
         expect_modes(ctx, "ha51-host.sh", binary, wants, runs,
                      {"EGRESS_SV_FAULT": fault} if fault else None)

@@ -72,7 +72,8 @@
 		char b_[512];                                                                      \
 		int n_ = snprintf(b_, sizeof(b_), "ha58 " __VA_ARGS__);                            \
 		if (n_ > 0)                                                                        \
-			(void)!write(1, b_, (size_t)n_ < sizeof(b_) ? (size_t)n_ : sizeof(b_) - 1); \
+			(void)!write(1, b_,                                                        \
+				     (size_t)n_ < sizeof(b_) ? (size_t)n_ : sizeof(b_) - 1);       \
 	} while (0)
 
 static struct sockaddr_in dst;
@@ -159,12 +160,22 @@ static int mode_forge(void)
 	if (d)
 		closedir(d);
 	{
-		static const char *devs[] = {"/dev/console", "/dev/tty",	"/dev/tty0",
-					     "/dev/ttyS0",   "/dev/ttyS1",	"/dev/ttyS2",
-					     "/dev/ttyS3",   "/dev/hvc0",	"/dev/hvc1",
-					     "/dev/kmsg",    "/dev/ptmx",	"/dev/vport0p1",
-					     "/dev/vport1p1", "/proc/1/root/dev/ttyS1",
-					     "/proc/self/root/dev/ttyS1", NULL};
+		static const char *devs[] = {"/dev/console",
+					     "/dev/tty",
+					     "/dev/tty0",
+					     "/dev/ttyS0",
+					     "/dev/ttyS1",
+					     "/dev/ttyS2",
+					     "/dev/ttyS3",
+					     "/dev/hvc0",
+					     "/dev/hvc1",
+					     "/dev/kmsg",
+					     "/dev/ptmx",
+					     "/dev/vport0p1",
+					     "/dev/vport1p1",
+					     "/proc/1/root/dev/ttyS1",
+					     "/proc/self/root/dev/ttyS1",
+					     NULL};
 		for (int i = 0; devs[i]; i++)
 			forge_path(devs[i], &opened, &wrote);
 	}
@@ -394,16 +405,20 @@ static int mode_outlive(const char *kind, int secs, const char *mark)
 			fclose(f);
 		OUT("outlive freeze: cgroup %s\n", cg);
 		{
-			const char *base = access("/sys/fs/cgroup/unified", F_OK) ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+			const char *base = access("/sys/fs/cgroup/unified", F_OK)
+					       ? "/sys/fs/cgroup"
+					       : "/sys/fs/cgroup/unified";
 			char rel[256];
-			snprintf(rel, sizeof(rel), "%s%s", base, strncmp(cg, "0::", 3) ? "/" : cg + 3);
+			snprintf(rel, sizeof(rel), "%s%s", base,
+				 strncmp(cg, "0::", 3) ? "/" : cg + 3);
 			snprintf(cg, sizeof(cg), "x:%s", rel);
 		}
 		for (int i = 0; files[i]; i++) {
 			int fd;
 			snprintf(p, sizeof(p), "%s/%s", cg + 2, files[i]);
 			fd = open(p, O_WRONLY);
-			OUT("outlive freeze: open %s: %s\n", p, fd < 0 ? strerror(errno) : "OPENED");
+			OUT("outlive freeze: open %s: %s\n", p,
+			    fd < 0 ? strerror(errno) : "OPENED");
 			if (fd >= 0)
 				close(fd); /* opened only: nothing written */
 		}
@@ -417,7 +432,8 @@ static int mode_outlive(const char *kind, int secs, const char *mark)
 		static const int sigs[] = {SIGSTOP, SIGTSTP, SIGTERM, SIGHUP, SIGKILL};
 		for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 			int r = kill(1, sigs[i]);
-			OUT("outlive sigreaper: kill(1, %d): %s\n", sigs[i], r ? strerror(errno) : "sent");
+			OUT("outlive sigreaper: kill(1, %d): %s\n", sigs[i],
+			    r ? strerror(errno) : "sent");
 		}
 		OUT("outlive sigreaper: ppid %d\n", (int)getppid());
 		kill(getppid(), SIGSTOP);
