@@ -377,6 +377,22 @@ static const struct {
      * the agent may rewrite after any read of ours. */
     {0x5423, "module-autoload"}, /* TIOCSETD */
 #endif
+#ifndef SV_MUTANT_FIXED_AUTOLOAD_OPEN
+    /* The VLAN and bridge ioctls ask kernel.modprobe for "8021q" and
+     * "bridge" while the module is not loaded, before any capability
+     * check (net/socket.c, br_ioctl_call): a fixed name, but the agent
+     * chooses when and how often modprobe, full root outside the run, is
+     * started, and the module it loads outlives the run (review
+     * h-attack59, by reading: ENOPKG on a kernel without modules). */
+    {0x8982, "module-autoload"}, /* SIOCGIFVLAN */
+    {0x8983, "module-autoload"}, /* SIOCSIFVLAN */
+    {0x8940, "module-autoload"}, /* SIOCGIFBR */
+    {0x8941, "module-autoload"}, /* SIOCSIFBR */
+    {0x89a0, "module-autoload"}, /* SIOCBRADDBR */
+    {0x89a1, "module-autoload"}, /* SIOCBRDELBR */
+    {0x89a2, "module-autoload"}, /* SIOCBRADDIF */
+    {0x89a3, "module-autoload"}, /* SIOCBRDELIF */
+#endif
 };
 
 const char *sv_filter_ioctl_reason(uint32_t cmd)

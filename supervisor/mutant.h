@@ -559,4 +559,12 @@
  *   LOOKUP_EMFILE_WALKED  unixpath.c  our lookup refused EMFILE (our own
  *                         descriptors) is walked and denied unix-peer, not
  *                         a mechanism failure (h-attack56)
+ *   OVERMOUNT_ASKED_ONCE  unixpath.c  whether the agent's root is overmounted
+ *                         is asked at the walk's first ".." only: a root in
+ *                         another mount namespace whose mounts a child
+ *                         flips, which the mount watch does not see
+ *                         (h-attack59)
+ *   FIXED_AUTOLOAD_OPEN   filter.c  the VLAN and bridge ioctls pass: modprobe
+ *                         started for "8021q" and "bridge" when the agent
+ *                         chooses (h-attack59)
  * This header is documentation only; nothing includes it. */

@@ -108,7 +108,8 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	chroot-prefix-kept performed-creds-own caps-stuck-ignored \
 	protected-link-refused walk-complete-trusted creds-appended sendto-creds-own \
 	creds-eperm-retry root-overmount-ignored mount-change-trusted creds-read-error-ours \
-	socketpair-open ldisc-autoload-open lookup-emfile-walked \
+	socketpair-open ldisc-autoload-open lookup-emfile-walked overmount-asked-once \
+	fixed-autoload-open \
 	sort-probe-performed
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
