@@ -114,7 +114,9 @@ long long sv_act_sendmsg(int fd, const struct msghdr *mh, int flags, int raised)
 
 /* Whether a send naming its caller that failed with err is to be sent again
  * without it: only sv_act_sendmsg's own ECANCELED (the capability not
- * raised, nothing sent), never the kernel's answer. */
+ * raised, nothing sent), never the kernel's answer. sv_mediate_send ends
+ * such a call as a mechanism failure first (review h-attack59); the retry
+ * is what mutants creds-raise-failed-ours and creds-eperm-retry put back. */
 int sv_act_creds_retry(int err);
 
 /* Whether a thread's raised capability could not be lowered again

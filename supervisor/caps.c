@@ -1,5 +1,7 @@
 #include "caps.h"
 
+#include "fault.h"
+
 #include <errno.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
@@ -150,6 +152,10 @@ int sv_caps_raise_for_creds(void)
 	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct d[2];
 
+	int f = sv_fault("caps_raise");
+
+	if (f < 0)
+		return f;
 	if (syscall(SYS_capget, &h, d) != 0)
 		return -errno;
 	if (!(d[0].permitted & 1u << 21))

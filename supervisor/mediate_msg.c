@@ -196,7 +196,7 @@ long long sv_mediate_send(struct sv_call *c, struct msghdr *mh, int flags, const
 {
 	long long sent;
 
-	/* A capability we could not raise sends nothing: then sent with ours.
+	/* A capability we could not raise sends nothing (ECANCELED).
 	 * The kernel's EPERM to a raised send is never ours (CAP_SYS_ADMIN
 	 * names any pid, CAP_SETUID and CAP_SETGID any ids: scm_check_creds)
 	 * but unix_may_send's, the agent's answer: sent again without ours, a
@@ -205,6 +205,17 @@ long long sv_mediate_send(struct sv_call *c, struct msghdr *mh, int flags, const
 	c->send_raised = raised;
 	sent = c->peer_nowait ? sv_unixpeer_act(c, mh, flags, name, namelen)
 			      : sv_act_sendmsg(c->dup, mh, flags, raised);
+#ifndef SV_MUTANT_CREDS_RAISE_FAILED_OURS
+	/* MUTANT creds-raise-failed-ours: sent again with ours, pid 0 and
+	 * uid 0 to the receiver. The probe proved the capability; one that
+	 * cannot be raised now names no one: a mechanism failure, as ids we
+	 * could not read (review h-attack59). */
+	if (sent == -1 && raised && errno == ECANCELED) {
+		c->send_raised = 0;
+		sv_call_mech_failure(c, "capset", EPERM);
+		return -2;
+	}
+#endif
 	if (sent == -1 && raised && sv_act_creds_retry(errno)) {
 		c->send_raised = 0;
 		mh->msg_control = plain;

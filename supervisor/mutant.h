@@ -567,4 +567,7 @@
  *   FIXED_AUTOLOAD_OPEN   filter.c  the VLAN and bridge ioctls pass: modprobe
  *                         started for "8021q" and "bridge" when the agent
  *                         chooses (h-attack59)
+ *   CREDS_RAISE_FAILED_OURS  mediate_msg.c  a send naming its caller whose
+ *                         CAP_SYS_ADMIN could not be raised is sent again
+ *                         with ours: pid 0, uid 0 (h-attack59)
  * This header is documentation only; nothing includes it. */

@@ -877,6 +877,20 @@ def caller_ids_that_cannot_be_read_end_the_send_never_send_ours(ctx):
 
 
 @test(timeout=60)
+def capability_that_cannot_be_raised_ends_the_send_never_sends_ours(ctx):
+    # Review h-attack59: a send naming its caller whose CAP_SYS_ADMIN could
+    # not be raised (the probe proved it; the test build's caps_raise site
+    # refuses it) was sent again with our credentials, pid 0 to the
+    # receiver: a mechanism failure now, as ids we could not read. Mutant
+    # creds-raise-failed-ours: peer-pid's run passes (its receiver reads 0).
+    if os.geteuid() != 0:
+        raise Skip("needs root: only a root supervisor raises it")
+    for binary, want in ((None, 3), (mutant_faults_binary("creds-raise-failed-ours"), 0)):
+        run = ctx.sv("peer-pid", [], fault="caps_raise:EPERM", binary=binary)
+        ctx.expect_eq(run.rc, want, "%s: exit status" % (binary or "the faults build"))
+
+
+@test(timeout=60)
 def receiver_whose_raised_capability_stays_ends_the_run(ctx):
     # A send naming its caller raises CAP_SYS_ADMIN around its one syscall;
     # a receiver that could not lower it again would lend it to every later
