@@ -149,6 +149,10 @@ static void attrs(struct rs_buf *out, int family, struct rtattr *a, int len,
 	}
 }
 
+/* attrs() for a route: every attribute but route_skip's, and only the
+ * presence of route_present's. */
+static void route_attrs(struct rs_buf *out, int family, struct rtattr *a, int len);
+
 static const unsigned short link_keep[] = {
     IFLA_ADDRESS, IFLA_BROADCAST, IFLA_IFNAME,    IFLA_MTU,      IFLA_LINK,  IFLA_QDISC,
     IFLA_MASTER,  IFLA_TXQLEN,    IFLA_OPERSTATE, IFLA_LINKMODE, IFLA_GROUP, IFLA_PROMISCUITY,
@@ -156,14 +160,48 @@ static const unsigned short link_keep[] = {
 static const unsigned short addr_keep[] = {IFA_ADDRESS,   IFA_LOCAL,   IFA_LABEL,
 					   IFA_BROADCAST, IFA_ANYCAST, IFA_FLAGS};
 static const unsigned short addr_addrs[] = {IFA_ADDRESS, IFA_LOCAL, IFA_BROADCAST, IFA_ANYCAST};
-static const unsigned short route_keep[] = {RTA_DST,       RTA_SRC,      RTA_IIF,     RTA_OIF,
-					    RTA_GATEWAY,   RTA_PRIORITY, RTA_PREFSRC, RTA_METRICS,
-					    RTA_MULTIPATH, RTA_TABLE,    RTA_PREF};
+/* A route keeps every attribute but the kernel's own counters and clocks
+ * (RTA_CACHEINFO; RTA_EXPIRES by its presence only): an allow-list left out
+ * RTA_ENCAP, and a boot route replaced with a seg6 encapsulation to an
+ * address a cell chose (RTA_ENCAP_TYPE, RTA_ENCAP) read as the boot's, so
+ * the next cell's loopback traffic left lo wrapped for it (review
+ * h-attack60 finding 2); RTA_VIA and RTA_FLOW likewise. */
+static const unsigned short route_skip[] = {RTA_CACHEINFO};
+static const unsigned short route_present[] = {RTA_EXPIRES};
 static const unsigned short link_strings[2] = {IFLA_IFNAME, IFLA_QDISC};
 static const unsigned short addr_strings[2] = {IFA_LABEL, IFA_LABEL};
 static const unsigned short no_strings[2] = {0xffff, 0xffff};
 static const unsigned short route_addrs[] = {RTA_DST, RTA_SRC, RTA_GATEWAY, RTA_PREFSRC};
 static const unsigned short rule_addrs[] = {FRA_DST, FRA_SRC};
+
+static void route_attrs(struct rs_buf *out, int family, struct rtattr *a, int len)
+{
+#ifdef GUEST_MUTANT_ROUTE_ALLOWLIST
+	/* GUEST_MUTANT_ROUTE_ALLOWLIST: the allow-list before review
+	 * h-attack60 (initramfs/tests/test_reset_net.py). */
+	static const unsigned short keep[] = {RTA_DST,       RTA_SRC,      RTA_IIF,     RTA_OIF,
+					      RTA_GATEWAY,   RTA_PRIORITY, RTA_PREFSRC, RTA_METRICS,
+					      RTA_MULTIPATH, RTA_TABLE,    RTA_PREF};
+
+	attrs(out, family, a, len, keep, sizeof(keep) / sizeof(keep[0]), route_addrs,
+	      sizeof(route_addrs) / sizeof(route_addrs[0]), no_strings);
+	return;
+#endif
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		unsigned short t = a->rta_type & NLA_TYPE_MASK;
+
+		if (kept(t, route_skip, sizeof(route_skip) / sizeof(route_skip[0])))
+			continue;
+		if (kept(t, route_present, sizeof(route_present) / sizeof(route_present[0]))) {
+			rs_buf_printf(out, " %u=present", t);
+			continue;
+		}
+		/* One attribute at a time through attrs, so addresses read
+		 * as ip shows them. */
+		attrs(out, family, a, (int)RTA_ALIGN(a->rta_len), NULL, 0, route_addrs,
+		      sizeof(route_addrs) / sizeof(route_addrs[0]), no_strings);
+	}
+}
 static const unsigned short neigh_keep[] = {NDA_DST, NDA_LLADDR};
 static const unsigned short neigh_addrs[] = {NDA_DST};
 static const unsigned short rule_strings[2] = {FRA_IIFNAME, FRA_OIFNAME};
@@ -223,9 +261,7 @@ static void format_msg(struct rs_buf *out, const struct nlmsghdr *h)
 			      r->rtm_family, r->rtm_dst_len, r->rtm_src_len, r->rtm_tos,
 			      r->rtm_table, r->rtm_protocol, r->rtm_scope, r->rtm_type,
 			      r->rtm_flags);
-		attrs(out, r->rtm_family, RTM_RTA(r), (int)RTM_PAYLOAD(h), route_keep,
-		      sizeof(route_keep) / sizeof(route_keep[0]), route_addrs,
-		      sizeof(route_addrs) / sizeof(route_addrs[0]), no_strings);
+		route_attrs(out, r->rtm_family, RTM_RTA(r), (int)RTM_PAYLOAD(h));
 	} else if (h->nlmsg_type == RTM_NEWRULE) {
 		const struct fib_rule_hdr *r = NLMSG_DATA(h);
 
