@@ -140,14 +140,15 @@ static int by_patch(const char *file, long off, const char *oldhex, const char *
 		usleep(1000);
 	}
 	printf("hiso2 patch %s: open after %d waits of 1 ms\n", file, waits);
-	if (n != unhex(newhex, new, sizeof(new)) || fd < 0 || fstat(fd, &st) < 0 ||
-	    off < 0 || (size_t)off + n > (size_t)st.st_size) {
+	if (n != unhex(newhex, new, sizeof(new)) || fd < 0 || fstat(fd, &st) < 0 || off < 0 ||
+	    (size_t)off + n > (size_t)st.st_size) {
 		printf("hiso2 patch %s: not patched (%s)\n", file, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return 1;
 	}
-	unsigned char *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	unsigned char *p =
+	    mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED) {
 		printf("hiso2 patch %s: mmap: %s\n", file, strerror(errno));
@@ -186,7 +187,8 @@ static int encap(void)
 	struct {
 		struct nlmsghdr h;
 		struct rtmsg r;
-	} dump = {{sizeof(dump), RTM_GETROUTE, NLM_F_REQUEST | NLM_F_DUMP, 1, 0}, {.rtm_family = AF_INET}};
+	} dump = {{sizeof(dump), RTM_GETROUTE, NLM_F_REQUEST | NLM_F_DUMP, 1, 0},
+		  {.rtm_family = AF_INET}};
 	int found = 0;
 	ssize_t n;
 
@@ -207,7 +209,8 @@ static int encap(void)
 			struct rtmsg *r = NLMSG_DATA(h);
 			int len = (int)RTM_PAYLOAD(h);
 
-			if (r->rtm_table != RT_TABLE_LOCAL || r->rtm_type != RTN_LOCAL || r->rtm_dst_len != 32)
+			if (r->rtm_table != RT_TABLE_LOCAL || r->rtm_type != RTN_LOCAL ||
+			    r->rtm_dst_len != 32)
 				continue;
 			for (struct rtattr *a = RTM_RTA(r); RTA_OK(a, len); a = RTA_NEXT(a, len))
 				if (!found && a->rta_type == RTA_DST &&
@@ -380,7 +383,8 @@ int main(int argc, char **argv)
 			return 1;
 		for (size_t i = 0; i < g.gl_pathc; i++) {
 			show("before", g.gl_pathv[i]);
-			if (by_patch(g.gl_pathv[i], strtol(argv[3], NULL, 0), argv[4], argv[5]) == 0)
+			if (by_patch(g.gl_pathv[i], strtol(argv[3], NULL, 0), argv[4], argv[5]) ==
+			    0)
 				r = 0;
 			show("after", g.gl_pathv[i]);
 		}
