@@ -30,6 +30,8 @@
  *                                   neither RTA_ENCAP nor RTA_ENCAP_TYPE,
  *                                   and every IPv4 packet to 127.0.0.1 is
  *                                   then sent in IPv6 to 2001:db8::dead
+ *   hiso2-agent encap prepend        the same route added before the boot's
+ *                                   (NLM_F_CREATE, no NLM_F_REPLACE)
  *   hiso2-agent hashcost             what the smallest fix would cost: every
  *                                   regular file of the root filesystem
  *                                   read and hashed (64-bit multiply-xor
@@ -42,6 +44,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <glob.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <arpa/inet.h>
 #include <linux/lwtunnel.h>
@@ -179,7 +182,7 @@ static struct rtattr *put(struct nlmsghdr *h, unsigned short type, const void *d
 	return a;
 }
 
-static int encap(void)
+static int encap(bool prepend)
 {
 	static char buf[65536] __attribute__((aligned(8)));
 	static char req[4096] __attribute__((aligned(8)));
@@ -230,7 +233,9 @@ static int encap(void)
 	struct nlmsghdr *h = (struct nlmsghdr *)req;
 
 	h->nlmsg_type = RTM_NEWROUTE;
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_REPLACE;
+	/* prepend: a second route of the same key before the boot's
+	 * (`ip route prepend`), the boot's left as it was. */
+	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (prepend ? NLM_F_CREATE : NLM_F_REPLACE);
 	h->nlmsg_seq = 2;
 	uint16_t et = LWTUNNEL_ENCAP_SEG6;
 	put(h, RTA_ENCAP_TYPE, &et, sizeof(et));
@@ -258,8 +263,8 @@ static int encap(void)
 		printf("hiso2 encap: no answer to the replace\n");
 		return 1;
 	}
-	printf("hiso2 encap: replace local 127.0.0.1 with seg6 encap: %s\n",
-	       e->error ? strerror(-e->error) : "done");
+	printf("hiso2 encap: %s local 127.0.0.1 with seg6 encap: %s\n",
+	       prepend ? "prepend" : "replace", e->error ? strerror(-e->error) : "done");
 	return e->error ? 1 : 0;
 }
 
@@ -370,7 +375,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "encap") == 0)
-		return encap();
+		return encap(false);
+	if (argc == 3 && strcmp(argv[1], "encap") == 0 && strcmp(argv[2], "prepend") == 0)
+		return encap(true);
 	if (argc == 3 && strcmp(argv[1], "stat") == 0) {
 		show("stat", argv[2]);
 		return 0;

@@ -5,7 +5,7 @@
 # after encap hiso2-z-victim-loopback, a declared loopback connect) is
 # compared with the same cell in a boot of its own (ISOLATION=boot).
 #   tests/review/hiso2-outcome.sh [-n N] [KERNEL] KIND...
-# KIND: mmap clock mmapagent patch encap (hiso2-scenarios/hiso2-a-KIND.scenario;
+# KIND: mmap clock mmapagent patch encap encapprepend hashcost (hiso2-scenarios/hiso2-a-KIND.scenario;
 # patch's is written here). -n N: N batches
 # per KIND (the hit rate). Prints, per batch, the victim's outcome in the
 # batch and in its own boot, the plant's "hiso2" lines and the reset's
@@ -71,7 +71,7 @@ for c in s["cells"]:
         break
 PY
 }
-victim() { [[ $1 == encap ]] && echo hiso2-z-victim-loopback || echo hiso2-z-victim; }
+victim() { [[ $1 == encap* ]] && echo hiso2-z-victim-loopback || echo hiso2-z-victim; }
 run "hiso2-boot-$STAMP" boot "hiso2-z-victim*"
 for k in "$@"; do
 	v=$(victim "$k")
