@@ -36,6 +36,9 @@
  *                                   regular file of the root filesystem
  *                                   read and hashed (64-bit multiply-xor
  *                                   over 8-byte words), bytes and ms
+ *   hiso2-agent deep N               /hiso2-deep/a/a/... N directories deep
+ *                                   (past PATH_MAX: the reset's walk and
+ *                                   removal build absolute paths)
  *   hiso2-agent stat FILE           print FILE's size, mode and ctime
  *
  * Prints "hiso2 ..." lines on stdout (the supervisor log carries them).
@@ -321,6 +324,25 @@ static int hashcost(void)
 	return 0;
 }
 
+static int deep(long n)
+{
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	long i = 0;
+
+	for (; i < n && fd >= 0; i++) {
+		const char *name = i ? "a" : "hiso2-deep";
+
+		if (mkdirat(fd, name, 0755) < 0 && errno != EEXIST)
+			break;
+		int next = openat(fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		close(fd);
+		fd = next;
+	}
+	printf("hiso2 deep: %ld directories (%s)\n", i, i == n ? "done" : strerror(errno));
+	return i == n ? 0 : 1;
+}
+
 static int by_clock(const char *file, const char *old, const char *new)
 {
 	int fd = open(file, O_RDWR | O_CLOEXEC);
@@ -374,6 +396,8 @@ int main(int argc, char **argv)
 			hashcost();
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "deep") == 0)
+		return deep(strtol(argv[2], NULL, 10));
 	if (argc == 2 && strcmp(argv[1], "encap") == 0)
 		return encap(false);
 	if (argc == 3 && strcmp(argv[1], "encap") == 0 && strcmp(argv[2], "prepend") == 0)

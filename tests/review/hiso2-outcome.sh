@@ -5,7 +5,7 @@
 # after encap hiso2-z-victim-loopback, a declared loopback connect) is
 # compared with the same cell in a boot of its own (ISOLATION=boot).
 #   tests/review/hiso2-outcome.sh [-n N] [KERNEL] KIND...
-# KIND: mmap clock mmapagent patch encap encapprepend hashcost (hiso2-scenarios/hiso2-a-KIND.scenario;
+# KIND: mmap clock mmapagent patch encap encapprepend hashcost deep (hiso2-scenarios/hiso2-a-KIND.scenario;
 # patch's is written here). -n N: N batches
 # per KIND (the hit rate). Prints, per batch, the victim's outcome in the
 # batch and in its own boot, the plant's "hiso2" lines and the reset's
