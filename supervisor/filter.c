@@ -392,6 +392,10 @@ static const struct {
     {0x89a1, "module-autoload"}, /* SIOCBRDELBR */
     {0x89a2, "module-autoload"}, /* SIOCBRADDIF */
     {0x89a3, "module-autoload"}, /* SIOCBRDELIF */
+    /* Linux 5.10's sock_ioctl asks for "dlci" the same way (the driver,
+     * Debian's CONFIG_DLCI=m, was removed in 5.19; review h-attack61). */
+    {0x8980, "module-autoload"}, /* SIOCADDDLCI */
+    {0x8981, "module-autoload"}, /* SIOCDELDLCI */
 #endif
 };
 
@@ -512,6 +516,19 @@ static int add_common(scmp_filter_ctx ctx)
 	for (int op = 24; rc == 0 && op <= 28; op++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("keyctl"),
 				      1, INT_EQ(0, op));
+#endif
+#ifndef SV_MUTANT_KEY_PAYLOAD_OPEN
+	/* add_key with a payload: the asymmetric type parses an X.509
+	 * certificate and allocates the hash and signature algorithms its
+	 * OIDs name (md4, sha3-*, streebog*, sm3, ecrdsa, ecdsa-nist-*,
+	 * pkcs1pad(rsa,HASH), ...), so "crypto-NAME" from a table of about
+	 * twenty the agent picks from, at every call where the module is
+	 * missing; the encrypted type allocates cbc(aes) (review
+	 * h-attack61). The type is a string in memory the agent may rewrite
+	 * after any read of ours: every payload. A keyring (no payload) is
+	 * still made. A pointer: the whole register is compared. */
+	if (rc == 0)
+		rc = notify_if_nonzero(ctx, "add_key", 2);
 #endif
 	return rc;
 }

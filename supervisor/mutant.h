@@ -570,4 +570,9 @@
  *   CREDS_RAISE_FAILED_OURS  mediate_msg.c  a send naming its caller whose
  *                         CAP_SYS_ADMIN could not be raised is sent again
  *                         with ours: pid 0, uid 0 (h-attack59)
+ *   KEY_PAYLOAD_OPEN      filter.c  add_key with a payload passes: an X.509
+ *                         certificate's OIDs have modprobe started for
+ *                         "crypto-HASH" from a table the agent picks from
+ *                         (h-attack61; the DLCI ioctls are under
+ *                         FIXED_AUTOLOAD_OPEN)
  * This header is documentation only; nothing includes it. */

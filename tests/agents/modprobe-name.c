@@ -32,6 +32,10 @@
  *                               TIOCSETD with 1 + B % 29 for each byte B:
  *                               "tty-ldisc-N" where dev.tty.ldisc_autoload
  *                               is 1 (h-attack57)
+ *   modprobe-name addkey SECRET add_key("user") with SECRET as payload: every
+ *                               add_key with a payload is refused (an
+ *                               "asymmetric" certificate's OIDs name the
+ *                               hash: "crypto-HASH", review h-attack61)
  *   modprobe-name install DEST  root service (guest cell): copies itself to
  *                               /sbin/ha13-modprobe-helper, points
  *                               kernel.modprobe at it, writes DEST, holds a
@@ -191,9 +195,17 @@ int main(int argc, char **argv)
 		}
 	} else if (strcmp(mode, "ldisc") == 0) {
 		rc = ldisc(secret);
+	} else if (strcmp(mode, "addkey") == 0) {
+		/* A key of type "user" with SECRET as its payload in the
+		 * process keyring: harmless itself, but the type is a string
+		 * the agent may rewrite to "asymmetric" after any read, whose
+		 * certificate names the hash modprobe is asked for. */
+		rc = syscall(SYS_add_key, "user", "modprobe-name", secret, strlen(secret),
+			     KEY_SPEC_PROCESS_KEYRING);
 	} else {
-		fprintf(stderr, "usage: modprobe-name dh|fsopen|binfmt|socketpair|ldisc|install "
-				"SECRET\n");
+		fprintf(stderr,
+			"usage: modprobe-name dh|fsopen|binfmt|socketpair|ldisc|addkey|install "
+			"SECRET\n");
 		return 2;
 	}
 	printf("agent uid %d: %s(%s) = %ld (%s)\n", getuid(), mode, secret, rc,

@@ -20,7 +20,7 @@ FILTER_MUTANTS := path-options-open unmasked-compares socket-deny-list no-listen
 	setns-open nonblock-clear-open file-flags-by-uid dontroute-option-open \
 	cgroup-namespace-open multicast-join-open tun-attach-open tty-inject-open \
 	lease-open fchroot-open socketpair-open ldisc-autoload-open \
-	fixed-autoload-open
+	fixed-autoload-open key-payload-open
 
 # Same compiler and flags as the supervisor, so the filter is the same code.
 $(FILTER_EXPORT): $(FILTER_DIR)/filter-export.c $(SV_DIR)/filter.c $(SV_DIR)/filter.h $(LIBSECCOMP)

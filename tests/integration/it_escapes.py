@@ -635,6 +635,22 @@ def keyctl_naming_a_crypto_algorithm_is_denied_and_bad_arguments_are_invalid(ctx
 
 
 @test()
+def module_names_spelled_without_a_socket_call_are_denied(ctx):
+    # Reviews h-attack57 and h-attack61: socketpair() of an inet family runs
+    # the family's create before the pair is refused (modprobe asked for
+    # net-pf-2-proto-B-type-2, B a byte of the agent's); add_key with a
+    # payload parses an "asymmetric" certificate whose OIDs name the hash
+    # (crypto-HASH), its type a string the agent may rewrite after any
+    # read. Both denied now; mutants socketpair-open and key-payload-open
+    # pass the same runs (the guest's module-name-socketpair shows the
+    # names at a sink).
+    denied_here_and_passed_by_mutant(ctx, "modprobe-name", ["socketpair", "ab"], "socketpair",
+                                     "unsupported-socket", "socketpair-open")
+    denied_here_and_passed_by_mutant(ctx, "modprobe-name", ["addkey", "agentsecret0042"],
+                                     "add_key", "module-autoload", "key-payload-open")
+
+
+@test()
 def device_set_by_a_failed_reconnect_or_a_racing_bind_never_carries_data(ctx):
     # Review h-attack14, its own reproductions (network namespaces of their
     # own, a second link where another host holds the declared address):
