@@ -1,5 +1,5 @@
 /* ha59-agent: hostile review h-attack59's agent (see ha59-host.sh), the
- * agent of h-attack56 (ha56-agent.c) with modes whose flips happen in a
+ * agent of h-attack56 (its ha56-agent.c, folded in here) with modes whose flips happen in a
  * mount namespace other than the connecting thread's.
  *   ha59-agent DIR MODE [CONNECTS]
  *

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ha59-host.sh: hostile review h-attack59, host leg (as root, no VM), the
+# ha59-host.sh: hostile review h-attack59, host leg (as root, no VM), and the
 # harness of ha56-host.sh: a stand-in root service listens on an undeclared
 # AF_UNIX socket DIR/s.sock in a host directory (read-only in the run:
 # unix-peer, exit 1, is due for any name that reaches it) and records what
