@@ -813,11 +813,18 @@ def caller_credentials_never_turn_the_agents_control_tail_into_our_descriptors(c
     # which it wrote into). Ours now come first. Mutant creds-appended.
     if os.geteuid() != 0:
         raise Skip("needs root: a root supervisor names its caller's pid")
-    for binary, leaked in ((SV, "0"), (mutant_binary("creds-appended"), "1")):
-        out = review(ctx, "ha53-fdleak.sh", binary, timeout=240, env={"RUNS": "1"})
-        got = re.findall(r"descriptors reached the agent in (\d+) of 1 runs", out)
-        ctx.expect_eq(got, ["0", leaked], "%s: runs with our descriptors (%s)" % (binary, out[-700:]))
-        ctx.expect_eq("the report channel holds the agent's bytes" in out, leaked == "1",
+    # fdleakload's leak needs the supervisor's table filled past 28 by
+    # held threads, which a loaded machine does not always reach in one run
+    # (a CI run: 0 of 1): three runs for the mutant, any leak counts; the
+    # report channel (step 3) is reached every time.
+    for binary, leaked in ((SV, False), (mutant_binary("creds-appended"), True)):
+        runs = "3" if leaked else "1"
+        out = review(ctx, "ha53-fdleak.sh", binary, timeout=300, env={"RUNS": runs})
+        got = re.findall(r"descriptors reached the agent in (\d+) of %s runs" % runs, out)
+        ctx.require(len(got) == 2, "%s: the script's counts (%s)" % (binary, out[-700:]))
+        ctx.expect_eq(any(g != "0" for g in got), leaked,
+                      "%s: runs with our descriptors %s (%s)" % (binary, got, out[-700:]))
+        ctx.expect_eq("the report channel holds the agent's bytes" in out, leaked,
                       "%s: the report channel written by the agent" % binary)
 
 
