@@ -438,9 +438,11 @@ def after_run_problems(sections, problems):
 
 def escapes(cell_text, sections):
     """What the ground truth says reached outside the run whatever the
-    supervisor said or failed to say: an undeclared arrival at the sink, a
-    process that outlived it, bytes typed into the caller's terminal. For a
-    cell that ended without a verdict
+    supervisor said or failed to say: an undeclared arrival at the sink,
+    bytes typed into the caller's terminal. Not a survivor: a cell without
+    a verdict ended with its supervisor killed by the guest, whose tree a
+    hang-blind supervisor never ended (the killed-supervisor scenarios
+    judge that class). For a cell that ended without a verdict
     (timeout, supervisor-hang) from a complete frame: an agent that stops
     a child of its own so the run never ends chose `timeout`, which hid
     what its undeclared sends delivered (hostile review h-attack58).
@@ -454,8 +456,9 @@ def escapes(cell_text, sections):
                               if a.get("event") in SINK_ARRIVALS], problems)
     except OracleError as e:
         problems.append(f"oracle: {e}")
-    after_run_problems(sections, problems)
-    return problems
+    typed = []
+    after_run_problems({"tty_input": sections.get("tty_input", b"")}, typed)
+    return problems + typed
 
 
 def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):

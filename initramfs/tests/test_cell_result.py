@@ -481,12 +481,22 @@ class OracleOutcome(unittest.TestCase):
         r = self.run_cell(result=lambda c: frame(c, st, extra=extra), cell_text=ORACLE_E2E_CELL)
         self.assertEqual(r["outcome"], "timeout")
 
-    def test_supervisor_hang_with_a_survivor_is_oracle_mismatch(self):
-        extra = section("sink_log", b"") + section("survivors", b"123 S sleeper\n")
+    def test_supervisor_hang_with_an_undeclared_arrival_is_oracle_mismatch(self):
+        extra = section("sink_log", lines([tcp("203.0.113.5:443")]))
+        extra += section("survivors", b"123 S sleeper\n")
         st = "status=supervisor-hang\nreason=the supervisor waited on a frozen cgroup\n"
         r = self.run_cell(result=lambda c: frame(c, st, extra=extra), cell_text=ORACLE_E2E_CELL)
         self.assertEqual(r["outcome"], "oracle-mismatch")
-        self.assertIn("outlived the supervisor", r["reason"])
+        self.assertIn("undeclared 203.0.113.5:443 arrived", r["reason"])
+
+    def test_supervisor_hang_whose_tree_survived_the_guests_kill_stays_supervisor_hang(self):
+        """The guest's hang monitor kills a hung supervisor; what it left
+        running is the hang's consequence (the matrix self-test's
+        hang-blind cell), not an escape to judge here."""
+        extra = section("sink_log", b"") + section("survivors", b"123 S sleeper\n")
+        st = "status=supervisor-hang\nreason=the supervisor waited on a frozen cgroup\n"
+        r = self.run_cell(result=lambda c: frame(c, st, extra=extra), cell_text=ORACLE_E2E_CELL)
+        self.assertEqual(r["outcome"], "supervisor-hang")
 
     def test_oracle_agreeing_is_ok(self):
         extra = section("agent_log", lines([att("connect", "203.0.113.5:443")]))
