@@ -3,7 +3,8 @@
 # harness of ha56-host.sh: a stand-in root service listens on an undeclared
 # AF_UNIX socket DIR/s.sock in a host directory (read-only in the run:
 # unix-peer, exit 1, is due for any name that reaches it) and records what
-# reaches it. Modes: see ha62-agent.c (xchg, xchgstatic, costroot, costmnt).
+# reaches it. Modes: see ha62-agent.c (xchg, xchgstatic, xmnt, costroot,
+# costmnt).
 #   tests/review/ha62-host.sh [N] [CONNECTS]
 #     N runs per mode (default 3), CONNECTS per run (default 50);
 #     MODES=..., SUPERVISOR=binary, HA62_LINKS, HA62_PHASE_US.
@@ -18,7 +19,7 @@ cleanup() {
 	if [ -n "$srv" ]; then
 		kill "$srv" 2>/dev/null || true
 	fi
-	rm -rf "$work" /dev/shm/ha62
+	rm -rf "$work" /dev/shm/ha62 /dev/shm/ha62x
 }
 trap cleanup EXIT
 gcc -O2 -Wall -static -pthread -o "$work/agent" "$top/tests/review/ha62-agent.c"
