@@ -575,4 +575,11 @@
  *                         "crypto-HASH" from a table the agent picks from
  *                         (h-attack61; the DLCI ioctls are under
  *                         FIXED_AUTOLOAD_OPEN)
+ *   WALK_DIR_CHANGE_IGNORED  unixpath.c  the walk's answer stands though a
+ *                         directory it stood in changed meanwhile: a
+ *                         directory exchanged with one without the name
+ *                         (h-attack62)
+ *   FOREIGN_ROOT_TRUSTED  unixpath.c  a root or start on another mount
+ *                         namespace's tree is walked and trusted, where the
+ *                         mount watch cannot see its mounts (h-attack62)
  * This header is documentation only; nothing includes it. */

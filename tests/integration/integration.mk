@@ -55,8 +55,12 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	sort-probe-performed cwd-name-trusted cwd-depth-trusted \
 	procfs-errno-answered chroot-prefix-kept performed-creds-own creds-appended \
 	sendto-creds-own creds-eperm-retry protected-link-refused root-overmount-ignored \
-	mount-change-trusted overmount-asked-once overmount-asked-once+mount-change-trusted \
-	socketpair-open key-payload-open
+	mount-change-trusted overmount-asked-once \
+	overmount-asked-once+walk-dir-change-ignored+foreign-root-trusted \
+	overmount-asked-once+walk-dir-change-ignored+foreign-root-trusted+mount-change-trusted \
+	foreign-root-trusted+walk-dir-change-ignored \
+	foreign-root-trusted+walk-dir-change-ignored+overmount-asked-once \
+	socketpair-open key-payload-open walk-dir-change-ignored foreign-root-trusted
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \

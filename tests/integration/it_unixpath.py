@@ -192,20 +192,22 @@ def root_agent_walk_while_its_mount_table_changes_is_denied(ctx):
     # through its /proc to a host's socket was answered ENOENT, recorded
     # allowed: 61 of 200 connects. The mount table is watched from before
     # our lookup to the end of the walk (/proc/TID/mounts), and any change
-    # denies; and since review h-attack59 the walk asks about the overmount
-    # at every ".." from a root, which closes flip on its own. So the watch
-    # is shown where it is the only guard (overmount-asked-once: flip still
-    # denied), and its mutant mount-change-trusted on top of that answers
-    # ENOENT again.
+    # denies; and since reviews h-attack59 and h-attack62 the walk asks
+    # about the overmount at every ".." from a root, watches every
+    # directory it stands in (flip removes x) and walks no root whose mount
+    # the thread's mountinfo does not list, each of which closes flip on
+    # its own. So the watch is shown where it is the only guard (the three
+    # others reopened: flip still denied), and its mutant
+    # mount-change-trusted on top of that answers ENOENT again.
     if os.geteuid() != 0 or not shutil.which("gcc"):
         raise Skip("needs root (the class is a root agent) and gcc")
     for mode in ("flip", "climb"):
         ctx.expect_eq(ha56_answered(ctx, SV, mode), 0, "%s: connects answered ENOENT" % mode)
-    ctx.expect_eq(ha56_answered(ctx, mutant_binary("overmount-asked-once"), "flip"), 0,
-                  "overmount-asked-once (the watch alone): flip's connects answered ENOENT")
-    both = mutant_binary("overmount-asked-once+mount-change-trusted")
-    ctx.expect(ha56_answered(ctx, both, "flip") > 0,
-               "overmount-asked-once+mount-change-trusted: no connect of flip answered ENOENT")
+    alone = "overmount-asked-once+walk-dir-change-ignored+foreign-root-trusted"
+    ctx.expect_eq(ha56_answered(ctx, mutant_binary(alone), "flip"), 0,
+                  "%s (the watch alone): flip's connects answered ENOENT" % alone)
+    ctx.expect(ha56_answered(ctx, mutant_binary(alone + "+mount-change-trusted"), "flip") > 0,
+               "%s+mount-change-trusted: no connect of flip answered ENOENT" % alone)
 
 
 @test(timeout=600)
@@ -216,7 +218,10 @@ def root_agent_walk_from_a_root_in_another_mount_namespace_is_denied(ctx):
     # removed) and moved itself to a private copy, where nothing changed:
     # the cached overmount answer was trusted again, 13 of 30 single
     # connects passed. Asked again at every ".." from the root or a mount's
-    # root now. Mutant overmount-asked-once.
+    # root now. Mutant overmount-asked-once, shown where that is the only
+    # guard: since review h-attack62 a root on another namespace's tree is
+    # not walked, and the directories the walk stands in are watched
+    # (xflip's flipper removes x), so both are reopened around it.
     if os.geteuid() != 0 or not shutil.which("gcc"):
         raise Skip("needs root (the class is a root agent) and gcc")
     def answered(binary):
@@ -227,6 +232,40 @@ def root_agent_walk_from_a_root_in_another_mount_namespace_is_denied(ctx):
         ctx.expect_eq(got[0][0], "0", "%s: sink lines" % binary)
         m = re.search(r"(\d+)xallowed/local/ENOENT", got[0][1])
         return int(m.group(1)) if m else 0
+    alone = "foreign-root-trusted+walk-dir-change-ignored"
     ctx.expect_eq(answered(SV), 0, "xflip: connects answered ENOENT")
-    ctx.expect(answered(mutant_binary("overmount-asked-once")) > 0,
-               "overmount-asked-once: no connect of xflip answered ENOENT")
+    ctx.expect_eq(answered(mutant_binary(alone)), 0,
+                  "%s (the overmount check alone): xflip's connects answered ENOENT" % alone)
+    ctx.expect(answered(mutant_binary(alone + "+overmount-asked-once")) > 0,
+               "%s+overmount-asked-once: no connect of xflip answered ENOENT" % alone)
+
+
+@test(timeout=600)
+def root_agent_walk_that_mixes_directory_states_is_denied(ctx):
+    # Review h-attack62 (ha62-host.sh): the walk as the kernel's stands in
+    # a directory for as long as the agent's long links take to follow,
+    # and the agent changed it meanwhile, so the walk saw states no single
+    # lookup of the kernel's does: `xchg` exchanged the directory holding
+    # x -> /proc/self/fd/F with one without x (RENAME_EXCHANGE), `xmnt`
+    # flipped a mount over it in a mount namespace other than the
+    # thread's, its root kept on that tree. A connect to a host's socket
+    # was answered ENOENT, recorded allowed (59 of 100; 8 of 20 single
+    # connects passed). Now every directory the walk stands in is watched
+    # (inotify) and a root or start on another namespace's tree is not
+    # walked. Mutants walk-dir-change-ignored and foreign-root-trusted.
+    if os.geteuid() != 0 or not shutil.which("gcc"):
+        raise Skip("needs root (the class is a root agent) and gcc")
+    def answered(binary, mode):
+        out = review(ctx, "ha62-host.sh", binary, timeout=240, extra=["1", "100"],
+                     env={"SUPERVISOR": binary, "MODES": mode})
+        got = re.findall(r"MODE %s run 1: exit \d+, sink lines: (\d+), recorded: ([^\n]*)" % mode, out)
+        ctx.require(len(got) == 1, "%s %s: %s" % (binary, mode, out[-900:]))
+        ctx.expect_eq(got[0][0], "0", "%s %s: sink lines" % (binary, mode))
+        m = re.search(r"(\d+)xallowed/local/ENOENT", got[0][1])
+        return int(m.group(1)) if m else 0
+    for mode in ("xchg", "xmnt"):
+        ctx.expect_eq(answered(SV, mode), 0, "%s: connects answered ENOENT" % mode)
+    ctx.expect(answered(mutant_binary("walk-dir-change-ignored"), "xchg") > 0,
+               "walk-dir-change-ignored: no connect of xchg answered ENOENT")
+    ctx.expect(answered(mutant_binary("foreign-root-trusted"), "xmnt") > 0,
+               "foreign-root-trusted: no connect of xmnt answered ENOENT")
