@@ -170,11 +170,13 @@ def root_agent_walk_over_its_own_root_mount_is_denied(ctx):
     expect_modes(ctx, "ha55-host.sh", mutant_binary("root-overmount-ignored"), {"rootover": "0"})
 
 
-def ha56_answered(ctx, binary, mode):
-    """ha56-host.sh MODE, one run of 200 connects against binary: how many
-    connects were answered ENOENT (recorded allowed), with nothing at the
+def walk_answered(ctx, script, binary, mode, connects=200):
+    """tests/review/SCRIPT MODE (ha56-host.sh, ha59-host.sh, ha62-host.sh:
+    a stand-in root service on a host's AF_UNIX socket), one run of
+    CONNECTS connects against binary: how many were answered ENOENT and
+    recorded allowed (a pass where unix-peer was due), with nothing at the
     sink either way."""
-    out = review(ctx, "ha56-host.sh", binary, timeout=240, extra=["1", "200"],
+    out = review(ctx, script, binary, timeout=240, extra=["1", str(connects)],
                  env={"SUPERVISOR": binary, "MODES": mode})
     got = re.findall(r"MODE %s run 1: exit \d+, sink lines: (\d+), recorded: ([^\n]*)" % mode, out)
     ctx.require(len(got) == 1, "%s %s: %s" % (binary, mode, out[-900:]))
@@ -202,11 +204,13 @@ def root_agent_walk_while_its_mount_table_changes_is_denied(ctx):
     if os.geteuid() != 0 or not shutil.which("gcc"):
         raise Skip("needs root (the class is a root agent) and gcc")
     for mode in ("flip", "climb"):
-        ctx.expect_eq(ha56_answered(ctx, SV, mode), 0, "%s: connects answered ENOENT" % mode)
+        ctx.expect_eq(walk_answered(ctx, "ha56-host.sh", SV, mode), 0,
+                      "%s: connects answered ENOENT" % mode)
     alone = "overmount-asked-once+walk-dir-change-ignored+foreign-root-trusted"
-    ctx.expect_eq(ha56_answered(ctx, mutant_binary(alone), "flip"), 0,
+    ctx.expect_eq(walk_answered(ctx, "ha56-host.sh", mutant_binary(alone), "flip"), 0,
                   "%s (the watch alone): flip's connects answered ENOENT" % alone)
-    ctx.expect(ha56_answered(ctx, mutant_binary(alone + "+mount-change-trusted"), "flip") > 0,
+    ctx.expect(walk_answered(ctx, "ha56-host.sh", mutant_binary(alone + "+mount-change-trusted"),
+                             "flip") > 0,
                "%s+mount-change-trusted: no connect of flip answered ENOENT" % alone)
 
 
@@ -224,19 +228,12 @@ def root_agent_walk_from_a_root_in_another_mount_namespace_is_denied(ctx):
     # (xflip's flipper removes x), so both are reopened around it.
     if os.geteuid() != 0 or not shutil.which("gcc"):
         raise Skip("needs root (the class is a root agent) and gcc")
-    def answered(binary):
-        out = review(ctx, "ha59-host.sh", binary, timeout=240, extra=["1", "200"],
-                     env={"SUPERVISOR": binary, "MODES": "xflip"})
-        got = re.findall(r"MODE xflip run 1: exit \d+, sink lines: (\d+), recorded: ([^\n]*)", out)
-        ctx.require(len(got) == 1, "%s: %s" % (binary, out[-900:]))
-        ctx.expect_eq(got[0][0], "0", "%s: sink lines" % binary)
-        m = re.search(r"(\d+)xallowed/local/ENOENT", got[0][1])
-        return int(m.group(1)) if m else 0
     alone = "foreign-root-trusted+walk-dir-change-ignored"
-    ctx.expect_eq(answered(SV), 0, "xflip: connects answered ENOENT")
-    ctx.expect_eq(answered(mutant_binary(alone)), 0,
+    ctx.expect_eq(walk_answered(ctx, "ha59-host.sh", SV, "xflip"), 0, "xflip: connects answered ENOENT")
+    ctx.expect_eq(walk_answered(ctx, "ha59-host.sh", mutant_binary(alone), "xflip"), 0,
                   "%s (the overmount check alone): xflip's connects answered ENOENT" % alone)
-    ctx.expect(answered(mutant_binary(alone + "+overmount-asked-once")) > 0,
+    ctx.expect(walk_answered(ctx, "ha59-host.sh", mutant_binary(alone + "+overmount-asked-once"),
+                             "xflip") > 0,
                "%s+overmount-asked-once: no connect of xflip answered ENOENT" % alone)
 
 
@@ -255,17 +252,12 @@ def root_agent_walk_that_mixes_directory_states_is_denied(ctx):
     # walked. Mutants walk-dir-change-ignored and foreign-root-trusted.
     if os.geteuid() != 0 or not shutil.which("gcc"):
         raise Skip("needs root (the class is a root agent) and gcc")
-    def answered(binary, mode):
-        out = review(ctx, "ha62-host.sh", binary, timeout=240, extra=["1", "100"],
-                     env={"SUPERVISOR": binary, "MODES": mode})
-        got = re.findall(r"MODE %s run 1: exit \d+, sink lines: (\d+), recorded: ([^\n]*)" % mode, out)
-        ctx.require(len(got) == 1, "%s %s: %s" % (binary, mode, out[-900:]))
-        ctx.expect_eq(got[0][0], "0", "%s %s: sink lines" % (binary, mode))
-        m = re.search(r"(\d+)xallowed/local/ENOENT", got[0][1])
-        return int(m.group(1)) if m else 0
     for mode in ("xchg", "xmnt"):
-        ctx.expect_eq(answered(SV, mode), 0, "%s: connects answered ENOENT" % mode)
-    ctx.expect(answered(mutant_binary("walk-dir-change-ignored"), "xchg") > 0,
+        ctx.expect_eq(walk_answered(ctx, "ha62-host.sh", SV, mode, 100), 0,
+                      "%s: connects answered ENOENT" % mode)
+    ctx.expect(walk_answered(ctx, "ha62-host.sh", mutant_binary("walk-dir-change-ignored"), "xchg",
+                             100) > 0,
                "walk-dir-change-ignored: no connect of xchg answered ENOENT")
-    ctx.expect(answered(mutant_binary("foreign-root-trusted"), "xmnt") > 0,
+    ctx.expect(walk_answered(ctx, "ha62-host.sh", mutant_binary("foreign-root-trusted"), "xmnt",
+                             100) > 0,
                "foreign-root-trusted: no connect of xmnt answered ENOENT")
