@@ -1,7 +1,7 @@
 #!/bin/bash
 # ha63-host.sh: hostile review h-attack63, host leg (as root, no VM).
 #   tests/review/ha63-host.sh [N]
-# Modes (MODES=..., default "cost inohold inowatch attrwatch"):
+# Modes (MODES=..., default "cost inohold inowatch inobench attrwatch"):
 #   cost      N runs of 200 connects to /var/run/ha63-missing.sock (/var/run
 #             a link to /run; missing: our lookup fails ENOENT and the walk
 #             walks it again) under each build of SUPERVISORS (default: the
@@ -12,6 +12,7 @@
 #             allowed/local/ENOENT, pass).
 #   inowatch  the same with fs.inotify.max_user_watches taken (one
 #             instance left free).
+#   inobench  unsupervised: what an inotify instance's close costs.
 #   attrwatch unsupervised: are remounts and mount_setattr seen by the
 #             /proc/self/mounts watch (POLLPRI)?
 set -euo pipefail
@@ -55,7 +56,7 @@ beside() {
 	holder=
 	echo "  A: $(tail -1 "$work/A.err" | cut -c1-60)"
 }
-for mode in ${MODES:-cost inohold inowatch attrwatch}; do
+for mode in ${MODES:-cost inohold inowatch inobench attrwatch}; do
 	case $mode in
 	cost)
 		for sv in $svs; do
@@ -77,6 +78,9 @@ for mode in ${MODES:-cost inohold inowatch attrwatch}; do
 			echo "MODE inowatch $sv"
 			beside "$sv" holdw 128 1600 60
 		done
+		;;
+	inobench)
+		"$work/agent" inobench
 		;;
 	attrwatch)
 		echo "MODE attrwatch (unsupervised)"
