@@ -24,7 +24,8 @@ static const char *const sites[] = {"recv",           "process_vm_readv", "proce
 				    "unix_window",    "unix_dump_again",  "setns_window",
 				    "receivers_cap",  "report_path",      "recv_pause",
 				    "sentinel_pause", "cwd_window",       "openat2",
-				    "caps_lower",     "caller_creds",     "caps_raise"};
+				    "caps_lower",     "caller_creds",     "caps_raise",
+				    "inotify"};
 
 static struct {
 	char site[32];

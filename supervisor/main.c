@@ -29,6 +29,7 @@
 #include "rootfs.h"
 #include "nsjoin.h"
 #include "unixpeer.h"
+#include "walkwatch.h"
 #include "spawn.h"
 #include "stdfds.h"
 #include "target.h"
@@ -433,6 +434,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "egress-supervisor: %s\n%s", err, sv_cli_usage);
 		return EXIT_USAGE;
 	}
+	if ((rc = sv_walkwatch_init()) < 0)
+		fprintf(
+		    stderr,
+		    "egress-supervisor: warning: inotify_init1: %s: a root agent's failing AF_UNIX "
+		    "names are checked with instances made when needed, and a refusal then is a "
+		    "mechanism failure (fs.inotify.max_user_instances)\n",
+		    strerror(-rc));
 	if ((rc = sv_target_init()) < 0)
 		fprintf(stderr,
 			"egress-supervisor: warning: /proc/sys/vm/mmap_min_addr: %s: a name the "

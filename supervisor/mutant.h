@@ -582,4 +582,8 @@
  *   FOREIGN_ROOT_TRUSTED  unixpath.c  a root or start on another mount
  *                         namespace's tree is walked and trusted, where the
  *                         mount watch cannot see its mounts (h-attack62)
+ *   INOTIFY_REFUSAL_DENIED  unixpath.c  uid 0's inotify watches used up deny
+ *                         the name (unix-peer) instead of a mechanism
+ *                         failure: a root agent chose another run's bucket
+ *                         (h-attack63)
  * This header is documentation only; nothing includes it. */

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/inotify.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -19,6 +18,7 @@
 
 #include "act.h"
 #include "fault.h"
+#include "walkwatch.h"
 
 #define CWD_UNNAMED SV_UNIXPATH_UNNAMED
 /* open_below_cwd's answer for a name that leaves the directory. */
@@ -223,81 +223,8 @@ static int cur_is_mount_root(int fd)
 	return (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
 }
 
-/* Watches directory fd for any entry made, removed or moved in it, or
- * its own move: 0, or -1 (then the walk cannot vouch for it). */
-static int watch_dir(int ino, int fd)
-{
-	char p[64];
-
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	return inotify_add_watch(ino, p,
-				 IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-				     IN_MOVE_SELF | IN_DELETE_SELF | IN_ONLYDIR) < 0
-		   ? -1
-		   : 0;
-}
-
-/* The id of the mount fd is on (statx STATX_MNT_ID, 5.8+; else the
- * fdinfo's mnt_id), or -1. */
-static long long mount_id(int fd)
-{
-	struct statx sx;
-	char path[64], buf[512];
-	ssize_t n;
-	int f;
-
-	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) == 0 &&
-	    (sx.stx_mask & STATX_MNT_ID))
-		return (long long)sx.stx_mnt_id;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -1;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *m = strstr(buf, "mnt_id:");
-
-	return m ? atoll(m + 7) : -1;
-}
-
-/* Whether the mounts of the walk's root and start are thread tid's mount
- * namespace's (lines of its /proc/TID/mountinfo): 1, or 0 (not, or it
- * cannot be told). The mount watch (open_confined) and the overmount
- * check see that namespace only; a root kept on a tree of another one,
- * whose mounts a process there flips, let the walk stand in a directory a
- * mount then covered, and a connect to a host's socket was answered ENOENT
- * (review h-attack62 finding 2, 8 of 20 runs passed). */
-static int mounts_in_thread_ns(pid_t tid, int root, int start)
-{
-	long long want[2] = {mount_id(root), mount_id(start)};
-	int found[2] = {0, 0};
-	char path[64], line[1024];
-	FILE *f;
-
-	if (want[0] < 0 || want[1] < 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		long long id = atoll(line);
-
-		for (int i = 0; i < 2; i++)
-			found[i] |= id == want[i];
-		/* A line longer than the buffer: the rest is not a new line. */
-		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
-			;
-	}
-	fclose(f);
-	return found[0] && found[1];
-}
-
 /* walk_as_kernel's answers. */
-enum { WALK_TRUST, WALK_UNSURE, WALK_FOUND };
+enum { WALK_TRUST, WALK_UNSURE, WALK_FOUND, WALK_MECH };
 
 /* Our confined lookup of path from start (the thread's root or working
  * directory) failed with err: walks it again as the kernel walks it for
@@ -314,13 +241,18 @@ enum { WALK_TRUST, WALK_UNSURE, WALK_FOUND };
  * anything else, any step on a proc file system included ("self",
  * "thread-self" and the magic links lead the agent's lookup where ours
  * cannot follow: review h-attack51 finding 3), or a walk that now finds
- * what the first did not: to be denied. Linear in the name and its links
- * (the prefix re-walk it replaced cost about a second a connect: review
- * h-attack52 finding 3). */
-static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *out)
+ * what the first did not, or one while a directory it stood in changed
+ * (walkwatch.h): to be denied. WALK_MECH: the directories could not be
+ * watched (uid 0's inotify allowance used up, *mech_err), a mechanism
+ * failure: denied, a root agent that used up the allowance chose the
+ * bucket of every run of uid 0's, review h-attack63. Linear in the name
+ * and its links (the prefix re-walk it replaced cost about a second a
+ * connect: review h-attack52 finding 3). */
+static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *out, int *mech_err)
 {
 	char bufs[2][PATH_MAX + 1], target[PATH_MAX], link[64];
-	int root, cur, nxt, links = 0, which = 0, rc = WALK_UNSURE, ino;
+	int root, cur, nxt, links = 0, which = 0, rc = WALK_UNSURE, wr;
+	struct sv_walkwatch watch;
 #ifdef SV_MUTANT_OVERMOUNT_ASKED_ONCE
 	int overmounted = -1;
 #endif
@@ -330,24 +262,23 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 	if (strlen(path) > PATH_MAX)
 		return WALK_UNSURE;
 	snprintf(link, sizeof(link), "/proc/%d/root", (int)tid);
-	ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	if (ino < 0)
-		return WALK_UNSURE;
+	if ((wr = sv_walkwatch_begin(&watch)) < 0) {
+		*mech_err = -wr;
+		return WALK_MECH;
+	}
 	root = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0) {
-		close(ino);
+		sv_walkwatch_end(&watch);
 		return WALK_UNSURE;
 	}
 	cur = fcntl(path[0] == '/' ? root : start, F_DUPFD_CLOEXEC, 0);
 #ifndef SV_MUTANT_FOREIGN_ROOT_TRUSTED
 	/* MUTANT foreign-root-trusted: a root or start on another mount
 	 * namespace's tree is walked and trusted (h-attack62's xmnt). */
-	if (cur >= 0 && !mounts_in_thread_ns(tid, root, start)) {
+	if (cur >= 0 && !sv_walkwatch_mounts_in_ns(tid, root, start)) {
 		close(cur);
 		cur = -1;
 	}
-#else
-	(void)mounts_in_thread_ns;
 #endif
 	strcpy(bufs[0], path);
 	p = bufs[0];
@@ -390,7 +321,21 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 		comp[len] = '\0';
 		p += len;
 		must_dir = *p == '/';
-		if (on_procfs(cur) || watch_dir(ino, cur) != 0)
+		if (on_procfs(cur))
+			break;
+		wr = sv_walkwatch_dir(&watch, cur);
+#ifdef SV_MUTANT_INOTIFY_REFUSAL_DENIED
+		/* MUTANT inotify-refusal-denied: uid 0's watches used up deny
+		 * the name (unix-peer), as in 8518c70. */
+		if (wr < 0)
+			wr = 1;
+#endif
+		if (wr < 0) {
+			*mech_err = -wr;
+			rc = WALK_MECH;
+			break;
+		}
+		if (wr)
 			break;
 		if (strcmp(comp, ".") == 0)
 			continue;
@@ -499,45 +444,16 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 #ifndef SV_MUTANT_WALK_DIR_CHANGE_IGNORED
 	/* MUTANT walk-dir-change-ignored: the walk's answer stands though a
 	 * directory it stood in changed meanwhile (h-attack62's xchg). */
-	if (rc != WALK_UNSURE) {
-		struct pollfd pi = {.fd = ino, .events = POLLIN};
-
-		if (poll(&pi, 1, 0) != 0) {
-			if (rc == WALK_FOUND) {
-				close(*out);
-				*out = -1;
-			}
-			rc = WALK_UNSURE;
+	if ((rc == WALK_TRUST || rc == WALK_FOUND) && sv_walkwatch_changed(&watch)) {
+		if (rc == WALK_FOUND) {
+			close(*out);
+			*out = -1;
 		}
+		rc = WALK_UNSURE;
 	}
 #endif
-	close(ino);
+	sv_walkwatch_end(&watch);
 	return rc;
-}
-
-/* A watch on thread tid's mount table: /proc/TID/mounts, whose poll says
- * POLLPRI once any mount of the thread's namespace was made, moved, changed
- * or removed after the open (mounts_poll's event count). A descriptor, or
- * -errno (-ESRCH for a thread gone). */
-static int mounts_watch(pid_t tid)
-{
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/mounts", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd >= 0 ? fd : errno == ENOENT ? -ESRCH : -errno;
-}
-
-/* Whether the mount table watched by fd changed since the watch began: 1,
- * 0, or 1 when poll cannot tell. */
-static int mounts_changed(int fd)
-{
-	struct pollfd p = {.fd = fd, .events = POLLPRI};
-
-	if (poll(&p, 1, 0) < 0)
-		return 1;
-	return (p.revents & (POLLPRI | POLLERR | POLLNVAL)) != 0;
 }
 
 /* The confined lookup of path from dirfd (thread tid's root or working
@@ -547,7 +463,7 @@ static int mounts_changed(int fd)
 static int open_confined(pid_t tid, int dirfd, const char *path, const struct open_how *how,
 			 int *fd, const char **mech)
 {
-	int e, watch, walk;
+	int e, watch, walk, walk_err = 0;
 
 	/* The mount table is watched from before our lookup to the end of the
 	 * walk: walk_as_kernel asks once whether something is mounted on the
@@ -558,7 +474,7 @@ static int open_confined(pid_t tid, int dirfd, const char *path, const struct op
 	 * recorded allowed (review h-attack56 finding 1, 61 of 200 connects).
 	 * A failure or an object found while the table changed is denied. */
 	*mech = "proc_mounts";
-	watch = mounts_watch(tid);
+	watch = sv_walkwatch_mounts_open(tid);
 	if (watch < 0)
 		return watch;
 	*mech = "openat2";
@@ -605,19 +521,18 @@ static int open_confined(pid_t tid, int dirfd, const char *path, const struct op
 	 * followed "self", a magic link or a protected link of the agent's to
 	 * a host's socket (reviews h-attack51 finding 3, h-attack52). */
 	if (e != EXDEV && e != EAGAIN) {
-		walk = walk_as_kernel(tid, dirfd, path, e, fd);
+		walk = walk_as_kernel(tid, dirfd, path, e, fd, &walk_err);
 #ifndef SV_MUTANT_MOUNT_CHANGE_TRUSTED
 		/* MUTANT mount-change-trusted: the walk's answer stands though
 		 * the mount table changed while we looked (h-attack56's flip). */
-		if (walk != WALK_UNSURE && mounts_changed(watch)) {
+		if ((walk == WALK_TRUST || walk == WALK_FOUND) &&
+		    sv_walkwatch_mounts_changed(watch)) {
 			if (walk == WALK_FOUND) {
 				close(*fd);
 				*fd = -1;
 			}
 			walk = WALK_UNSURE;
 		}
-#else
-		(void)mounts_changed;
 #endif
 		close(watch);
 		switch (walk) {
@@ -625,14 +540,17 @@ static int open_confined(pid_t tid, int dirfd, const char *path, const struct op
 			return e;
 		case WALK_FOUND:
 			return 0;
+		case WALK_MECH:
+			*mech = "inotify";
+			return -walk_err;
 		default:
 			return CWD_UNNAMED;
 		}
 	}
 #else
 	(void)walk_as_kernel;
-	(void)mounts_changed;
 	(void)walk;
+	(void)walk_err;
 	(void)tid;
 #endif
 	close(watch);

@@ -341,6 +341,23 @@ def root_agent_names_that_lead_to_no_socket_are_answered_as_the_kernel_would(ctx
 
 
 @test()
+def root_agent_name_whose_walk_cannot_be_watched_is_a_mechanism_failure(ctx):
+    # Review h-attack63: inotify watches and instances count against uid 0
+    # for a root agent, user namespace or not; one that used them up made
+    # every failing name of another run of uid 0's denied unix-peer (a
+    # false red with the wrong reason). The test build refuses every watch
+    # (inotify:ENOSPC): a mechanism failure, capability-error. Mutant
+    # inotify-refusal-denied denies it (fail).
+    require_root(ctx)
+    cases = [["missing", "/nonexistent/egress-it.sock", "stream", "connect"]]
+    env = {"EGRESS_SV_FAULT": "inotify:ENOSPC"}
+    for binary, want in ((SV_FAULTS, (3, "capability-error")),
+                         (mutant_faults_binary("inotify-refusal-denied"), (1, "fail"))):
+        rc, report, _ = run_cases(ctx, cases, binary=binary, env=env)
+        ctx.expect_eq((rc, (report or {}).get("verdict")), want, "%s: exit and verdict" % binary)
+
+
+@test()
 def root_agent_connects_to_its_own_dev_shm_socket_not_the_hosts_of_that_name(ctx):
     # The agent's /dev/shm is its own tmpfs; the host's has a listener under
     # the same name. The path is judged in the agent's namespace and the

@@ -175,8 +175,9 @@ static void inobench(void)
 	}
 	t0 = now_us();
 	close(fd);
-	printf("ha63 inobench: kept instance: 2 watches removed + drain %.1f us; its close %.1f us\n",
-	       d / n, now_us() - t0);
+	printf(
+	    "ha63 inobench: kept instance: 2 watches removed + drain %.1f us; its close %.1f us\n",
+	    d / n, now_us() - t0);
 }
 
 static int watched(int fd)
