@@ -242,10 +242,11 @@ enum { WALK_TRUST, WALK_UNSURE, WALK_FOUND, WALK_MECH };
  * "thread-self" and the magic links lead the agent's lookup where ours
  * cannot follow: review h-attack51 finding 3), or a walk that now finds
  * what the first did not, or one while a directory it stood in changed
- * (walkwatch.h): to be denied. WALK_MECH: the directories could not be
- * watched (uid 0's inotify allowance used up, *mech_err), a mechanism
- * failure: denied, a root agent that used up the allowance chose the
- * bucket of every run of uid 0's, review h-attack63. Linear in the name
+ * (walkwatch.h): to be denied. WALK_MECH: an answer the walk cannot vouch
+ * for, its directories not watched (no inotify, CONFIG_INOTIFY_USER=n; uid
+ * 0's allowance used up: *mech_err), a mechanism failure (denied, a root
+ * agent that used up the allowance chose the bucket of every run of uid
+ * 0's: review h-attack63); a denial needs no watch. Linear in the name
  * and its links (the prefix re-walk it replaced cost about a second a
  * connect: review h-attack52 finding 3). */
 static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *out, int *mech_err)
@@ -262,10 +263,10 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 	if (strlen(path) > PATH_MAX)
 		return WALK_UNSURE;
 	snprintf(link, sizeof(link), "/proc/%d/root", (int)tid);
-	if ((wr = sv_walkwatch_begin(&watch)) < 0) {
+	/* Without a watch the walk still runs: a denial needs none. Only an
+	 * answer (TRUST, FOUND) it cannot vouch for is a mechanism failure. */
+	if ((wr = sv_walkwatch_begin(&watch)) < 0)
 		*mech_err = -wr;
-		return WALK_MECH;
-	}
 	root = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0) {
 		sv_walkwatch_end(&watch);
@@ -323,19 +324,16 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 		must_dir = *p == '/';
 		if (on_procfs(cur))
 			break;
-		wr = sv_walkwatch_dir(&watch, cur);
+		wr = *mech_err ? 0 : sv_walkwatch_dir(&watch, cur);
 #ifdef SV_MUTANT_INOTIFY_REFUSAL_DENIED
 		/* MUTANT inotify-refusal-denied: uid 0's watches used up deny
 		 * the name (unix-peer), as in 8518c70. */
-		if (wr < 0)
-			wr = 1;
-#endif
-		if (wr < 0) {
-			*mech_err = -wr;
-			rc = WALK_MECH;
+		if (wr < 0 || *mech_err)
 			break;
-		}
-		if (wr)
+#endif
+		if (wr < 0)
+			*mech_err = -wr;
+		else if (wr)
 			break;
 		if (strcmp(comp, ".") == 0)
 			continue;
@@ -444,7 +442,7 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 #ifndef SV_MUTANT_WALK_DIR_CHANGE_IGNORED
 	/* MUTANT walk-dir-change-ignored: the walk's answer stands though a
 	 * directory it stood in changed meanwhile (h-attack62's xchg). */
-	if ((rc == WALK_TRUST || rc == WALK_FOUND) && sv_walkwatch_changed(&watch)) {
+	if ((rc == WALK_TRUST || rc == WALK_FOUND) && !*mech_err && sv_walkwatch_changed(&watch)) {
 		if (rc == WALK_FOUND) {
 			close(*out);
 			*out = -1;
@@ -452,6 +450,13 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 		rc = WALK_UNSURE;
 	}
 #endif
+	if ((rc == WALK_TRUST || rc == WALK_FOUND) && *mech_err) {
+		if (rc == WALK_FOUND) {
+			close(*out);
+			*out = -1;
+		}
+		rc = WALK_MECH;
+	}
 	sv_walkwatch_end(&watch);
 	return rc;
 }
