@@ -30,25 +30,5 @@ review_unix_service "$work/h/s.sock" "$work/got"
 srv=$REVIEW_UNIX_PID
 chmod 755 "$work" "$work/h"
 h=$work/h
-for mode in ${MODES:-xchgstatic xchg}; do
-	rm -f "$work/got"
-	"$work/agent" "$h" "$mode" "$connects" 2>&1 || true
-	sleep 0.5
-	echo "UNSUPERVISED $mode: sink lines: $([ -s "$work/got" ] && grep -c secret "$work/got" || echo 0)"
-	for i in $(seq "$n"); do
-		rm -f "$work/got"
-		set +e
-		timeout -s KILL 300 "$sv" --report "$work/rep" -- "$work/agent" "$h" "$mode" "$connects" 2>"$work/err"
-		rc=$?
-		set -e
-		sleep 0.3
-		got=0
-		[ -s "$work/got" ] && got=$(grep -c secret "$work/got")
-		rec=$(python3 -c 'import json,sys,collections
-r=json.load(open(sys.argv[1]))
-c=collections.Counter("%s/%s/%s" % (e.get("bucket"), e.get("reason"), e.get("errno")) for e in r.get("events", []) if e.get("family") == "unix")
-print(" ".join("%dx%s" % (v, k) for k, v in sorted(c.items())))' "$work/rep" 2>/dev/null || true)
-		echo "MODE $mode run $i: exit $rc, sink lines: $got, recorded: $rec" \
-			"$(grep -o 'ha62 [a-z][^:]*: .*' "$work/err" | sort | uniq -c | tr '\n' ' ')"
-	done
-done
+# shellcheck disable=SC2086 # MODES is a list of words
+review_unix_modes "$work/agent" "$h" "$work/got" ha62 "$n" "$connects" "$sv" ${MODES:-xchgstatic xchg}
