@@ -586,4 +586,7 @@
  *                         the name (unix-peer) instead of a mechanism
  *                         failure: a root agent chose another run's bucket
  *                         (h-attack63)
+ *   GONE_WALK_DENIED      unixpath.c  a thread that died while its walk waited
+ *                         for an instance is denied unix-peer, not abandoned
+ *                         (h-attack64)
  * This header is documentation only; nothing includes it. */

@@ -224,7 +224,7 @@ static int cur_is_mount_root(int fd)
 }
 
 /* walk_as_kernel's answers. */
-enum { WALK_TRUST, WALK_UNSURE, WALK_FOUND, WALK_MECH };
+enum { WALK_TRUST, WALK_UNSURE, WALK_FOUND, WALK_MECH, WALK_GONE };
 
 /* Our confined lookup of path from start (the thread's root or working
  * directory) failed with err: walks it again as the kernel walks it for
@@ -253,6 +253,7 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 {
 	char bufs[2][PATH_MAX + 1], target[PATH_MAX], link[64];
 	int root, cur, nxt, links = 0, which = 0, rc = WALK_UNSURE, wr;
+	long fsuid;
 	struct sv_walkwatch watch;
 #ifdef SV_MUTANT_OVERMOUNT_ASKED_ONCE
 	int overmounted = -1;
@@ -269,9 +270,26 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 		*mech_err = -wr;
 	root = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0) {
+		int gone = errno == ENOENT;
+
 		sv_walkwatch_end(&watch);
-		return WALK_UNSURE;
+		/* The thread died while the walk waited for an instance (four,
+		 * a thread-rich agent's walks queue): its call is abandoned, as
+		 * for any other /proc step of the lookup, not a name the walk
+		 * could not vouch for, denied (review h-attack64: 60 of 64
+		 * legitimate failing connects of an agent that exited denied
+		 * unix-peer, the run failed). */
+#ifdef SV_MUTANT_GONE_WALK_DENIED
+		/* MUTANT gone-walk-denied: denied, as in 4521969. */
+		gone = 0;
+#endif
+		return gone ? WALK_GONE : WALK_UNSURE;
 	}
+	/* Read once, while the thread waits in its call (its credentials
+	 * cannot change there): a thread that dies during the walk leaves it
+	 * nothing more to read (h-attack64: its trailing links were unsure,
+	 * denied). */
+	fsuid = caller_fsuid(tid);
 	cur = fcntl(path[0] == '/' ? root : start, F_DUPFD_CLOEXEC, 0);
 #ifndef SV_MUTANT_FOREIGN_ROOT_TRUSTED
 	/* MUTANT foreign-root-trusted: a root or start on another mount
@@ -401,7 +419,7 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 				break;
 			}
 			if (*p == '\0')
-				follow = may_follow(cur, nxt, caller_fsuid(tid));
+				follow = may_follow(cur, nxt, fsuid);
 			if (follow <= 0) {
 				close(nxt);
 				rc = follow == 0 && err == EACCES ? WALK_TRUST : WALK_UNSURE;
@@ -548,6 +566,9 @@ static int open_confined(pid_t tid, int dirfd, const char *path, const struct op
 		case WALK_MECH:
 			*mech = "inotify";
 			return -walk_err;
+		case WALK_GONE:
+			*mech = "proc_root";
+			return -ESRCH;
 		default:
 			return CWD_UNNAMED;
 		}

@@ -81,7 +81,10 @@ int sv_walkwatch_begin(struct sv_walkwatch *w)
 				slot = i;
 		if (slot >= 0)
 			break;
-		if (pool.n < WALK_INOS) {
+		/* Made only when there is none: with some made, a refusal
+		 * (uid 0's instances taken) must not fail a walk that can wait
+		 * for one (review h-attack64). */
+		if (pool.n == 0) {
 			if ((rc = grow()) < 0)
 				break;
 			continue;

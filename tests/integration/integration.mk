@@ -60,7 +60,8 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	overmount-asked-once+walk-dir-change-ignored+foreign-root-trusted+mount-change-trusted \
 	foreign-root-trusted+walk-dir-change-ignored \
 	foreign-root-trusted+walk-dir-change-ignored+overmount-asked-once \
-	socketpair-open key-payload-open walk-dir-change-ignored foreign-root-trusted
+	socketpair-open key-payload-open walk-dir-change-ignored foreign-root-trusted \
+	gone-walk-denied
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \

@@ -263,3 +263,20 @@ def root_agent_walk_that_mixes_directory_states_is_denied(ctx):
     ctx.expect(walk_answered(ctx, "ha62-host.sh", mutant_binary("foreign-root-trusted"), "xmnt",
                              100) > 0,
                "foreign-root-trusted: no connect of xmnt answered ENOENT")
+
+
+@test(timeout=300)
+def root_agent_thread_gone_while_its_walk_waits_is_abandoned_not_denied(ctx):
+    # Review h-attack64 (ha64-host.sh exitq): 64 threads connect to a
+    # missing name behind 40 long links and the program exits 100 ms later;
+    # the walks queue for the four inotify instances, and one whose thread
+    # died meanwhile found /proc/TID/root gone and denied the name
+    # unix-peer (60 of 64, verdict fail). Abandoned now (target-gone).
+    # Mutant gone-walk-denied.
+    if os.geteuid() != 0 or not shutil.which("gcc"):
+        raise Skip("needs root (the class is a root agent) and gcc")
+    for binary, want in ((SV, "pass"), (mutant_binary("gone-walk-denied"), "fail")):
+        out = review(ctx, "ha64-host.sh", binary, timeout=240, extra=["1"],
+                     env={"SUPERVISORS": binary, "MODES": "exitq"})
+        got = re.findall(r"MODE exitq \S+ run 1: (\S+)", out)
+        ctx.expect_eq(got, [want], "%s: verdict (%s)" % (binary, out[-600:]))
