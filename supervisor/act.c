@@ -484,17 +484,6 @@ long long sv_act_sendmsg(int fd, const struct msghdr *mh, int flags, int raised)
 	return rc;
 }
 
-int sv_act_creds_retry(int err)
-{
-#ifdef SV_MUTANT_CREDS_EPERM_RETRY
-	/* MUTANT creds-eperm-retry: the kernel's EPERM too, as in 9e16898: a
-	 * message the kernel refused was sent again with our credentials. */
-	if (err == EPERM)
-		return 1;
-#endif
-	return err == ECANCELED;
-}
-
 int sv_act_caps_stuck(void)
 {
 	return atomic_load(&caps_stuck);

@@ -112,13 +112,6 @@ int sv_act_caller_creds(pid_t tid, int32_t *pid, uint32_t *uid, uint32_t *gid);
  * with ENOTRECOVERABLE, nothing sent: the run is ending. */
 long long sv_act_sendmsg(int fd, const struct msghdr *mh, int flags, int raised);
 
-/* Whether a send naming its caller that failed with err is to be sent again
- * without it: only sv_act_sendmsg's own ECANCELED (the capability not
- * raised, nothing sent), never the kernel's answer. sv_mediate_send ends
- * such a call as a mechanism failure first (review h-attack59); the retry
- * is what mutants creds-raise-failed-ours and creds-eperm-retry put back. */
-int sv_act_creds_retry(int err);
-
 /* Whether a thread's raised capability could not be lowered again
  * (sv_act_sendmsg): the run cannot go on. */
 int sv_act_caps_stuck(void);

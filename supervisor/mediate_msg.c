@@ -191,16 +191,31 @@ int sv_mediate_caller_creds(struct sv_call *c, struct ucred *cr)
 	return 0;
 }
 
+#if defined(SV_MUTANT_CREDS_RAISE_FAILED_OURS) || defined(SV_MUTANT_CREDS_EPERM_RETRY)
+/* The mutants' retry with our credentials: ECANCELED (a capability not
+ * raised) as before review h-attack59, and with creds-eperm-retry the
+ * kernel's EPERM too, as in 9e16898 (a message the kernel refused was sent
+ * again with ours). */
+static int retried_with_ours(int err)
+{
+#ifdef SV_MUTANT_CREDS_EPERM_RETRY
+	if (err == EPERM)
+		return 1;
+#endif
+	return err == ECANCELED;
+}
+#endif
+
 long long sv_mediate_send(struct sv_call *c, struct msghdr *mh, int flags, const void *name,
 			  uint32_t namelen, int raised, void *plain, size_t plain_len)
 {
 	long long sent;
 
-	/* A capability we could not raise sends nothing (ECANCELED).
-	 * The kernel's EPERM to a raised send is never ours (CAP_SYS_ADMIN
-	 * names any pid, CAP_SETUID and CAP_SETGID any ids: scm_check_creds)
-	 * but unix_may_send's, the agent's answer: sent again without ours, a
-	 * receiver the agent disconnected meanwhile read pid 0 and uid 0
+	/* A capability we could not raise sends nothing (ECANCELED). The
+	 * kernel's EPERM to a raised send is never ours (CAP_SYS_ADMIN names
+	 * any pid, CAP_SETUID and CAP_SETGID any ids: scm_check_creds) but
+	 * unix_may_send's, the agent's answer, never sent again: without ours
+	 * a receiver the agent disconnected meanwhile read pid 0 and uid 0
 	 * (review h-attack54, ha54-run.sh epermrace). */
 	c->send_raised = raised;
 	sent = c->peer_nowait ? sv_unixpeer_act(c, mh, flags, name, namelen)
@@ -216,13 +231,18 @@ long long sv_mediate_send(struct sv_call *c, struct msghdr *mh, int flags, const
 		return -2;
 	}
 #endif
-	if (sent == -1 && raised && sv_act_creds_retry(errno)) {
+#if defined(SV_MUTANT_CREDS_RAISE_FAILED_OURS) || defined(SV_MUTANT_CREDS_EPERM_RETRY)
+	if (sent == -1 && raised && retried_with_ours(errno)) {
 		c->send_raised = 0;
 		mh->msg_control = plain;
 		mh->msg_controllen = (socklen_t)plain_len;
 		sent = c->peer_nowait ? sv_unixpeer_act(c, mh, flags, name, namelen)
 				      : sv_act_sendmsg(c->dup, mh, flags, 0);
 	}
+#else
+	(void)plain;
+	(void)plain_len;
+#endif
 	c->send_raised = 0;
 	return sent;
 }

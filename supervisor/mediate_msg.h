@@ -34,8 +34,10 @@ int sv_mediate_caller_creds(struct sv_call *c, struct ucred *cr);
  * the wait loop's act on a listener of the run (c->peer_nowait,
  * sv_unixpeer_act) or one sendmsg on the duplicate; raised: mh's control
  * names the caller's credentials, so CAP_SYS_ADMIN is raised for the
- * syscall (sv_act_sendmsg), and where it could not be raised the message is
- * sent again with plain (plain_len bytes: the control without them).
+ * syscall (sv_act_sendmsg); where it could not be raised the call is
+ * finished as a mechanism failure ("capset"), never sent with ours. plain
+ * (plain_len bytes: the control without ours) is what the mutants
+ * creds-raise-failed-ours and creds-eperm-retry send again instead.
  * Returns the send's result with errno, or -2 with the call finished. */
 long long sv_mediate_send(struct sv_call *c, struct msghdr *mh, int flags, const void *name,
 			  uint32_t namelen, int raised, void *plain, size_t plain_len);

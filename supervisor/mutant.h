@@ -534,7 +534,7 @@
  *   SENDTO_CREDS_OWN      mediate.c  a performed AF_UNIX sendto with a name
  *                         carries the supervisor's credentials: pid 0, uid 0
  *                         to a uid-1000 agent's receiver (h-attack54)
- *   CREDS_EPERM_RETRY     act.c  a send naming its caller refused EPERM by the
+ *   CREDS_EPERM_RETRY     mediate_msg.c  a send naming its caller refused EPERM by the
  *                         kernel (unix_may_send) is sent again with ours: a
  *                         receiver disconnected meanwhile reads uid 0
  *                         (h-attack54)

@@ -360,13 +360,11 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 
 			if (top < 0)
 				break;
-#ifndef SV_MUTANT_ROOT_OVERMOUNT_IGNORED
-				/* MUTANT root-overmount-ignored: ".." stays on the root
-				 * itself. The kernel's ".." at the root steps into what is
-				 * mounted on it, and a walk from there need not be ours
-				 * (the agent binds a directory of its own over "/": review
-				 * h-attack55, a pass 3 of 3): no ".." is walked then. */
-#ifdef SV_MUTANT_OVERMOUNT_ASKED_ONCE
+#ifdef SV_MUTANT_ROOT_OVERMOUNT_IGNORED
+			/* MUTANT root-overmount-ignored: ".." stays on the root. */
+			(void)cur_is_mount_root;
+			(void)root_overmounted;
+#elif defined(SV_MUTANT_OVERMOUNT_ASKED_ONCE)
 			/* MUTANT overmount-asked-once: the answer of the first
 			 * ".." stands for the walk (h-attack59's xflip). */
 			if (overmounted < 0)
@@ -375,18 +373,18 @@ static int walk_as_kernel(pid_t tid, int start, const char *path, int err, int *
 				break;
 			(void)cur_is_mount_root;
 #else
-			/* Asked again at every ".." from the root or a mount's
-			 * root, never cached: a mount over the root made while we
-			 * walk, in whatever mount namespace (the watch sees only
-			 * the thread's: the agent's root in another namespace
-			 * whose mounts a child flips, 13 of 30 runs passed,
-			 * review h-attack59), is seen. */
+			/* The kernel's ".." at the root steps into what is mounted
+			 * on it, and a walk from there need not be ours (the agent
+			 * binds a directory of its own over "/": review
+			 * h-attack55, a pass 3 of 3): no ".." is walked then. Asked
+			 * again at every ".." from the root or a mount's root,
+			 * never cached: a mount over the root made while we walk,
+			 * in whatever mount namespace (the watch sees only the
+			 * thread's: the agent's root in another namespace whose
+			 * mounts a child flips, 13 of 30 runs passed, review
+			 * h-attack59), is seen. */
 			if ((top || cur_is_mount_root(cur)) && root_overmounted(root))
 				break;
-#endif
-#else
-			(void)cur_is_mount_root;
-			(void)root_overmounted;
 #endif
 			if (top)
 				continue;
