@@ -417,23 +417,28 @@ def arrival_problems(rules, arrivals, problems):
     return arrived
 
 
-def after_run_problems(sections, problems):
-    """Checks (d) and (e): nothing of the run outlived the supervisor (issue
-    12: the guest lists what was still in the cell's cgroup after the
-    sink's grace), and nothing was typed into the caller's terminal
-    (stdio=N pty: input queued there is what the caller's shell reads and
-    runs after the run, outside every filter; the guest never runs it, any
-    byte is an escape). Appends to problems; returns (survivors, bytes)."""
+def survivor_problems(sections, problems):
+    """Check (d), nothing of the run outlived the supervisor (issue 12: the
+    guest lists what was still in the cell's cgroup after the sink's
+    grace): appends to problems; returns how many did."""
     survivors = [ln for ln in sections.get("survivors", b"").decode("utf-8", "replace")
                  .splitlines() if ln.strip()]
     if survivors:
         problems.append(f"{len(survivors)} process(es) of the run outlived the supervisor: "
                         f"{'; '.join(survivors[:3])}")
+    return len(survivors)
+
+
+def typed_problems(sections, problems):
+    """Check (e), nothing was typed into the caller's terminal (stdio=N
+    pty: input queued there is what the caller's shell reads and runs after
+    the run, outside every filter; the guest never runs it, any byte is an
+    escape): appends to problems; returns how many bytes were."""
     typed = sections.get("tty_input", b"")
     if typed:
         problems.append(f"{len(typed)} byte(s) were typed into the caller's terminal, which its "
                         f"shell would run after the run: {typed[:80]!r}")
-    return len(survivors), len(typed)
+    return len(typed)
 
 
 def escapes(cell_text, sections):
@@ -456,9 +461,8 @@ def escapes(cell_text, sections):
                               if a.get("event") in SINK_ARRIVALS], problems)
     except OracleError as e:
         problems.append(f"oracle: {e}")
-    typed = []
-    after_run_problems({"tty_input": sections.get("tty_input", b"")}, typed)
-    return problems + typed
+    typed_problems(sections, problems)
+    return problems
 
 
 def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
@@ -542,7 +546,8 @@ def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
                     problems.append(f"the report promises denials answer {promise} but the "
                                     f"agent's {call} to undeclared {dest_text(d)} got {err}")
     # (d) and (e): nothing outlived the supervisor, nothing was typed.
-    facts["survivors"], facts["tty_input_bytes"] = after_run_problems(sections, problems)
+    facts["survivors"] = survivor_problems(sections, problems)
+    facts["tty_input_bytes"] = typed_problems(sections, problems)
     # expect_agent_exit: the agent's own exit status (in the report: a
     # bundle without one has no agent exit status to compare).
     want_exit = single.get("expect_agent_exit") if not no_report else None
