@@ -27,23 +27,12 @@
  * (filter-export). */
 enum { SV_FILTER_SETID = 1u, SV_FILTER_FILE_FLAGS = 2u };
 
-/* The reason an ioctl command (its low 32 bits) that the filter traps for
- * every agent on every ABI is denied ("tun-attach": TUNSETIFF, TUNSETQUEUE;
- * "tty-inject": TIOCSTI, TIOCLINUX), or NULL for any other. */
-const char *sv_filter_ioctl_reason(uint32_t cmd);
-
 /* Whether the run's agent is root and gets SV_FILTER_SETID's rules: it
  * starts as the supervisor's uid, so this is the supervisor's euid, the
  * same in the child that installs the filter and in a handler that must
  * know which rule trapped a call. */
 int sv_filter_root_agent(void);
 int sv_filter_build(void **ctx, unsigned rules);
-
-/* The reason a trapped setsockopt (level, name: the low 32 bits of its
- * registers) is denied: "source-route", "source-address" or
- * "descriptor-passing"; NULL for an
- * option the filter does not trap. */
-const char *sv_filter_option_reason(uint32_t level, uint32_t name);
 
 /* SO_PASSRIGHTS (include/uapi/asm-generic/socket.h, 6.16): turned off on an
  * AF_UNIX socket on 0-2 (stdfds.c), and trapped so the agent cannot turn it

@@ -12,6 +12,7 @@
 #include "act.h"
 #include "call.h"
 #include "filter.h"
+#include "filtertab.h"
 #include "mediate_msg.h"
 #include "mediate_sock.h"
 #include "msghdr.h"
@@ -241,7 +242,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
  * 0-2 (stdfds.c). */
 static void on_setsockopt(struct sv_call *c, const __u64 *a)
 {
-	const char *why = sv_filter_option_reason((uint32_t)a[1], (uint32_t)a[2]);
+	const char *why = sv_filtertab_option_reason((uint32_t)a[1], (uint32_t)a[2]);
 
 	/* A descriptor that is not a socket is the agent's own mistake
 	 * (EBADF, ENOTSOCK: invalid, as the kernel answers), not a denial
@@ -358,7 +359,7 @@ static void on_snapshot(struct sv_call *c, const __u64 *a)
  * acts): the filter traps no other. */
 static void on_ioctl(struct sv_call *c, const __u64 *a)
 {
-	const char *denied = sv_filter_ioctl_reason((uint32_t)a[1]);
+	const char *denied = sv_filtertab_ioctl_reason((uint32_t)a[1]);
 
 	if (denied) {
 		sv_call_finish(c, SV_DENIED, denied, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);

@@ -57,7 +57,7 @@
  *                         kernel checks only ours (a root agent gets CAP_NET_ADMIN)
  *   ID_VALID_EINTR        notify.c   an ID_VALID interrupted by a signal (EINTR before
  *                         anything was checked) is a mechanism failure
- *   PATH_OPTIONS_OPEN     filter.c   only the four classic source routes trapped: a
+ *   PATH_OPTIONS_OPEN     filtertab.c   only the four classic source routes trapped: a
  *                         flow label's routing header and free binding pass
  *   LISTEN_NAME_UNCHECKED mediate_sock.c  the bound name is not read again after the
  *                         listen: a socket rebound to the wildcard in between listens
@@ -67,7 +67,7 @@
  *                         (6.12+): a uid-1000 agent can kill or stop its supervisor
  *   PRLIMIT_OPEN          filter.c   prlimit64 of another process is not trapped: the
  *                         agent lowers its supervisor's RLIMIT_CPU
- *   PASSRIGHTS_OPEN       stdfds.c, filter.c  an AF_UNIX socket on 0-2 keeps taking
+ *   PASSRIGHTS_OPEN       stdfds.c, filtertab.c  an AF_UNIX socket on 0-2 keeps taking
  *                         descriptors during the run (6.16+), and the agent may
  *                         set SO_PASSRIGHTS
  *   CLONE3_OPEN           filter.c   clone3 passes: CLONE_INTO_CGROUP puts a child in a
@@ -129,7 +129,7 @@
  *   STDIO_PRIORITY_LOST   stdfds.c  the route reset of a TCP socket on 0-2 leaves
  *                         its SO_PRIORITY as IP_TOS set it, not as the caller
  *                         had it (review h-attack11)
- *   OUTPUT_INTERFACE_OPEN filter.c  SO_BINDTODEVICE, SO_BINDTOIFINDEX, IP_UNICAST_IF,
+ *   OUTPUT_INTERFACE_OPEN filtertab.c  SO_BINDTODEVICE, SO_BINDTOIFINDEX, IP_UNICAST_IF,
  *                         IPV6_UNICAST_IF and a sticky IPV6_PKTINFO pass: the
  *                         agent sends to a declared address over a link where
  *                         no route leads to it, and whoever answers ARP for it
@@ -266,7 +266,7 @@
  *                         after its call was found alive: a caller gone by
  *                         the scan makes its foreign join no-process
  *                         (invalid), a pass (foreign_join_whose_caller_dies_...)
- *   DONTROUTE_OPTION_OPEN filter.c  SO_DONTROUTE is not trapped: IPv4 then
+ *   DONTROUTE_OPTION_OPEN filtertab.c  SO_DONTROUTE is not trapped: IPv4 then
  *                         takes a route without a gateway, on another link,
  *                         to the declared address (review h-attack35,
  *                         send_marked_dont_route_is_denied)
@@ -429,18 +429,18 @@
  *   REPORT_DIR_MOVED_TRUSTED report.c  FILE's directory, moved aside by the
  *                         agent, is still written: the caller reads the
  *                         agent's own file at FILE (review h-attack36)
- *   MULTICAST_JOIN_OPEN   filter.c  multicast joins, leaves, blocks and
+ *   MULTICAST_JOIN_OPEN   filtertab.c  multicast joins, leaves, blocks and
  *                         filters pass untrapped: the IGMP and MLD reports
  *                         carry the group and source addresses the agent
  *                         chose to every host on the link (review h-attack38)
- *   TUN_ATTACH_OPEN       filter.c  TUNSETIFF and TUNSETQUEUE pass: an agent
+ *   TUN_ATTACH_OPEN       filtertab.c  TUNSETIFF and TUNSETQUEUE pass: an agent
  *                         attaches to a persistent TUN or TAP device its uid
  *                         owns and writes packets into the host's stack
  *                         (review h-attack38)
  *   STDIO_CHARDEV_OPEN    stdfds.c  a character device on 0-2 (a TUN the
  *                         caller attached) reaches the agent (review
  *                         h-attack38)
- *   TTY_INJECT_OPEN       filter.c  TIOCSTI and TIOCLINUX pass: an agent that
+ *   TTY_INJECT_OPEN       filtertab.c  TIOCSTI and TIOCLINUX pass: an agent that
  *                         takes a terminal no session holds (TIOCSCTTY, or
  *                         an open without O_NOCTTY) types a command its
  *                         caller's next program runs (review h-attack40)
@@ -553,7 +553,7 @@
  *                         family's create asks modprobe for
  *                         "net-pf-2-proto-P-type-T", P the agent's byte
  *                         (h-attack57)
- *   LDISC_AUTOLOAD_OPEN   filter.c  TIOCSETD passes: an unregistered line
+ *   LDISC_AUTOLOAD_OPEN   filtertab.c  TIOCSETD passes: an unregistered line
  *                         discipline N asks modprobe for "tty-ldisc-N"
  *                         (h-attack57)
  *   LOOKUP_EMFILE_WALKED  unixpath.c  our lookup refused EMFILE (our own
@@ -564,7 +564,7 @@
  *                         another mount namespace whose mounts a child
  *                         flips, which the mount watch does not see
  *                         (h-attack59)
- *   FIXED_AUTOLOAD_OPEN   filter.c  the VLAN and bridge ioctls pass: modprobe
+ *   FIXED_AUTOLOAD_OPEN   filtertab.c  the VLAN and bridge ioctls pass: modprobe
  *                         started for "8021q" and "bridge" when the agent
  *                         chooses (h-attack59)
  *   CREDS_RAISE_FAILED_OURS  mediate_msg.c  a send naming its caller whose

@@ -1,8 +1,8 @@
 # tests/filter/: the filter table tests, no VM and no privileges. The
-# supervisor's own filter.c is linked into filter-export, which writes the
-# filter as raw BPF; libseccomp's BPF simulator (scmp_bpf_sim, from the
-# source tree the toolchain step already unpacked) runs each row of
-# tests/filter/*.tests against it. Then each filter mutant's export must
+# supervisor's own filter.c and filtertab.c are linked into filter-export,
+# which writes the filter as raw BPF; libseccomp's BPF simulator
+# (scmp_bpf_sim, from the source tree the toolchain step already unpacked)
+# runs each row of tests/filter/*.tests against it. Then each filter mutant's export must
 # fail at least one row: a table that cannot tell them apart checks nothing.
 #   make filter-table-test
 # Included from tests/tests.mk after supervisor/supervisor.mk.
@@ -13,7 +13,9 @@ FILTER_EXPORT := $(FILTER_BUILD)/filter-export
 FILTER_SIM := $(FILTER_BUILD)/scmp_bpf_sim
 FILTER_TABLES := $(wildcard $(FILTER_DIR)/*.tests)
 LIBSECCOMP_TOOLS := $(BUILD)/libseccomp/src/tools
-# The mutants that live in filter.c: each reopens a class the table covers.
+# The filter's rules and the tables of options and ioctls they trap.
+FILTER_SRCS := $(SV_DIR)/filter.c $(SV_DIR)/filtertab.c
+# The mutants that live in filter.c and filtertab.c: each reopens a class the table covers.
 FILTER_MUTANTS := path-options-open unmasked-compares socket-deny-list no-listen-mediation cross-process-open \
 	io-uring-enter-open io-uring-open prlimit-open passrights-open clone3-open \
 	output-interface-open key-upcall-open module-name-open root-setuid-open snapshot-open \
@@ -23,12 +25,13 @@ FILTER_MUTANTS := path-options-open unmasked-compares socket-deny-list no-listen
 	fixed-autoload-open key-payload-open
 
 # Same compiler and flags as the supervisor, so the filter is the same code.
-$(FILTER_EXPORT): $(FILTER_DIR)/filter-export.c $(SV_DIR)/filter.c $(SV_DIR)/filter.h $(LIBSECCOMP)
-	$(call musl_prog,$@,-I$(SV_DIR) $(FILTER_DIR)/filter-export.c $(SV_DIR)/filter.c $(LIBSECCOMP))
-$(FILTER_BUILD)/mutants/%/filter-export: $(FILTER_DIR)/filter-export.c $(SV_DIR)/filter.c \
-		$(SV_DIR)/filter.h $(LIBSECCOMP)
+$(FILTER_EXPORT): $(FILTER_DIR)/filter-export.c $(FILTER_SRCS) $(SV_DIR)/filter.h $(SV_DIR)/filtertab.h \
+		$(LIBSECCOMP)
+	$(call musl_prog,$@,-I$(SV_DIR) $(FILTER_DIR)/filter-export.c $(FILTER_SRCS) $(LIBSECCOMP))
+$(FILTER_BUILD)/mutants/%/filter-export: $(FILTER_DIR)/filter-export.c $(FILTER_SRCS) \
+		$(SV_DIR)/filter.h $(SV_DIR)/filtertab.h $(LIBSECCOMP)
 	$(call musl_prog,$@,$(call mutant_flags,$*) -I$(SV_DIR) $(FILTER_DIR)/filter-export.c \
-		$(SV_DIR)/filter.c $(LIBSECCOMP))
+		$(FILTER_SRCS) $(LIBSECCOMP))
 # The simulator is a plain host program (it only reads a file): host gcc.
 $(FILTER_SIM): $(LIBSECCOMP)
 	@mkdir -p $(@D)
