@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/audit.h>
 #include <linux/btrfs.h>
 #include <linux/filter.h>
@@ -12,7 +13,10 @@
 #include <seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -643,10 +647,78 @@ static int fchroot_foreign(void)
 #endif
 }
 
+/*
+ * Loads the built filter with a listener through the seccomp call itself,
+ * so that a refusal keeps the kernel's errno: libseccomp 2.5.4's
+ * seccomp_load answers one with ECANCELED, or with SCMP_FLTATR_API_SYSRAWRC
+ * every errno outside a short list with EFAULT (src/api.c, _rc_filter), and
+ * EBUSY, a
+ * listener already in this process's filter chain (a supervisor inside
+ * another, a container runtime's notify profile), has a hint of its own
+ * (probe.c). The program is seccomp_export_bpf's, the one filter-export
+ * gives the table tests. Sets no_new_privs first, as seccomp_load would
+ * (CTL_NNP). Returns the listener (close-on-exec) or -errno.
+ */
+/* MFD_NOEXEC_SEAL (include/uapi/linux/memfd.h, 6.3), newer than musl's. */
+#define SV_MFD_NOEXEC_SEAL 0x0008u
+
+static int load_with_listener(scmp_filter_ctx ctx)
+{
+#ifdef SV_MUTANT_LISTENER_ERRNO_MAPPED
+	/* MUTANT listener-errno-mapped: libseccomp loads it, and a listener
+	 * already in the chain reaches the probe as ECANCELED, no hint naming
+	 * it. */
+	int rc = seccomp_load(ctx);
+
+	return rc < 0 ? rc : seccomp_notify_fd(ctx);
+#else
+	struct sock_fprog fprog = {0};
+	struct stat st;
+	void *prog = NULL;
+	int rc = sv_fault("memfd"), fd = -1, mfd = -1;
+
+	/* MFD_NOEXEC_SEAL (6.3), which vm.memfd_noexec=2 requires on 6.3-6.6;
+	 * an older kernel refuses the flag (EINVAL). Without a memfd (a
+	 * profile that refuses memfd_create) libseccomp loads the same filter,
+	 * and only a refusal's errno is lost. */
+	if (rc == 0) {
+		mfd = memfd_create("egress-filter", MFD_CLOEXEC | SV_MFD_NOEXEC_SEAL);
+		if (mfd < 0 && errno == EINVAL)
+			mfd = memfd_create("egress-filter", MFD_CLOEXEC);
+	}
+	if (mfd < 0) {
+		rc = seccomp_load(ctx);
+		return rc < 0 ? rc : seccomp_notify_fd(ctx);
+	}
+	rc = seccomp_export_bpf(ctx, mfd);
+	if (rc == 0 && fstat(mfd, &st) != 0)
+		rc = -errno;
+	if (rc == 0 && (st.st_size <= 0 || st.st_size % (off_t)sizeof(struct sock_filter) != 0 ||
+			st.st_size > (off_t)(USHRT_MAX * sizeof(struct sock_filter))))
+		rc = -E2BIG;
+	if (rc == 0 && !(prog = malloc((size_t)st.st_size)))
+		rc = -ENOMEM;
+	if (rc == 0 && pread(mfd, prog, (size_t)st.st_size, 0) != st.st_size)
+		rc = -EIO;
+	close(mfd);
+	if (rc == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		rc = -errno;
+	if (rc == 0) {
+		fprog.len = (unsigned short)((size_t)st.st_size / sizeof(struct sock_filter));
+		fprog.filter = prog;
+		fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				  SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
+		if (fd < 0)
+			rc = -errno;
+	}
+	free(prog);
+	return rc < 0 ? rc : fd;
+#endif
+}
+
 int sv_filter_install(int names_judged)
 {
 	void *built;
-	scmp_filter_ctx ctx;
 	int rc, fd;
 
 	rc = sv_fault("listener");
@@ -657,17 +729,11 @@ int sv_filter_install(int names_judged)
 					 (names_judged ? SV_FILTER_FILE_FLAGS : 0u));
 	if (rc < 0)
 		return rc;
-	ctx = built;
-	rc = seccomp_load(ctx);
-	if (rc < 0) {
-		seccomp_release(ctx);
-		return rc;
-	}
-	fd = seccomp_notify_fd(ctx);
+	fd = load_with_listener(built);
 	/* seccomp_release does not close the listener: it is ours now. */
-	seccomp_release(ctx);
+	seccomp_release(built);
 	if (fd < 0)
-		return -EBADF;
+		return fd;
 	/* After ours (no_new_privs is set by then); a failure refuses the run. */
 	rc = fchroot_foreign();
 	if (rc < 0) {

@@ -589,4 +589,8 @@
  *   GONE_WALK_DENIED      unixpath.c  a thread that died while its walk waited
  *                         for an instance is denied unix-peer, not abandoned
  *                         (h-attack64)
+ *   LISTENER_ERRNO_MAPPED filter.c  libseccomp loads the filter: a listener
+ *                         already in the chain (a supervisor inside another)
+ *                         reaches the probe as ECANCELED, no hint naming it
+ *                         (the style review's SCMP_FLTATR_API_SYSRAWRC item)
  * This header is documentation only; nothing includes it. */

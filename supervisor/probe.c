@@ -244,6 +244,10 @@ void sv_probe_print(const struct sv_probe_result *r)
 		   "CAP_SYS_PTRACE; Linux >= 5.6)"
 	     : r->listener == EINVAL || r->listener == ENOSYS || r->listener == EOPNOTSUPP
 		 ? "needs CONFIG_SECCOMP_FILTER and Linux >= 5.0 (seccomp user notification)"
+	     : r->listener == EBUSY
+		 ? "this process is already under a seccomp filter with a listener (a supervisor "
+		   "inside another, or a container runtime's SCMP_ACT_NOTIFY profile): the kernel "
+		   "allows one listener per filter chain; run the supervisor outside the other one"
 		 : NULL);
 	if (r->handover)
 		printf("handover: pidfd_getfd (unshare(CLONE_FILES) refused: %s)\n",

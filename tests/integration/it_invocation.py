@@ -10,8 +10,8 @@ import os
 import subprocess
 import time
 
-from harness import (AGENTS, SV, SV_FAULTS, Run, check_report, errno_in, expect_agent,
-                     expect_outcome, load_report, test, wait_for)
+from harness import (AGENTS, SV, SV_FAULTS, UNDECLARED, Run, as_uid1000, check_report, errno_in,
+                     expect_agent, expect_outcome, load_report, mutant_binary, test, wait_for)
 
 
 # Bad invocations: exit 2, the message names the argument, nothing is run.
@@ -184,3 +184,53 @@ def fault_probe_process_vm_readv_enosys_probe_falls_back(ctx):
     ctx.expect("process_vm_readv: ENOSYS" in p.stdout, "probe output: %r" % p.stdout)
     rep = load_report(ctx, report_path) or {}
     ctx.expect_eq((rep.get("probe") or {}).get("proc_mem"), "ok", "probe.proc_mem")
+
+
+def nested_probe(ctx, inner_binary, fault=None):
+    """A uid-1000 supervisor whose agent is a second supervisor's --probe
+    (with the seam's fault, which the release outer one ignores): (probe
+    report, stdout) of the inner one."""
+    prefix = as_uid1000(ctx, ctx.tmp)
+    inner = os.path.join(ctx.tmp, "inner.json")
+    env = dict(os.environ, EGRESS_SV_FAULT=fault) if fault else None
+    p = subprocess.run(prefix + [SV, "--", inner_binary, "--probe", "--report", inner],
+                       capture_output=True, text=True, timeout=60, check=False, env=env)
+    rep = load_report(ctx, inner)
+    ctx.require(rep is not None, "the inner supervisor wrote no report: %r" % p.stderr[-400:])
+    return rep.get("probe") or {}, p.stdout
+
+
+@test()
+def listener_refusal_named_ebusy_when_already_under_a_listener(ctx):
+    """A supervisor inside another (or under a container runtime's notify
+    profile): the kernel refuses a second listener in one filter chain with
+    EBUSY, and the probe names it with its hint, not libseccomp 2.5.4's
+    EFAULT for every errno outside its list."""
+    probe, out = nested_probe(ctx, SV)
+    ctx.expect_eq(probe.get("listener"), "EBUSY", "inner probe.listener")
+    ctx.expect_eq(probe.get("result"), "failed", "inner probe.result")
+    ctx.expect("one listener per filter chain" in out, "no hint on the listener line: %r" % out)
+    mutant, _ = nested_probe(ctx, mutant_binary("listener-errno-mapped"))
+    ctx.expect(mutant.get("listener") not in (None, "EBUSY"),
+               "mutant listener-errno-mapped also said %r: the test cannot tell libseccomp's "
+               "load from ours" % mutant.get("listener"))
+
+
+@test()
+def filter_loaded_by_libseccomp_when_memfd_refused(ctx):
+    """Where memfd_create is refused (seam memfd, in the probe's canary and
+    for the agent), libseccomp loads the same filter: the run is mediated
+    as anywhere else, only a refusal's errno would be lost."""
+    good = ctx.tcp(reply=True)
+    bad = ctx.tcp(UNDECLARED)
+    run = ctx.sv("connect-tcp", ["--send", "hi", good.dest, bad.dest], allow=[good.dest],
+                 no_loopback=True, fault="memfd:ENOSYS,probe.memfd:ENOSYS")
+    expect_outcome(ctx, run, 1, "fail")
+    ctx.expect_eq((run.report.get("probe") or {}).get("listener"), "ok", "probe.listener")
+    expect_agent(ctx, run, "connect", -1, "EACCES", dest=bad.dest)
+    # The seam reached the load: nested, the refusal is libseccomp's now.
+    probe, _ = nested_probe(ctx, SV_FAULTS, fault="probe.memfd:ENOSYS")
+    ctx.expect_eq(probe.get("listener"), "ECANCELED", "nested probe.listener through libseccomp")
+    ctx.expect(wait_for(lambda: good.received() == b"hi\n"), "declared listener got %r" % good.received())
+    time.sleep(0.2)
+    ctx.expect_eq(bad.conns, 0, "connections that reached the undeclared listener")
