@@ -541,16 +541,26 @@ static int add_foreign(scmp_filter_ctx ctx)
 #endif
 }
 
-static scmp_filter_ctx new_ctx(void)
+/* A context for one part of the filter, in *out. Returns 0 or -errno: an
+ * attribute the kernel cannot give (KILL_PROCESS for a foreign ABI's
+ * calls: libseccomp asks the kernel, and one without seccomp filters, or
+ * older than 4.14, answers no) is its refusal, not a want of memory. */
+static int new_ctx(scmp_filter_ctx *out)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int rc;
 
-	if (ctx && (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0 ||
-		    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1) != 0)) {
+	if (!ctx)
+		return -ENOMEM;
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (rc == 0)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
+	if (rc < 0) {
 		seccomp_release(ctx);
-		return NULL;
+		return rc;
 	}
-	return ctx;
+	*out = ctx;
+	return 0;
 }
 
 int sv_filter_build(void **out, unsigned rules)
@@ -569,14 +579,13 @@ int sv_filter_build(void **out, unsigned rules)
 	 * sandbox. Architectures the filter does not know are killed. The
 	 * rules differ per ABI, so each gets its own context and the two are
 	 * merged into one filter with one listener. */
-	ctx = new_ctx();
-	foreign = new_ctx();
-	if (!ctx || !foreign) {
-		if (ctx)
-			seccomp_release(ctx);
-		if (foreign)
-			seccomp_release(foreign);
-		return -ENOMEM;
+	rc = new_ctx(&ctx);
+	if (rc < 0)
+		return rc;
+	rc = new_ctx(&foreign);
+	if (rc < 0) {
+		seccomp_release(ctx);
+		return rc;
 	}
 	rc = add_native(ctx);
 	if (rc == 0 && (rules & SV_FILTER_SETID))
