@@ -17,7 +17,7 @@
 #include "device.h"
 #include "fault.h"
 #include "msghdr.h"
-#include "notify.h"
+#include "listener.h"
 #include "target.h"
 
 int sv_call_denial_errno(const struct sv_call *c)
@@ -80,7 +80,7 @@ void sv_call_finish(struct sv_call *c, enum sv_bucket bucket, const char *reason
 	c->ev.err = action == SV_ACT_CONTINUE ? 0 : err;
 	c->ev.result = err ? -1 : val;
 	if (action != SV_ACT_NONE) {
-		rc = sv_notify_send(c->listener, &resp);
+		rc = sv_listener_send(c->listener, &resp);
 		if (rc == -ENOENT) {
 			/* Nobody is waiting for the answer any more. A denial stays
 			 * one (the attempt was made, and is what the oracle counts);
@@ -97,7 +97,7 @@ void sv_call_finish(struct sv_call *c, enum sv_bucket bucket, const char *reason
 			c->ev.mechanism = "send";
 			c->ev.mech_err = -rc;
 			c->ev.action = SV_ACT_NONE;
-			sv_notify_fatal();
+			sv_listener_fatal();
 		}
 	}
 	c->done = 1;
@@ -113,7 +113,7 @@ static int notification_dies(struct sv_call *c)
 	const struct timespec ms = {.tv_nsec = 1000 * 1000};
 
 	for (int i = 0; i < 50; i++) {
-		int rc = sv_notify_id_valid(c->listener, c->req->id);
+		int rc = sv_listener_id_valid(c->listener, c->req->id);
 
 		if (rc == -ENOENT)
 			return 1;
@@ -174,7 +174,7 @@ int sv_call_read(struct sv_call *c, uint64_t addr, void *buf, size_t len)
 	{
 		struct seccomp_notif_resp resp = {.id = c->req->id, .error = -EPERM};
 
-		sv_notify_send(c->listener, &resp);
+		sv_listener_send(c->listener, &resp);
 		c->done = 1;
 		return -1;
 	}
@@ -185,7 +185,7 @@ int sv_call_read(struct sv_call *c, uint64_t addr, void *buf, size_t len)
 
 int sv_call_still_valid(struct sv_call *c)
 {
-	int rc = sv_notify_id_valid(c->listener, c->req->id);
+	int rc = sv_listener_id_valid(c->listener, c->req->id);
 
 	if (rc == 0)
 		return 0;
@@ -198,7 +198,7 @@ int sv_call_still_valid(struct sv_call *c)
 
 int sv_call_denial_valid(struct sv_call *c, const char *deny)
 {
-	int rc = sv_notify_id_valid(c->listener, c->req->id);
+	int rc = sv_listener_id_valid(c->listener, c->req->id);
 
 	if (rc == 0)
 		return 0;
@@ -286,7 +286,7 @@ static int peek_denied_socket(struct sv_call *c, int agent_fd, int *type, int *p
 	 * one over it (each would stay open until the run ends). */
 	if (c->dup < 0) {
 		c->pidfd = sv_act_pidfd_get(c->req->pid, &c->pidfd_handle, &c->check_tid);
-		if (c->pidfd < 0 || sv_notify_id_valid(c->listener, c->req->id) != 0)
+		if (c->pidfd < 0 || sv_listener_id_valid(c->listener, c->req->id) != 0)
 			return -1;
 		/* The calling thread's own descriptor, as for every performed
 		 * call: a thread with its own table whose socket cannot be

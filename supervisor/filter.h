@@ -34,11 +34,6 @@ enum { SV_FILTER_SETID = 1u, SV_FILTER_FILE_FLAGS = 2u };
 int sv_filter_root_agent(void);
 int sv_filter_build(void **ctx, unsigned rules);
 
-/* SO_PASSRIGHTS (include/uapi/asm-generic/socket.h, 6.16): turned off on an
- * AF_UNIX socket on 0-2 (stdfds.c), and trapped so the agent cannot turn it
- * back on (filter.c). */
-#define SV_SO_PASSRIGHTS 83
-
 /* F_SETDELEG (include/uapi/linux/fcntl.h, 6.19: F_LINUX_SPECIFIC_BASE + 16):
  * a file or directory delegation, neutralized as F_SETLEASE is. */
 #define SV_F_SETDELEG 1040

@@ -8,8 +8,6 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "filter.h"
-
 /* Socket options that choose the path or the first hop of what is sent
  * after the destination was judged (source routes, the output interface),
  * or the source address it claims (a forged source makes every router on

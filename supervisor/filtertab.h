@@ -7,6 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* SO_PASSRIGHTS (include/uapi/asm-generic/socket.h, 6.16): turned off on an
+ * AF_UNIX socket on 0-2 (stdfds.c), and trapped so the agent cannot turn it
+ * back on (filter.c). */
+#define SV_SO_PASSRIGHTS 83
+
 struct sv_filtertab_option {
 	int level, name;
 	const char *reason;

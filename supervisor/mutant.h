@@ -7,7 +7,7 @@
  *   ENOSYS_PROBE          probe.c    the probe only checks pidfd_getfd for ENOSYS
  *   SELF_PROBE            probe.c    the probe reads and duplicates from itself
  *   SENDMSG_FORWARD       mediate.c  an unparseable sendmsg name is forwarded
- *   NO_ID_VALID           notify.c   no ID_VALID check
+ *   NO_ID_VALID           listener.c no ID_VALID check
  *   CONTINUE_CONNECT      mediate.c  an allowed connect is answered CONTINUE
  *   FOREIGN_ABI_SILENT    filter.c   i386/x32 calls errno'd in BPF, unrecorded
  *   IO_URING_OPEN         filter.c   io_uring_setup is left alone
@@ -55,7 +55,7 @@
  *   NETLINK_DEPUTY        call.c, notify.c  named netlink sends are performed with
  *                         the name, by receivers that keep all our capabilities: the
  *                         kernel checks only ours (a root agent gets CAP_NET_ADMIN)
- *   ID_VALID_EINTR        notify.c   an ID_VALID interrupted by a signal (EINTR before
+ *   ID_VALID_EINTR        listener.c an ID_VALID interrupted by a signal (EINTR before
  *                         anything was checked) is a mechanism failure
  *   PATH_OPTIONS_OPEN     filtertab.c   only the four classic source routes trapped: a
  *                         flow label's routing header and free binding pass

@@ -16,13 +16,11 @@
 #include "act.h"
 #include "caps.h"
 #include "fault.h"
+#include "listener.h"
 #include "mediate.h"
 #include "report.h"
 #include "seccomp_compat.h"
 
-/* The pre-5.9 number of ID_VALID (_IOR instead of _IOW); kernels from 5.9
- * (and 5.4.59) accept both. */
-#define SECCOMP_IOCTL_NOTIF_ID_VALID_OLD _IOR(SECCOMP_IOC_MAGIC, 2, __u64)
 /* Beyond this many threads no receiver is added: each agent thread can hold
  * at most one notification, so this only bounds a pathological agent, and
  * reaching it is an internal error (see receiver()). 1024 was reached by
@@ -59,70 +57,15 @@ struct slot {
 static struct {
 	int listener;
 	const struct sv_policy *pol;
-	void (*on_fatal)(void);
 	size_t notif_size;
 	atomic_int stop;
 	atomic_int receiving;
-	atomic_int fatal;
 	pthread_mutex_t lock;
 	int nthreads;
 	int hi;             /* slots below this were ever used: the loops over them stop here */
 	pid_t sentinel_pid; /* the reaper whose calls bracket the run's, or 0 */
 	struct slot slots[MAX_THREADS];
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-int sv_notify_id_valid(int listener, uint64_t id)
-{
-	int err = sv_fault("id_valid");
-
-#ifdef SV_MUTANT_NO_ID_VALID
-	/* MUTANT no-id-valid: every notification is taken to be alive. */
-	(void)listener;
-	(void)id;
-	return err;
-#endif
-	if (err)
-		return err;
-	for (int first = 1;; first = 0) {
-		/* The kernel takes the filter's notify_lock interruptibly
-		 * (mutex_lock_interruptible in seccomp_notify_id_valid), so a
-		 * signal to this thread while the other receivers hold it is
-		 * EINTR before anything was checked: ask again. Seen in the
-		 * matrix as exit-storm's capability-error on 7.3. */
-		if (first && sv_fault("id_valid_intr"))
-			errno = EINTR;
-		else if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
-			return 0;
-		else if ((errno == EINVAL || errno == ENOTTY) &&
-			 ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID_OLD, &id) == 0)
-			return 0;
-#ifndef SV_MUTANT_ID_VALID_EINTR
-		if (errno == EINTR)
-			continue;
-#endif
-		return -errno;
-	}
-}
-
-int sv_notify_send(int listener, struct seccomp_notif_resp *resp)
-{
-	int err = sv_fault("send");
-
-	if (err)
-		return err;
-	for (;;) {
-		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp) == 0)
-			return 0;
-		if (errno != EINTR)
-			return -errno;
-	}
-}
-
-void sv_notify_fatal(void)
-{
-	if (atomic_exchange(&P.fatal, 1) == 0 && P.on_fatal)
-		P.on_fatal();
-}
 
 static void set_busy(struct slot *sl, int busy, uint64_t id)
 {
@@ -198,11 +141,11 @@ static int answered_sentinel(const struct seccomp_notif *req)
 	 * after the receive, so its call is made again under a new id. */
 	if (sv_fault("sentinel_pause"))
 		nanosleep(&(struct timespec){.tv_nsec = RECV_PAUSE_NS}, NULL);
-	rc = sv_notify_send(P.listener, &resp);
+	rc = sv_listener_send(P.listener, &resp);
 	if (rc < 0 && rc != -ENOENT) {
 		/* The reaper would wait for ever: the run cannot end well. */
 		record_recv_failure("send", -rc);
-		sv_notify_fatal();
+		sv_listener_fatal();
 	}
 	sv_report_note_sentinel(req->id, (int)req->data.args[1]);
 	return 1;
@@ -233,7 +176,7 @@ static void *receiver(void *arg)
 
 		if (err != 0) {
 			record_recv_failure("capset", -err);
-			sv_notify_fatal();
+			sv_listener_fatal();
 			atomic_store(&P.stop, 1);
 		}
 	}
@@ -268,7 +211,7 @@ static void *receiver(void *arg)
 			record_recv_failure("recv", err);
 			if (err == ENOENT)
 				continue;
-			sv_notify_fatal();
+			sv_listener_fatal();
 			break;
 		}
 		/* The reaper's bracketing calls are ours to answer, never a call
@@ -316,7 +259,7 @@ static void *receiver(void *arg)
 		/* MUTANT caps-stuck-ignored: the receiver goes on with it. */
 		if (sv_act_caps_stuck()) {
 			record_recv_failure("capset", EPERM);
-			sv_notify_fatal();
+			sv_listener_fatal();
 			atomic_store(&P.stop, 1);
 			break;
 		}
@@ -388,7 +331,7 @@ int sv_notify_start(int listener, const struct sv_policy *policy, void (*on_fata
 
 	P.listener = listener;
 	P.pol = policy;
-	P.on_fatal = on_fatal;
+	sv_listener_on_fatal(on_fatal);
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0)
 		return -errno;
 	/* The kernel's structure may be larger than our headers' one. */
@@ -446,7 +389,7 @@ void sv_notify_reap_dead(void)
 		id = sl->id;
 		gen = sl->gen;
 		pthread_mutex_unlock(&P.lock);
-		if (!busy || sv_notify_id_valid(P.listener, id) != -ENOENT)
+		if (!busy || sv_listener_id_valid(P.listener, id) != -ENOENT)
 			continue;
 		/* Still on the same notification (the generation did not move):
 		 * interrupt its blocking call. A signal that lands just after the

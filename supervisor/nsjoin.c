@@ -16,7 +16,7 @@
 
 #include "fault.h"
 #include "filter.h"
-#include "notify.h"
+#include "listener.h"
 #include "runprocs.h"
 
 #ifndef CLONE_NEWTIME
@@ -255,7 +255,7 @@ static int judge_nsfd(struct sv_call *c, int tidns, int type, int flags, const c
 		snprintf(tid, sizeof(tid), "%d", (int)c->req->pid);
 		own = lives_in(-1, tid, &w);
 #ifndef SV_MUTANT_SETNS_CHECKED_AFTER_SCAN
-		rc = sv_notify_id_valid(c->listener, c->req->id);
+		rc = sv_listener_id_valid(c->listener, c->req->id);
 		if (rc == -ENOENT) {
 			rc = -ECANCELED;
 		} else if (rc < 0) {
@@ -287,7 +287,7 @@ static int judge_nsfd(struct sv_call *c, int tidns, int type, int flags, const c
 		 * after the scan found no one, as at 923d8e9. */
 		(void)mech;
 		rc = own == 1 ? 1 : sv_runprocs_each(tidns, lives_in, &w);
-		if (rc == 0 && sv_notify_id_valid(c->listener, c->req->id) == -ENOENT)
+		if (rc == 0 && sv_listener_id_valid(c->listener, c->req->id) == -ENOENT)
 			rc = -ECANCELED;
 #endif
 	}
@@ -328,7 +328,7 @@ void sv_nsjoin_mediate(struct sv_call *c, const __u64 *a)
 	 * it is gone by the scan (it was filed no-process). */
 	tidns = sv_runprocs_open((pid_t)c->req->pid);
 	if (tidns < 0) {
-		rc = sv_notify_id_valid(c->listener, c->req->id);
+		rc = sv_listener_id_valid(c->listener, c->req->id);
 		if (rc == -ENOENT)
 			sv_call_finish(c, SV_ABANDONED, "target-gone", SV_ACT_NONE, 0, 0);
 		else

@@ -18,7 +18,7 @@
 #include "act.h"
 #include "errnames.h"
 #include "fault.h"
-#include "notify.h"
+#include "listener.h"
 #include "spawn.h"
 #include "target.h"
 
@@ -113,10 +113,10 @@ static void probe_with_notification(int listener, struct sv_probe_result *r)
 		r->pidfd_getfd = errno_of(dup < 0 ? dup : 0);
 		close(pidfd);
 	}
-	r->id_valid = errno_of(sv_notify_id_valid(listener, req.n.id));
+	r->id_valid = errno_of(sv_listener_id_valid(listener, req.n.id));
 	resp.id = req.n.id;
 	resp.error = -ECONNREFUSED;
-	r->send = errno_of(sv_notify_send(listener, &resp));
+	r->send = errno_of(sv_listener_send(listener, &resp));
 }
 
 int sv_probe_run(struct sv_probe_result *r)

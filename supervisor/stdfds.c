@@ -21,7 +21,7 @@
 
 #include "call.h"
 #include "device.h"
-#include "filter.h"
+#include "filtertab.h"
 #include "sockaddr.h"
 
 #ifndef SIOCINQ
