@@ -17,8 +17,15 @@
 static const struct sv_filtertab_option route_options[] = {
     {IPPROTO_IP, 4, "source-route"},    /* IP_OPTIONS: LSRR/SSRR */
     {IPPROTO_IPV6, 57, "source-route"}, /* IPV6_RTHDR */
-    {IPPROTO_IPV6, 5, "source-route"},  /* IPV6_2292RTHDR */
-    {IPPROTO_IPV6, 6, "source-route"},  /* IPV6_2292PKTOPTIONS */
+#ifdef SV_MUTANT_RTHDR2292_DENIED
+    /* MUTANT rthdr2292-denied: the receive flag denied as a source route. */
+    {IPPROTO_IPV6, 5, "source-route"}, /* IPV6_2292RTHDR */
+#endif
+    {IPPROTO_IPV6, 6, "source-route"}, /* IPV6_2292PKTOPTIONS */
+/* Not IPV6_2292RTHDR (5): as an option it only asks for the routing
+ * headers received (do_ipv6_setsockopt: rxopt.bits.osrcrt); the RFC
+ * 2292 sticky routing header is set through IPV6_2292PKTOPTIONS, and its
+ * control message is msghdr.c's (review h-attack66: a false red). */
 #ifndef SV_MUTANT_PATH_OPTIONS_OPEN
     /* IPV6_FLOWLABEL_MGR: a flow label can carry options, a type-2
      * routing header among them (CONFIG_IPV6_MIP6), which a send then

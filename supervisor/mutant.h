@@ -593,4 +593,10 @@
  *                         already in the chain (a supervisor inside another)
  *                         reaches the probe as ECANCELED, no hint naming it
  *                         (the style review's SCMP_FLTATR_API_SYSRAWRC item)
+ *   RTHDR2292_DENIED      filtertab.c  setsockopt IPV6_2292RTHDR, a receive
+ *                         flag, denied as a source route (h-attack66's false
+ *                         red)
+ *   RTHDR2292_DENIED      filtertab.c  setsockopt IPV6_2292RTHDR, a receive
+ *                         flag, denied as a source route (h-attack66's false
+ *                         red)
  * This header is documentation only; nothing includes it. */

@@ -13,7 +13,7 @@ import threading
 import time
 
 from harness import (AGENTS, DECLARED, NO_USERNS, SV, UNDECLARED, USERNS_CONTAINMENT, Skip, expect_agent, expect_event,
-                     expect_outcome, test, wait_for)
+                     expect_outcome, mutant_binary, test, wait_for)
 
 
 # ------------------------------------------------------------------ containment (issue 11: the filter)
@@ -82,6 +82,23 @@ def setsockopt_source_route_denied_when_level_has_high_bits(ctx):
                   "source-address denials (IPV6_FREEBIND, IP_FREEBIND)")
     ctx.expect_eq([line.get("errno") for line in run.agent_lines(call="setsockopt")], ["EACCES"] * 5,
                   "agent's answers")
+
+
+@test()
+def ipv6_receive_flags_pass_since_they_put_nothing_on_the_wire(ctx):
+    """IPV6_2292RTHDR and the other receive flags only ask what recvmsg
+    reports (review h-attack66: 2292RTHDR was denied as a source route, a
+    false red); the datagram after them reaches the declared listener."""
+    for binary, rc, verdict in ((None, 0, "pass"), (mutant_binary("rthdr2292-denied"), 1, "fail")):
+        lis = ctx.udp()
+        run = ctx.sv("rx-options", ["[::ffff:%s]:%d" % (lis.addr, lis.port), "rx"], binary=binary)
+        expect_outcome(ctx, run, rc, verdict)
+        answers = [line.get("errno") for line in run.agent_lines(call="setsockopt")]
+        if binary is None:
+            ctx.expect_eq(answers, [None] * 9, "the nine receive flags' answers")
+            ctx.expect(wait_for(lambda: lis.got() == [b"rx"]), "declared listener got %r" % lis.got())
+        else:
+            ctx.expect_eq(answers[0], "EACCES", "mutant rthdr2292-denied: IPV6_2292RTHDR's answer")
 
 
 @test()
