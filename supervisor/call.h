@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/un.h>
 
+#include "pins.h"
 #include "policy.h"
 #include "report.h"
 #include "sockaddr.h"
@@ -31,9 +32,6 @@
 #define SV_CONTROL_CAP (64u * 1024u)
 /* sv_call.bound_if before any judgement of the device. */
 #define SV_BOUND_UNJUDGED (-2)
-
-/* At most this many sockets bound to one abstract name are judged. */
-#define SV_CALL_PINS 8
 
 struct sv_call {
 	int listener;
@@ -74,34 +72,9 @@ struct sv_call {
 	int send_raised;
 	/* The sockets bound to that name, held open from the judgement to
 	 * the end of the act, so no other socket can bind it meanwhile
-	 * (unixpeer.c), and their cookies (sv_call_pin). */
-	int peer_pin[SV_CALL_PINS];
-	uint64_t peer_pin_cookie[SV_CALL_PINS];
-	int npins;
+	 * (unixpeer.c), and their cookies (sv_pins_hold). */
+	struct sv_pins pins;
 };
-
-/* Holds pin, a duplicate of the AF_UNIX socket with this cookie that keeps
- * its name bound until c's act is done, in c (closed with the call, or by
- * sv_call_unpin), and counts it among the pins every call holds
- * (sv_call_pinned). Returns 0, or -E2BIG past SV_CALL_PINS or -ENOMEM,
- * with pin closed. */
-int sv_call_pin(struct sv_call *c, int pin, uint64_t cookie);
-
-/* Closes c's pins and uncounts them. */
-void sv_call_unpin(struct sv_call *c);
-
-/* Whether a pin of any call holds the socket with this cookie: what keeps
- * a listener the run closed bound is then ours (review h-attack28), and
- * only pins count, never another descriptor the supervisor happens to
- * hold (review h-attack29: one its caller left open). */
-int sv_call_pinned(uint64_t cookie);
-
-/* Around a holder proof, from its first duplicate of a socket until that
- * duplicate is counted by sv_call_pin or closed: sv_call_pinned waits for
- * every proof under way before it says a socket is not pinned. Never call
- * sv_call_pinned between the two. */
-void sv_call_proof_begin(void);
-void sv_call_proof_end(void);
 
 /* The errno a denied call of c answers: the policy's --deny-errno, else
  * SV_ERR_DENIED (never 0: a policy without the field still denies). The

@@ -251,7 +251,7 @@
  *   THREAD_GONE_FAILS     nsjoin.c  a thread gone before its /proc status was
  *                         read makes its setns a mechanism failure, where the
  *                         call is abandoned (an audit)
- *   PROOF_UNWAITED        call.c  a socket is "not pinned" while another
+ *   PROOF_UNWAITED        pins.c  a socket is "not pinned" while another
  *                         call's holder proof holds a duplicate it has not
  *                         yet counted: the run's own closed listener, kept
  *                         open by it, is called a host's (a false fail the
@@ -295,7 +295,7 @@
  *   STDIO_DONTROUTE_KEPT  stdfds.c  a caller's TCP socket on 0-2 with
  *                         SO_DONTROUTE is given to the agent (tcp_socket_on_
  *                         stdin_marked_dont_route_refuses_the_run)
- *   PINNED_UNCHECKED      call.c  every socket counts as one only the
+ *   PINNED_UNCHECKED      pins.c  every socket counts as one only the
  *                         supervisor's pins keep bound, as when any
  *                         descriptor of its own did: a host service's
  *                         abstract name is refused (ECONNREFUSED, allowed)

@@ -19,13 +19,14 @@
 
 #include "act.h"
 #include "fault.h"
+#include "pins.h"
 #include "unixdiag.h"
 #include "unixpath.h"
 
 /* Sockets bound as one name or file and type: one (bind refuses a second),
  * but sock_diag lists a listener's accepted sockets with its name too; the
  * listener alone is asked for. More is refused, not guessed. */
-#define MAX_NAMESAKES SV_CALL_PINS
+#define MAX_NAMESAKES SV_PINS_MAX
 /* Listeners proven the run's, by cookie, with where they were found: a
  * socket of the run stays the run's, and repeated connects to one (a
  * database the job started) pay the walk of /proc once; each still takes
@@ -163,7 +164,7 @@ static int still_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 	 * h-attack28. */
 	return LISTED_BOUND;
 #endif
-	if (sv_call_pinned(u->cookie))
+	if (sv_pins_held(u->cookie))
 		return LISTED_PINNED;
 	*mech = "sock_diag";
 	n = sv_fault("unix_dump_again");
@@ -190,13 +191,13 @@ static int judge_listed(struct sv_call *c, int type, const struct sv_unix_bound 
 
 		*mech = "proc_fd";
 		/* Its duplicate keeps the socket open before it is counted. */
-		sv_call_proof_begin();
+		sv_pins_proof_begin();
 		if (cached(socks[i].cookie, &h))
 			h.pin = sv_unixdiag_pin((pid_t)c->req->pid, &h, socks[i].cookie);
 		if (h.pin < 0) {
 			rc = sv_unixdiag_run_holds((pid_t)c->req->pid, &socks[i], &h);
 			if (rc <= 0)
-				sv_call_proof_end();
+				sv_pins_proof_end();
 			if (rc < 0)
 				return rc;
 			if (rc == 0) {
@@ -235,8 +236,8 @@ static int judge_listed(struct sv_call *c, int type, const struct sv_unix_bound 
 		h.pin = -1;
 #endif
 		*mech = "pin";
-		rc = h.pin >= 0 ? sv_call_pin(c, h.pin, socks[i].cookie) : 0;
-		sv_call_proof_end();
+		rc = h.pin >= 0 ? sv_pins_hold(&c->pins, h.pin, socks[i].cookie) : 0;
+		sv_pins_proof_end();
 		if (rc < 0)
 			return rc;
 	}
@@ -267,14 +268,14 @@ static int judge_bound(struct sv_call *c, int type, const struct sv_unix_bound *
 		 * its own pins go first: they must not keep a listener the run
 		 * closed meanwhile bound for the dump (review h-attack28). */
 #ifndef SV_MUTANT_UNIX_CLOSED_IS_PEER
-		sv_call_unpin(c);
+		sv_pins_drop(&c->pins);
 #endif
 		*mech = "sock_diag";
 		n = sv_unixdiag_bound(c->dup, type, want, socks, MAX_NAMESAKES);
 		if (n < 0)
 			return n;
 #ifdef SV_MUTANT_UNIX_CLOSED_IS_PEER
-		sv_call_unpin(c);
+		sv_pins_drop(&c->pins);
 #endif
 		held = kept = 0;
 		rc = judge_listed(c, type, want, socks, n, deny, &held, &kept, mech);
@@ -396,7 +397,7 @@ int sv_unixpeer_judge(struct sv_call *c, const struct sv_dest *d, const void **n
 	/* A sendmmsg judges each message's name in turn. */
 	sv_act_close_quiet(c->peer_fd);
 	c->peer_fd = -1;
-	sv_call_unpin(c);
+	sv_pins_drop(&c->pins);
 	c->peer_nowait = 0;
 	if (getsockopt(c->dup, SOL_SOCKET, SO_TYPE, &type, &tl) != 0) {
 		sv_call_mech_failure(c, mech, errno);

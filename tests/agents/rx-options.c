@@ -22,11 +22,9 @@ int main(int argc, char **argv)
 	static const struct {
 		int name;
 		const char *what;
-	} flags[] = {{5, "ipv6_2292rthdr"},     {3, "ipv6_2292hopopts"},
-		     {4, "ipv6_2292dstopts"},   {2, "ipv6_2292pktinfo"},
-		     {8, "ipv6_2292hoplimit"},  {56, "ipv6_recvrthdr"},
-		     {53, "ipv6_recvhopopts"},  {58, "ipv6_recvdstopts"},
-		     {49, "ipv6_recvpktinfo"}};
+	} flags[] = {{5, "ipv6_2292rthdr"},    {3, "ipv6_2292hopopts"},  {4, "ipv6_2292dstopts"},
+		     {2, "ipv6_2292pktinfo"},  {8, "ipv6_2292hoplimit"}, {56, "ipv6_recvrthdr"},
+		     {53, "ipv6_recvhopopts"}, {58, "ipv6_recvdstopts"}, {49, "ipv6_recvpktinfo"}};
 	struct agent_dest d;
 	const char *payload = argc > 2 ? argv[2] : "rx";
 	int fd, one = 1, bad = 0;

@@ -684,7 +684,7 @@ def host_socket_the_caller_left_open_is_still_denied(ctx):
     # so the supervisor holds both (never the agent: close_range). A
     # socket "only our pins keep" was any descriptor of ours: the agent's
     # connect and sendto were refused ECONNREFUSED, allowed, pass. Only a
-    # call's pins count now (sv_call_pinned): both denied unix-peer, fail.
+    # call's pins count now (sv_pins_held): both denied unix-peer, fail.
     # Mutant pinned-unchecked counts every socket as pinned: pass again.
     require_root(ctx, "unshare", "gcc", "ip")
     out = review(ctx, "ha29-heldbyus.sh", SV, env={"RUNS": "1"})
