@@ -462,6 +462,7 @@ int main(int argc, char **argv)
 		    "that finds it and may open it can write records into it (give an unlinked "
 		    "file, a memfd or a pipe for a channel the agent cannot write)\n",
 		    cli.report_fd);
+	sv_stdfds_note_closed(cli.report_fd);
 	info.agent_argv = cli.argv;
 	info.policy = &cli.policy;
 	info.report_path = cli.report;

@@ -596,6 +596,9 @@
  *   RTHDR2292_DENIED      filtertab.c  setsockopt IPV6_2292RTHDR, a receive
  *                         flag, denied as a source route (h-attack66's false
  *                         red)
+ *   CLOSED_SOCKETS_SILENT stdfds.c  sockets above descriptor 2, closed before
+ *                         the agent runs, are not named on stderr (socket
+ *                         activation failed unexplained, h-realprog3)
  *   RTHDR2292_DENIED      filtertab.c  setsockopt IPV6_2292RTHDR, a receive
  *                         flag, denied as a source route (h-attack66's false
  *                         red)

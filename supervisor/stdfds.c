@@ -8,10 +8,12 @@
  */
 #include "stdfds.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -388,4 +390,51 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 		return -EACCES;
 	}
 	return 0;
+}
+
+void sv_stdfds_note_closed(int keep)
+{
+	const char *listen_fds = getenv("LISTEN_FDS");
+	char list[96] = "";
+	size_t used = 0;
+	int n = 0;
+	DIR *d;
+	struct dirent *e;
+
+#ifdef SV_MUTANT_CLOSED_SOCKETS_SILENT
+	/* MUTANT closed-sockets-silent: nothing is said, as before review
+	 * h-realprog3. */
+	(void)listen_fds;
+	(void)keep;
+	return;
+#endif
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (*end || end == e->d_name || fd <= 2 || fd == keep || fd == dirfd(d) ||
+		    fstat((int)fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		if (used + 16 < sizeof(list))
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%ld",
+						 n ? ", " : "", fd);
+		n++;
+	}
+	closedir(d);
+	if (n)
+		fprintf(
+		    stderr,
+		    "egress-supervisor: warning: the socket%s on descriptor%s %s%s never reach%s "
+		    "the agent: every descriptor above 2 is closed before it runs (one made "
+		    "before the filter would carry its data unjudged)%s\n",
+		    n > 1 ? "s" : "", n > 1 ? "s" : "", list,
+		    used + 16 < sizeof(list) ? "" : ", ...", n > 1 ? "" : "es",
+		    listen_fds && *listen_fds
+			? "; socket activation (LISTEN_FDS) reaches no agent: give it the "
+			  "connection on stdio instead (systemd's Accept=yes, inetd mode)"
+			: "");
 }

@@ -28,4 +28,12 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len);
  * host: sv_stdfds_check refuses it. */
 int sv_stdfds_chr_allowed(int fd, dev_t rdev);
 
+/* Says on stderr which sockets above descriptor 2 (but keep, the caller's
+ * report channel) the agent will not get: every descriptor above 2 is
+ * closed before it runs, and a service given its listener by socket
+ * activation (LISTEN_FDS, from descriptor 3) otherwise fails with EBADF
+ * while the run passes, with nothing said (review h-realprog3). A warning
+ * only: nothing is refused. */
+void sv_stdfds_note_closed(int keep);
+
 #endif

@@ -36,6 +36,25 @@ def inherited_socket_closed_before_agent_exec(ctx):
 
 
 @test()
+def socket_activation_told_its_listener_never_reaches_the_agent(ctx):
+    """A socket handed on a descriptor above 2 (socket activation's
+    LISTEN_FDS) is closed before the agent runs; stderr says which and why
+    (review h-realprog3: the service failed with EBADF and the run passed,
+    with nothing said). Mutant closed-sockets-silent says nothing."""
+    sink = ctx.udp(UNDECLARED)
+    for binary, told in ((SV, True), (mutant_binary("closed-sockets-silent"), False)):
+        argv = [os.path.join(AGENTS, "fd-launcher"), "udp", sink.dest, "--", binary, "--",
+                os.path.join(AGENTS, "inherit-fd")]
+        env = dict(os.environ, LISTEN_FDS="1", EGRESS_AGENT_LOG=os.path.join(ctx.tmp, "a.log"))
+        p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=30, check=False)
+        said = "never reach" in p.stderr and "socket activation (LISTEN_FDS)" in p.stderr
+        ctx.expect_eq(said, told, "%s: stderr names the closed socket and socket activation: %r"
+                      % (os.path.basename(os.path.dirname(binary)), p.stderr[-600:]))
+        ctx.expect_eq(p.returncode, 0, "exit status")
+    ctx.expect_eq(sink.got(), [], "datagrams at the undeclared sink")
+
+
+@test()
 def inherited_socket_reaches_agent_without_supervisor(ctx):
     # The control: the same launcher and agent with nothing between them
     # deliver the datagram, so the test above can fail.
