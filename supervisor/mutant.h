@@ -277,7 +277,7 @@
  *                         the report file: a file write the agent made fail
  *                         leaves exit 3 behind a final pass on the channel it
  *                         cannot write (review h-attack34, failed_report_file_...)
- *   REPORT_PATH_RESOLVED  report.c  every write of --report FILE looks its
+ *   REPORT_PATH_RESOLVED  reportfile.c  every write of --report FILE looks its
  *                         directory up again: a root agent that swaps it for
  *                         a symbolic link has the report replace a host file
  *                         it cannot write (review h-attack34, report_file_...)
@@ -426,7 +426,7 @@
  *   HELD_UNMARKED         call.c  a MSG_PROBE, MSG_MORE or UDP_CORK send is
  *                         reported as a delivery: the appliance's oracle waits
  *                         for bytes the kernel never sent (h-attack34)
- *   REPORT_DIR_MOVED_TRUSTED report.c  FILE's directory, moved aside by the
+ *   REPORT_DIR_MOVED_TRUSTED reportfile.c  FILE's directory, moved aside by the
  *                         agent, is still written: the caller reads the
  *                         agent's own file at FILE (review h-attack36)
  *   MULTICAST_JOIN_OPEN   filtertab.c  multicast joins, leaves, blocks and

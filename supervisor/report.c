@@ -16,6 +16,7 @@
 
 #include "errnames.h"
 #include "fault.h"
+#include "reportfile.h"
 #include "rootfs.h"
 #include "unixpeer.h"
 #include "target.h"
@@ -75,19 +76,6 @@ static struct {
 	const char *base; /* FILE's last component, in that directory */
 } R = {.lock = PTHREAD_MUTEX_INITIALIZER, .agent_status = -1, .dirfd = -1};
 
-/* The directory part of path ("." when there is none). */
-static void dir_of(const char *path, char *dir, size_t len)
-{
-	char *slash;
-
-	snprintf(dir, len, "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	else
-		snprintf(dir, len, ".");
-}
-
 int sv_report_init(const struct sv_run_info *info)
 {
 	clock_gettime(CLOCK_MONOTONIC, &R.start);
@@ -109,7 +97,7 @@ int sv_report_init(const struct sv_run_info *info)
 		R.base = slash ? slash + 1 : info->report_path;
 		if (!*R.base)
 			return -EISDIR;
-		dir_of(info->report_path, dir, sizeof(dir));
+		sv_reportfile_dir_of(info->report_path, dir, sizeof(dir));
 #ifndef SV_MUTANT_REPORT_LINK_FOLLOWED
 		/* A root supervisor follows no link on the way: a root agent of
 		 * an earlier run may have left one under a path it could write,
@@ -633,220 +621,11 @@ static void write_body(FILE *f, int complete)
 	fputs("  ]\n}\n", f);
 }
 
-#ifdef SV_MUTANT_REPORT_PATH_RESOLVED
-/* MUTANT report-path-resolved: every write looks FILE's directory up
- * again, as before review h-attack34. */
-static int report_dir(const char *path)
-{
-	char dir[PATH_MAX];
-
-	dir_of(path, dir, sizeof(dir));
-	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-}
-#else
-/* The directory opened at set-up, still where FILE names it: an agent that
- * moved it aside and put another in its place would have the report written
- * where the caller does not look, and its own file read at FILE (review
- * h-attack36's ha36-swapdir.sh); that is an error (ESTALE), so the exit
- * status and the descriptor's record say capability-error. */
-static int report_dir(const char *path)
-{
-	char dir[PATH_MAX];
-	struct stat now, then;
-
-	dir_of(path, dir, sizeof(dir));
-	if (fstat(R.dirfd, &then) != 0)
-		return -1;
-#ifndef SV_MUTANT_REPORT_DIR_MOVED_TRUSTED
-	/* MUTANT report-dir-moved-trusted: the directory opened at set-up is
-	 * written wherever it now is, as after review h-attack34's fix and
-	 * before h-attack36's ha36-swapdir.sh. */
-	if (stat(dir, &now) != 0 || now.st_dev != then.st_dev || now.st_ino != then.st_ino) {
-		errno = ESTALE;
-		return -1;
-	}
-#else
-	(void)now;
-#endif
-	return fcntl(R.dirfd, F_DUPFD_CLOEXEC, 0);
-}
-#endif
-
-/* A random name "BASE.XXXXXX" for the next version in tmp. */
-static void next_name(char *tmp, size_t len, int attempt)
-{
-	unsigned long long r = (unsigned long long)sv_report_now_ms() * 2654435761ULL +
-			       (unsigned long long)attempt * 40503ULL + (unsigned)getpid();
-	char x[7];
-
-	for (int i = 0; i < 6; i++, r /= 26)
-		x[i] = (char)('a' + r % 26);
-	x[6] = '\0';
-	snprintf(tmp, len, "%s.%s", R.base, x);
-}
-
-/* A file for the next version of the report in dir: an unnamed O_TMPFILE
- * (the agent cannot open it by name while it is written), or, where the
- * filesystem has none, a new file of a random name (O_EXCL, O_NOFOLLOW: a
- * link or FIFO the agent planted is never followed), named in tmp. */
-static int open_next(int dir, char *tmp, size_t len, int *unnamed)
-{
-	int fd;
-
-	/* Seam: a filesystem without O_TMPFILE (EOPNOTSUPP). */
-	fd = sv_fault("tmpfile");
-	if (fd < 0)
-		errno = -fd;
-	else
-		fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		*unnamed = 1;
-		return fd;
-	}
-	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
-		return -errno;
-	*unnamed = 0;
-	for (int attempt = 0; attempt < 16; attempt++) {
-		next_name(tmp, len, attempt);
-		fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd >= 0 ? fd : -errno;
-	}
-	return -EEXIST;
-}
-
-/* Gives the unnamed file fd a name in dir, into tmp (O_TMPFILE files are
- * linked through /proc/self/fd: AT_EMPTY_PATH would need
- * CAP_DAC_READ_SEARCH). */
-static int name_tmpfile(int dir, int fd, char *tmp, size_t len)
-{
-	char proc[40];
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	for (int attempt = 0; attempt < 16; attempt++) {
-		next_name(tmp, len, attempt);
-		if (linkat(AT_FDCWD, proc, dir, tmp, AT_SYMLINK_FOLLOW) == 0)
-			return 0;
-		if (errno != EEXIST)
-			return -errno;
-	}
-	return -EEXIST;
-}
-
-static int write_path(const char *path, int complete)
-{
-	char tmp[NAME_MAX + 1];
-	int dir, fd, err = 0, unnamed = 0, named;
-	FILE *f;
-
-	if (strlen(R.base) + 8 > sizeof(tmp))
-		return -ENAMETOOLONG;
-	dir = report_dir(path);
-	if (dir < 0)
-		return -errno;
-	fd = open_next(dir, tmp, sizeof(tmp), &unnamed);
-	if (fd < 0) {
-		close(dir);
-		return fd;
-	}
-	f = fdopen(fd, "w");
-	if (!f || fchmod(fd, 0644) != 0) {
-		err = -errno;
-		if (f)
-			fclose(f);
-		else
-			close(fd);
-		if (!unnamed)
-			unlinkat(dir, tmp, 0);
-		close(dir);
-		return err;
-	}
-	write_body(f, complete);
-	if (fflush(f) != 0 || ferror(f) || fsync(fd) != 0)
-		err = -(errno ? errno : EIO);
-	if (!err && unnamed)
-		err = name_tmpfile(dir, fd, tmp, sizeof(tmp));
-	named = !unnamed || !err;
-	if (fclose(f) != 0 && !err)
-		err = -errno;
-	if (!err && renameat(dir, tmp, dir, R.base) != 0)
-		err = -errno;
-	if (err) {
-		if (named)
-			unlinkat(dir, tmp, 0);
-		close(dir);
-		return err;
-	}
-	/* The rename is only durable once the directory is synced. */
-	if (fsync(dir) != 0)
-		err = -errno;
-	close(dir);
-	return err;
-}
-
-/* The report is streamed, never held whole in memory (200,000 events are
- * tens of MB): a record's length comes from a first pass that only counts. */
-static ssize_t count_bytes(void *cookie, const char *buf, size_t n)
-{
-	(void)buf;
-	*(size_t *)cookie += n;
-	return (ssize_t)n;
-}
-
-struct fd_sink {
-	int fd;
-	int err; /* first -errno */
-};
-
-static ssize_t to_fd(void *cookie, const char *buf, size_t n)
-{
-	struct fd_sink *k = cookie;
-
-	for (size_t off = 0; off < n;) {
-		ssize_t w = write(k->fd, buf + off, n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			k->err = w < 0 ? -errno : -EIO;
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	return (ssize_t)n;
-}
-
-/* One record on the caller's descriptor: a header line naming the record and
- * its length, then the JSON. Appended, never rewritten, so a supervisor
- * killed mid-write leaves the previous record whole and a short last one
- * that a reader can tell from its length. Caller holds the lock (both passes
- * render the same state). */
-static int write_record(int fd, int complete)
-{
-	cookie_io_functions_t counting = {.write = count_bytes}, writing = {.write = to_fd};
-	struct fd_sink k = {.fd = fd};
-	size_t len = 0;
-	FILE *f = fopencookie(&len, "w", counting);
-
-	if (!f)
-		return -errno;
-	write_body(f, complete);
-	if (fclose(f) != 0)
-		return -EIO;
-	f = fopencookie(&k, "w", writing);
-	if (!f)
-		return -errno;
-	fprintf(f, "%s %s %zu\n", SV_REPORT_RECORD_MAGIC, complete ? "final" : "provisional", len);
-	write_body(f, complete);
-	if (fclose(f) != 0 && !k.err)
-		k.err = -EIO;
-	return k.err;
-}
-
 int sv_report_write(int complete)
 {
 	const char *path = R.info ? R.info->report_path : NULL;
 	int rfd = R.info ? R.info->report_fd : -1, err = 0;
+	struct sv_reportfile file = {.dirfd = R.dirfd, .path = path, .base = R.base};
 
 	if (!path && rfd < 0)
 		return 0;
@@ -858,7 +637,7 @@ int sv_report_write(int complete)
 	/* MUTANT report-fd-first: the descriptor's record is written before
 	 * the file's fate is known, as before review h-attack34. */
 	if (rfd >= 0)
-		err = write_record(rfd, complete);
+		err = sv_reportfile_write_record(rfd, write_body, complete);
 #endif
 	/* The file first: the descriptor's record must say what the exit
 	 * status will (review h-attack34: the agent made the file's write fail,
@@ -870,7 +649,7 @@ int sv_report_write(int complete)
 		 * directory unwritable, or filled the disk). */
 		err = complete ? sv_fault("report_path") : 0;
 		if (!err)
-			err = write_path(path, complete);
+			err = sv_reportfile_write_path(&file, write_body, complete);
 		if (err && !R.internal[0]) {
 			const char *en = sv_errno_name(-err);
 
@@ -880,7 +659,7 @@ int sv_report_write(int complete)
 	}
 #ifndef SV_MUTANT_REPORT_FD_FIRST
 	if (rfd >= 0) {
-		int ferr = write_record(rfd, complete);
+		int ferr = sv_reportfile_write_record(rfd, write_body, complete);
 
 		if (!err)
 			err = ferr;

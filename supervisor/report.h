@@ -92,9 +92,6 @@ struct sv_run_info {
 	int report_fd;           /* -1: none; else the caller's descriptor (see sv_report_write) */
 };
 
-/* The first word of every record on the report descriptor. */
-#define SV_REPORT_RECORD_MAGIC "egress-supervisor-report-record/1"
-
 /* Sets up the record for a run, and opens the directory of
  * info->report_path once (every write of the file is relative to it).
  * Returns 0, -ENOMEM, or -errno of that open (-EISDIR: the path names no
