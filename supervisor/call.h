@@ -158,22 +158,6 @@ void sv_call_nameless_send(struct sv_call *c, int agent_fd);
  * depends on it). Safe to call twice. */
 void sv_call_release(struct sv_call *c);
 
-/* The policy's decision on a name alone. Returns NULL when allowed (*why
- * says why), else the denial reason. Pure. */
-const char *sv_call_judge_name(const struct sv_policy *pol, const struct sv_dest *d, int is_connect,
-			       const char **why);
-
-/* Whether a socket of this domain may take that name: the socket's own
- * family decides, so an AF_PACKET socket cannot pass as AF_UNIX by its name's
- * label. Returns NULL, "family-mismatch" or "unsupported-socket". Pure. */
-const char *sv_call_domain_fits(int domain, const struct sv_dest *d, int is_connect);
-
-/* 1 when an allowed send must carry its name to the kernel, 0 when it must
- * be performed without it: a netlink name (the kernel, the only netlink
- * destination allowed), so that the kernel judges the agent's socket's
- * credentials and not only ours. */
-int sv_call_sends_name(const struct sv_dest *d);
-
 /* The whole decision but the device: refused (a reason found earlier, or
  * NULL), then the name; an allowed name then prepares the socket
  * (sv_call_prepare) and must fit its domain. Returns 0 with *deny NULL

@@ -11,6 +11,7 @@
 
 #include "act.h"
 #include "call.h"
+#include "judge.h"
 #include "filter.h"
 #include "filtertab.h"
 #include "mediate_msg.h"
@@ -194,7 +195,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 		sv_call_answer_performed(c, why, -1, lookup_err);
 		return;
 	}
-	if (!sv_call_sends_name(&d))
+	if (!sv_judge_sends_name(&d))
 		len = 0;
 	fo = sv_call_fastopen_connect(c, name, (uint32_t)len, &flags, &foc, &err);
 	if (fo == -1 || fo == 1) {

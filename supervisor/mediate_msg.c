@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "act.h"
+#include "judge.h"
 #include "msghdr.h"
 #include "target.h"
 #include "unixpeer.h"
@@ -382,7 +383,7 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	one.iov_base = payload;
 	one.iov_len = (size_t)n;
 	/* A fast-open send connected above goes to its peer, unnamed. */
-	if (cm->m.namelen && sv_call_sends_name(&cm->d) && rc != 2) {
+	if (cm->m.namelen && sv_judge_sends_name(&cm->d) && rc != 2) {
 		mh.msg_name = (void *)name;
 		mh.msg_namelen = namelen;
 	}
@@ -522,7 +523,7 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 		char num[12];
 
 		if (!deny)
-			deny = sv_call_judge_name(c->pol, &cms[i].d, 0, &why);
+			deny = sv_judge_name(c->pol, &cms[i].d, 0, &why);
 
 		if (cms[i].d.kind != SV_DEST_NONE) {
 			strncpy(me->family, sv_dest_family_name(&cms[i].d, num, sizeof(num)),
@@ -546,7 +547,7 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 		return -1;
 	/* The device is judged when each message is sent (send_copied). */
 	for (size_t i = 0; i < *first_denied; i++) {
-		const char *deny = sv_call_domain_fits(c->domain, &cms[i].d, 0);
+		const char *deny = sv_judge_domain(c->domain, &cms[i].d, 0);
 
 		if (deny) {
 			c->ev.msgs[i].denied = 1;

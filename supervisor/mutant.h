@@ -52,7 +52,7 @@
  *                         descriptors and is dumpable until it has forked the agent
  *   LEADER_EBADF_TRUSTED  act.c      before 6.9, pidfd_getfd's EBADF for a process whose
  *                         leader has exited is taken for the agent's bad descriptor
- *   NETLINK_DEPUTY        call.c, notify.c  named netlink sends are performed with
+ *   NETLINK_DEPUTY        judge.c, notify.c  named netlink sends are performed with
  *                         the name, by receivers that keep all our capabilities: the
  *                         kernel checks only ours (a root agent gets CAP_NET_ADMIN)
  *   ID_VALID_EINTR        listener.c an ID_VALID interrupted by a signal (EINTR before
@@ -372,7 +372,7 @@
  *                         kernel starts /sbin/request-key as full root outside
  *                         the run with strings the agent chose (review
  *                         h-attack12)
- *   UNSPECIFIED_AS_WRITTEN call.c  0.0.0.0 and :: judged by the rules as written,
+ *   UNSPECIFIED_AS_WRITTEN judge.c 0.0.0.0 and :: judged by the rules as written,
  *                         while the kernel sends them to this host (127.0.0.1,
  *                         ::1, the socket's bound address): a rule covering
  *                         them lets the agent reach an undeclared loopback

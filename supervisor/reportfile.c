@@ -79,8 +79,8 @@ static int report_dir(const struct sv_reportfile *rf)
 /* A random name "BASE.XXXXXX" for the next version in tmp. */
 static void next_name(const char *base, char *tmp, size_t len, int attempt)
 {
-	unsigned long long r = now_ns() * 2654435761ULL +
-			       (unsigned long long)attempt * 40503ULL + (unsigned)getpid();
+	unsigned long long r =
+	    now_ns() * 2654435761ULL + (unsigned long long)attempt * 40503ULL + (unsigned)getpid();
 	char x[7];
 
 	for (int i = 0; i < 6; i++, r /= 26)
@@ -137,8 +137,7 @@ static int name_tmpfile(const char *base, int dir, int fd, char *tmp, size_t len
 	return -EEXIST;
 }
 
-int sv_reportfile_write_path(const struct sv_reportfile *rf, sv_reportfile_body body,
-			     int complete)
+int sv_reportfile_write_path(const struct sv_reportfile *rf, sv_reportfile_body body, int complete)
 {
 	char tmp[NAME_MAX + 1];
 	int dir, fd, err = 0, unnamed = 0, named;

@@ -31,8 +31,7 @@ void sv_reportfile_dir_of(const char *path, char *dir, size_t len);
  * the old report or the new one, whole. rf->dirfd must still be the
  * directory rf->path names: -ESTALE where the agent moved it (review
  * h-attack36). Returns 0 or -errno. */
-int sv_reportfile_write_path(const struct sv_reportfile *rf, sv_reportfile_body body,
-			     int complete);
+int sv_reportfile_write_path(const struct sv_reportfile *rf, sv_reportfile_body body, int complete);
 
 /* Appends one record to fd: "MAGIC final|provisional LENGTH\n" and the
  * report. Returns 0 or -errno (-EIO where the stream failed). */

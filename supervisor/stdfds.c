@@ -21,7 +21,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "call.h"
+#include "judge.h"
 #include "device.h"
 #include "filtertab.h"
 #include "sockaddr.h"
@@ -365,7 +365,7 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 			return -EACCES;
 		}
 		sv_sockaddr_decode(&ss, sl, 0, &d);
-		deny = sv_call_judge_name(pol, &d, 1, &ok);
+		deny = sv_judge_name(pol, &d, 1, &ok);
 		if (!deny && (dom == AF_INET || dom == AF_INET6)) {
 			const char *state = inet_state_refused(fd, dom);
 
