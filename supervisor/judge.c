@@ -30,7 +30,7 @@ static const char *judge_unspecified(const struct sv_policy *pol, const struct s
 #endif
 
 const char *sv_judge_name(const struct sv_policy *pol, const struct sv_dest *d, int is_connect,
-			       const char **why)
+			  const char **why)
 {
 	switch (d->kind) {
 	case SV_DEST_NONE:

@@ -8,7 +8,7 @@
 /* The policy's decision on a name alone. Returns NULL when allowed (*why
  * says why), else the denial reason. Pure. */
 const char *sv_judge_name(const struct sv_policy *pol, const struct sv_dest *d, int is_connect,
-			       const char **why);
+			  const char **why);
 
 /* Whether a socket of this domain may take that name: the socket's own
  * family decides, so an AF_PACKET socket cannot pass as AF_UNIX by its name's

@@ -21,9 +21,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "judge.h"
 #include "device.h"
 #include "filtertab.h"
+#include "judge.h"
+#include "report.h"
 #include "sockaddr.h"
 
 #ifndef SIOCINQ
