@@ -193,7 +193,8 @@ int main(int argc, char **argv)
 			ms(atol(argv[3]));
 			rounds++;
 			clock_gettime(CLOCK_MONOTONIC, &t);
-		} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < total);
+		} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 <
+			 total);
 		printf("pulse: %ld rounds\n", rounds);
 		return 0;
 	}
@@ -249,7 +250,8 @@ int main(int argc, char **argv)
 					if (init < 0)
 						r = (char)errno;
 				}
-				if (write(p[1], &r, 1) != 1 || write(p[1], &init, sizeof(init)) != sizeof(init))
+				if (write(p[1], &r, 1) != 1 ||
+				    write(p[1], &init, sizeof(init)) != sizeof(init))
 					_exit(1);
 				pause();
 				_exit(0);
@@ -262,7 +264,8 @@ int main(int argc, char **argv)
 			}
 			pid_t init = 0;
 
-			if (read(p[0], &c, 1) != 1 || read(p[0], &init, sizeof(init)) != sizeof(init))
+			if (read(p[0], &c, 1) != 1 ||
+			    read(p[0], &init, sizeof(init)) != sizeof(init))
 				c = EIO;
 			close(p[0]);
 			fd = -1;

@@ -55,7 +55,7 @@ inner() {
 	set +e
 	u "$sv" --report "$work/ub.json" -- "$work/agent" shmput 0x6565 secret-of-run-B \
 		>"$work/ub.txt" 2>&1
-	echo "  B exit $?: $(grep -h -e 'shmput' -e 'no user namespace' "$work/ub.txt" | cut -c1-110 | tr '\n' ' ')"
+	echo "  B exit $?: $(grep -h -e 'shmput' -e 'no user namespace' -e 'containment' "$work/ub.txt" | cut -c1-110 | tr '\n' ' ')"
 	set -e
 	wait "$a" "$out" || true
 	echo "  A: $(grep userns "$work/ua.txt")"
