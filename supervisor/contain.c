@@ -200,7 +200,13 @@ static int enter_userns(void)
 	 * found out from inside it. */
 	(void)userns_trial;
 #else
-	if ((rc = userns_trial()) < 0)
+	/* The previous run's namespaces, freed after a grace period, may
+	 * still count (review h-attack8): ENOSPC is asked again a while, as
+	 * for the unshare below, before it is believed (review h-attack65:
+	 * it is no longer a fall-back). */
+	for (int tries = 0; (rc = userns_trial()) == -ENOSPC && tries < SV_NS_ENOSPC_TRIES; tries++)
+		usleep(SV_NS_ENOSPC_WAIT_US);
+	if (rc < 0)
 		return rc;
 #endif
 	/* The trial's namespaces are freed after an RCU grace period and a
@@ -251,6 +257,13 @@ int sv_contain_setup(void)
 	rc = enter_userns();
 	if (rc == -EOWNERDEAD)
 		return rc;
+	/* Used up for the moment, not refused by the host: no weaker mode
+	 * that another process of our uid chose for us. */
+	if (rc < 0 && !sv_contain_host_refuses(rc)) {
+		C.mode = SV_CONTAIN_SUBREAPER;
+		C.err = rc;
+		return 0;
+	}
 	C.in_userns = rc == 0;
 	C.mode = rc == 0 ? SV_CONTAIN_USERNS : SV_CONTAIN_SUBREAPER;
 	C.userns_err = rc;
@@ -263,6 +276,37 @@ int sv_contain_choose(enum sv_contain_mode *out)
 		return -EINVAL;
 	*out = C.mode;
 	return C.err;
+}
+
+int sv_contain_host_refuses(int err)
+{
+	static const char *const kinds[] = {"user", "pid", "mnt", "ipc"};
+
+#ifdef SV_MUTANT_FALLBACK_ANY_ERRNO
+	/* MUTANT fallback-any-errno: every refusal is the host's, as before
+	 * review h-attack65. */
+	return 1;
+#endif
+	/* EUSERS: nested 32 user namespaces deep, where the host put us. */
+	if (err == -EPERM || err == -EACCES || err == -EINVAL || err == -ENOSYS || err == -EUSERS)
+		return 1;
+	if (err != -ENOSPC)
+		return 0;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char path[64], buf[32] = {0};
+		int fd;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/sys/user/max_%s_namespaces", kinds[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0 && atol(buf) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 void sv_contain_fall_back(int err)

@@ -55,6 +55,16 @@ int sv_contain_choose(enum sv_contain_mode *out);
  * inside our user namespace (where we hold no CAP_SYS_PTRACE, so the ptrace
  * rules are still the host's), and err is what userns_refused reports. */
 void sv_contain_fall_back(int err);
+/* Whether err (-errno), a refusal to make our user namespace or the
+ * children's pid, mount or IPC namespace in it, says what this host allows
+ * (1: the subreaper is the mode to fall back to) rather than what is used
+ * up at this moment (0: an allowance counted per uid, which every process
+ * of the uid shares, another run's agent among them, or our process slots
+ * or memory; review h-attack65). EPERM, EACCES, EINVAL, ENOSYS and EUSERS
+ * are the host's; ENOSPC only when one of the limits is 0, the documented
+ * way to refuse (inside a container whose own limit reads nonzero while
+ * its parent's is 0, the run is refused, never passed weaker). */
+int sv_contain_host_refuses(int err);
 /* Why the user namespace was not used (the -errno of unshare, or of the
  * seam), or 0: the report's containment.userns_errno. */
 int sv_contain_userns_err(void);

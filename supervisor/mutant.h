@@ -599,6 +599,9 @@
  *   CLOSED_SOCKETS_SILENT stdfds.c  sockets above descriptor 2, closed before
  *                         the agent runs, are not named on stderr (socket
  *                         activation failed unexplained, h-realprog3)
+ *   FALLBACK_ANY_ERRNO    contain.c  every refusal of the agent's namespaces
+ *                         is the host's: ENOSPC or EAGAIN another run's agent
+ *                         caused picks the subreaper (h-attack65)
  *   RTHDR2292_DENIED      filtertab.c  setsockopt IPV6_2292RTHDR, a receive
  *                         flag, denied as a source route (h-attack66's false
  *                         red)

@@ -230,6 +230,15 @@ const char *sv_probe_containment_hint(int err)
 		   ? "the agent's Landlock domain was asked to be scoped for signals (ABI 6, Linux "
 		     ">= 6.12) and was made, but a signal to the supervisor still went through "
 		     "inside it: the kernel does not keep what it reports"
+	       : err == ENOSPC
+		   ? "a namespace limit of this uid is used up for now (user.max_user_namespaces, "
+		     "and the pid, mount and IPC ones, count every process of the uid, another "
+		     "run's agent among them): not run in a weaker containment another process "
+		     "chose; try again, or give each job its own uid"
+	       : err == EAGAIN || err == ENOMEM
+		   ? "no process or memory for the agent's namespaces just now (RLIMIT_NPROC of "
+		     "this uid counts every process of it, another run's agent among them): not "
+		     "run in a weaker containment another process chose; try again"
 	       : err > 0 ? "the agent's pid and mount namespace could not be set up"
 			 : NULL;
 }
@@ -244,6 +253,9 @@ void sv_probe_print(const struct sv_probe_result *r)
 		   "CAP_SYS_PTRACE; Linux >= 5.6)"
 	     : r->listener == EINVAL || r->listener == ENOSYS || r->listener == EOPNOTSUPP
 		 ? "needs CONFIG_SECCOMP_FILTER and Linux >= 5.0 (seccomp user notification)"
+	     : r->listener == EAGAIN
+		 ? "no process could be made for the probe's canary (RLIMIT_NPROC of this uid "
+		   "counts every process of it, another run's agent among them)"
 	     : r->listener == EBUSY
 		 ? "this process is already under a seccomp filter with a listener (a supervisor "
 		   "inside another, or a container runtime's SCMP_ACT_NOTIFY profile): the kernel "

@@ -457,6 +457,16 @@ int sv_spawn(struct sv_child *out, void (*fn)(void *arg), void *arg, int keep_fd
 			;
 	if (out->status_fd >= 0)
 		close(out->status_fd);
+	if (!sv_contain_host_refuses(ns_err)) {
+		/* A namespace used up for the moment: a containment failure,
+		 * never the subreaper by another process's choice. */
+		*out = (struct sv_child){.pid = -1,
+					 .listener = -1,
+					 .status_fd = -1,
+					 .mode = mode,
+					 .contain_err = ns_err};
+		return 0;
+	}
 	sv_contain_fall_back(ns_err);
 	return spawn_handed_over(out, fn, arg, keep_fd, sentinels, SV_CONTAIN_SUBREAPER, &ns_err);
 }

@@ -70,5 +70,6 @@ IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	unix-closed-is-peer run-named-late report-fd-first receivers-capped-counted nofile-kept \
 	withdrawn-uncounted sentinels-absent sentinel-copies-counted cwd-walk-by-name \
 	cwd-escape-errno-trusted scoped-eagain-answered caps-stuck-ignored walk-complete-trusted \
-	creds-read-error-ours lookup-emfile-walked creds-raise-failed-ours inotify-refusal-denied
+	creds-read-error-ours lookup-emfile-walked creds-raise-failed-ours inotify-refusal-denied \
+	fallback-any-errno
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

@@ -20,7 +20,7 @@ import time
 from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      subreaper_containment, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, host_descendants,
-                     in_pid_namespace, landlock_abi, mutant_binary, review, rewrite_run, run_script, start_launched,
+                     in_pid_namespace, landlock_abi, load_report, mutant_binary, mutant_faults_binary, review, rewrite_run, run_script, start_launched,
                      test, wait_for)
 
 
@@ -52,6 +52,44 @@ def socket_activation_told_its_listener_never_reaches_the_agent(ctx):
                       % (os.path.basename(os.path.dirname(binary)), p.stderr[-600:]))
         ctx.expect_eq(p.returncode, 0, "exit status")
     ctx.expect_eq(sink.got(), [], "datagrams at the undeclared sink")
+
+
+@test()
+def namespace_limit_used_up_by_another_process_refuses_the_run_not_weaker(ctx):
+    """A uid's namespace allowances and process slots are shared by every
+    process of the uid: another run's agent that holds them must not choose
+    this run's containment (review h-attack65: ENOSPC read as a host that
+    refuses user namespaces, the run passed in subreaper+landlock, where its
+    agent wrote into an outsider's SysV memory). Seam userns:ENOSPC (the
+    user namespace, with every limit nonzero) and clone_newpid:EAGAIN (the
+    pid namespace inside it): capability-error with the hint; userns:EPERM,
+    a host that refuses, still falls back; mutant fallback-any-errno falls
+    back on all three."""
+    os.chmod(ctx.tmp, 0o711)
+    for n in ("user", "pid", "mnt", "ipc"):
+        with open("/proc/sys/user/max_%s_namespaces" % n) as f:
+            if int(f.read()) == 0:
+                raise Skip("user.max_%s_namespaces is 0 here: ENOSPC is this host's refusal" % n)
+    cases = (("userns:ENOSPC", "used up for now"), ("clone_newpid:EAGAIN", "try again"),
+             (NO_USERNS, None))
+    for binary in (SV_FAULTS, mutant_faults_binary("fallback-any-errno")):
+        for fault, hint in cases:
+            d = tempfile.mkdtemp(dir=ctx.tmp)
+            os.chmod(d, 0o777)
+            report_path = os.path.join(d, "report.json")
+            env = dict(os.environ, EGRESS_SV_FAULT=fault)
+            p = subprocess.run(["setpriv", "--reuid", "1000", "--regid", "1000", "--clear-groups",
+                                binary, "--report", report_path, "--", "/bin/true"], env=env,
+                               capture_output=True, text=True, timeout=60, check=False)
+            rep = load_report(ctx, report_path) or {}
+            refused = binary == SV_FAULTS and hint is not None
+            what = "%s %s" % (os.path.basename(os.path.dirname(binary)), fault)
+            if refused:
+                ctx.expect_eq((p.returncode, rep.get("verdict")), (3, "capability-error"), what)
+                ctx.expect(hint in p.stdout + p.stderr, "%s: no hint %r: %r" % (what, hint, p.stderr[-400:]))
+            else:
+                ctx.expect_eq((p.returncode, rep.get("verdict")), (0, "pass"), what)
+                ctx.expect_eq(rep.get("containment"), subreaper_containment(), what + ": containment")
 
 
 @test()
