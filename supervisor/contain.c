@@ -172,6 +172,33 @@ static int userns_trial(void)
 	return rc;
 }
 
+/* Whether one of the host's user.max_*_namespaces limits is 0, read once
+ * before our user namespace exists: inside it the files show that
+ * namespace's own limits (INT_MAX), not the host's. */
+static int host_limit_zero(void)
+{
+	static const char *const kinds[] = {"user", "pid", "mnt", "ipc"};
+	static int known = -1;
+
+	if (known >= 0)
+		return known;
+	known = 0;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !known; i++) {
+		char path[64], buf[32] = {0};
+		int fd;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/sys/user/max_%s_namespaces", kinds[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		known = n > 0 && atol(buf) == 0;
+	}
+	return known;
+}
+
 /* Into a user namespace of our own, with only CAP_SYS_ADMIN in it (for the
  * children's pid and mount namespaces). The namespace's owner rule gives
  * every capability in it only to a process of its parent namespace; from
@@ -204,7 +231,9 @@ static int enter_userns(void)
 	 * still count (review h-attack8): ENOSPC is asked again a while, as
 	 * for the unshare below, before it is believed (review h-attack65:
 	 * it is no longer a fall-back). */
-	for (int tries = 0; (rc = userns_trial()) == -ENOSPC && tries < SV_NS_ENOSPC_TRIES; tries++)
+	for (int tries = 0; (rc = userns_trial()) == -ENOSPC && !sv_contain_host_refuses(rc) &&
+			    tries < SV_NS_ENOSPC_TRIES;
+	     tries++)
 		usleep(SV_NS_ENOSPC_WAIT_US);
 	if (rc < 0)
 		return rc;
@@ -254,6 +283,8 @@ int sv_contain_setup(void)
 		C.err = -EPERM;
 		return 0;
 	}
+	/* The host's limits, read where they are the host's. */
+	(void)host_limit_zero();
 	rc = enter_userns();
 	if (rc == -EOWNERDEAD)
 		return rc;
@@ -280,33 +311,16 @@ int sv_contain_choose(enum sv_contain_mode *out)
 
 int sv_contain_host_refuses(int err)
 {
-	static const char *const kinds[] = {"user", "pid", "mnt", "ipc"};
-
 #ifdef SV_MUTANT_FALLBACK_ANY_ERRNO
 	/* MUTANT fallback-any-errno: every refusal is the host's, as before
 	 * review h-attack65. */
+	(void)host_limit_zero;
 	return 1;
 #endif
 	/* EUSERS: nested 32 user namespaces deep, where the host put us. */
 	if (err == -EPERM || err == -EACCES || err == -EINVAL || err == -ENOSYS || err == -EUSERS)
 		return 1;
-	if (err != -ENOSPC)
-		return 0;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		char path[64], buf[32] = {0};
-		int fd;
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/sys/user/max_%s_namespaces", kinds[i]);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n > 0 && atol(buf) == 0)
-			return 1;
-	}
-	return 0;
+	return err == -ENOSPC && host_limit_zero();
 }
 
 void sv_contain_fall_back(int err)
