@@ -25,3 +25,9 @@ kernels-custom:
 
 kernels-list:
 	@$(KC)/kernels.sh list
+
+# The suite kconfig (make test): kconfig.py, the check build-kernel.sh runs
+# after olddefconfig, on text the tests build.
+.PHONY: kconfig-test
+kconfig-test:
+	@python3 $(KC)/test_kconfig.py 2>&1

@@ -13,6 +13,7 @@ declare -A TARGET=(
 	[format]=check-format
 	[shellcheck]=shellcheck
 	[unit]=unit-test
+	[kconfig]=kconfig-test
 	[seam-absent]=release-has-no-seam
 	[mutant-seam]=mutant-seam-test
 	[integration]=integration-test
