@@ -548,11 +548,25 @@ def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
     # (d) and (e): nothing outlived the supervisor, nothing was typed.
     facts["survivors"] = survivor_problems(sections, problems)
     facts["tty_input_bytes"] = typed_problems(sections, problems)
-    # expect_agent_exit: the agent's own exit status (in the report: a
-    # bundle without one has no agent exit status to compare).
-    want_exit = single.get("expect_agent_exit") if not no_report else None
+    # expect_agent_exit: the agent's own exit status, from the report, or,
+    # for a bundle that writes none, from the agent's own exit line
+    # (agentlib.h): review h-foreign3's report-less bundle passed an agent
+    # that exited 1 for an escape, and the cell was ok.
+    want_exit = single.get("expect_agent_exit")
     agent = report.get("agent") if isinstance(report.get("agent"), dict) else {}
     probe = report.get("probe") if isinstance(report.get("probe"), dict) else {}
+    if want_exit is not None and no_report:
+        logged_exit_problems(want_exit, verdict, agent_log, problems)
+        want_exit = None
+    # A supervisor that answers a violation by killing the agent, a design
+    # the contract allows (a refused call must fail in the agent; nothing
+    # says the agent survives it), leaves no exit status to compare: its
+    # fail or capability-error is never a green, and the attempts and
+    # arrivals were checked above (review h-foreign3: 21 cells of a
+    # kill-on-violation supervisor were oracle-mismatch for this alone).
+    if verdict in ("fail", "capability-error") and agent.get("exit_code") is None \
+            and agent.get("signal") == 9:
+        want_exit = None
     # A supervisor whose probe failed refuses to run the agent at all (pid 0):
     # there is no exit status to compare, and nothing may have been tried.
     if probe.get("result") == "failed" and not agent.get("pid"):
@@ -566,6 +580,23 @@ def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
             problems.append(f"expect_agent_exit={want_exit} but the report says the agent's "
                             f"exit_code is {got_exit!r} (signal {agent.get('signal')!r})")
     return facts
+
+
+def logged_exit_problems(want_exit, verdict, agent_log, problems):
+    """expect_agent_exit against the exit line the run's first agent process
+    logged ({"call": "exit", "top": true}; the last one: an exec'd image
+    logs its own), for a bundle without a report. No line: the agent was
+    killed (or never ran), which a fail or a capability-error may be; a pass
+    must show the status it vouches for."""
+    lines = [e for e in agent_log if e.get("call") == "exit" and e.get("top") is True]
+    if lines:
+        got = lines[-1].get("result")
+        if not want_exit.isdigit() or got != int(want_exit):
+            problems.append(f"expect_agent_exit={want_exit} but the agent logged exit status "
+                            f"{got!r} (the bundle writes no report)")
+    elif verdict == "pass":
+        problems.append(f"expect_agent_exit={want_exit} but the agent logged no exit status "
+                        f"(killed, or it never ran) under a pass")
 
 
 def facts_verdict(sections):

@@ -208,6 +208,35 @@ class JudgedByWhatHappened(unittest.TestCase):
         agent = [att("203.0.113.5:443", -1, "ECONNREFUSED")]
         self.assertEqual(self.oracle(agent, rep=rep, kind="appliance-v1"), [])
 
+    def test_agent_exit_without_report_is_the_status_the_agent_logged(self):
+        # Review h-foreign3: a report-less bundle's pass over an agent that
+        # exited 1 (its escape worked) was ok: the check needed a report.
+        cell = CELL + b"expect_agent_exit=0\n"
+        exited = {"call": "exit", "dest": None, "result": 1, "errno": None, "top": True}
+
+        def probs(entries, verdict):
+            sec = {"agent_log": log(*entries), "sink_log": log(), "_verdict": verdict}
+            return CR.oracle_evaluate(cell, sec, None, "none")["problems"]
+
+        self.assertTrue(any("logged exit status 1" in p for p in probs([exited], "pass")))
+        self.assertEqual(probs([dict(exited, result=0)], "pass"), [])
+        # A child's exit is not the agent's; the last top line is (an exec).
+        self.assertTrue(probs([dict(exited, result=0, top=False)], "pass"))
+        self.assertEqual(probs([exited, dict(exited, result=0)], "pass"), [])
+        # No exit line (killed on a violation, or never run): a pass must
+        # show the status it vouches for, a fail need not.
+        self.assertTrue(any("logged no exit status" in p for p in probs([], "pass")))
+        self.assertEqual(probs([], "fail"), [])
+
+    def test_agent_killed_on_a_violation_has_no_exit_to_compare(self):
+        # Review h-foreign3: a kill-on-violation supervisor's fail.
+        cell = CELL + b"expect_agent_exit=0\n"
+        killed = dict(report("fail"), agent={"pid": 5, "exit_code": None, "signal": 9})
+        sec = {"agent_log": log(), "sink_log": log()}
+        self.assertEqual(CR.oracle_evaluate(cell, sec, killed, "appliance-v1")["problems"], [])
+        passed = dict(killed, verdict="pass")
+        self.assertTrue(CR.oracle_evaluate(cell, sec, passed, "appliance-v1")["problems"])
+
     def test_manifest_exit_statuses_decide_the_verdict(self):
         b = B.load(make_bundle())
         self.assertEqual(CR.judge_report(10, None, None, "fail", b), ("fail", None))

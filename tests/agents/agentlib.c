@@ -1,3 +1,5 @@
+/* agentlib's own main is the real one: agentlib.h renames the agents'. */
+#define AGENTLIB_OWN_MAIN
 #include "agentlib.h"
 
 #include <arpa/inet.h>
@@ -23,12 +25,21 @@
 
 static const char *agent_name = "agent";
 static int log_fd = 2;
+static int initialized;
+/* The variable that marks the run's first agent process (agentlib.h). */
+#define TOP_ENV "EGRESS_AGENT_TOP"
 
 void agent_init(const char *name)
 {
 	const char *path = getenv("EGRESS_AGENT_LOG");
+	char pid[24];
 
 	agent_name = name;
+	initialized = 1;
+	if (!getenv(TOP_ENV)) {
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		setenv(TOP_ENV, pid, 1);
+	}
 	if (path && *path) {
 		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 
@@ -427,4 +438,18 @@ int agent_pump(int a, int b, const char *dest, int wait_ms)
 				return i == 0 ? -1 : 0;
 		}
 	}
+}
+
+int main(int argc, char **argv)
+{
+	int rc = agent_main(argc, argv);
+	const char *top = getenv(TOP_ENV);
+	char extra[32];
+
+	if (initialized) {
+		snprintf(extra, sizeof(extra), ",\"top\":%s",
+			 top && atoi(top) == (int)getpid() ? "true" : "false");
+		agent_log("exit", NULL, rc, 0, extra);
+	}
+	return rc;
 }

@@ -28,6 +28,22 @@ struct agent_dest {
 void agent_init(const char *name);
 
 /*
+ * Every agent's main is agent_main (the macro below renames it): agentlib's
+ * own main calls it and, once agent_init has opened the log, logs the
+ * status it returns before returning it, as {"call":"exit","result":N,
+ * "top":true|false}; top is true in the first process of the run that
+ * called agent_init (and in what it execs), false in its children. The
+ * oracle then has the agent's own exit status where a supervisor writes no
+ * report (review h-foreign3: a report-less bundle's pass over an agent that
+ * exited 1 for an escape was judged ok). An agent killed by a signal, or
+ * one that leaves by exit() or _exit(), logs none.
+ */
+int agent_main(int argc, char **argv);
+#ifndef AGENTLIB_OWN_MAIN
+#define main agent_main
+#endif
+
+/*
  * Parses S into D. Returns 0, or -EINVAL for anything that is not an IPv4
  * address with port or a bracketed IPv6 address with port (port 0..65535).
  */

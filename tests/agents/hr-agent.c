@@ -14,6 +14,8 @@
  *   hr-agent recvfd
  *   hr-agent i386
  */
+#include "agentlib.h" /* only for its main (agentlib.h): this agent logs its own way */
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>

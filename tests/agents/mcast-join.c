@@ -27,6 +27,8 @@
  * IFNAME is the link the joins name (the interface index: no route needed).
  * Prints each call's result; holds the memberships for two seconds so that
  * the reports (and their retransmissions) go out, then exits 0. */
+#include "agentlib.h" /* only for its main (agentlib.h): this agent logs its own way */
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_ether.h>

@@ -37,7 +37,8 @@ int main(int argc, char **argv)
 	long uid, count;
 	int held = 0, err = 0, fd;
 
-	if (argc == 3 && (uid = agent_parse_count(argv[1])) >= 0 && strcmp(argv[2], "--hold") != 0) {
+	if (argc == 3 && (uid = agent_parse_count(argv[1])) >= 0 &&
+	    strcmp(argv[2], "--hold") != 0) {
 		if (setgroups(0, NULL) != 0 || setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) != 0 ||
 		    setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) != 0)
 			return 1;
@@ -45,8 +46,8 @@ int main(int argc, char **argv)
 		return 127;
 	}
 	agent_init("ns-hold");
-	if (argc != 4 || strcmp(argv[3], "--hold") != 0 || (count = agent_parse_count(argv[2])) < 0 ||
-	    count > 1000)
+	if (argc != 4 || strcmp(argv[3], "--hold") != 0 ||
+	    (count = agent_parse_count(argv[2])) < 0 || count > 1000)
 		return agent_usage("UID COUNT (at most 1000)");
 	while (held < count) {
 		char path[64];

@@ -224,7 +224,8 @@ static int judge(const struct sockaddr_storage *ss, socklen_t len, char *dest, s
 		snprintf(dest, dl, "unix:%s", name);
 		/* The agent spells the name: nothing of it may end a JSON string. */
 		for (char *c = dest; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == '"' || *c == '\\' || (unsigned char)*c > 0x7e)
+			if ((unsigned char)*c < 0x20 || *c == '"' || *c == '\\' ||
+			    (unsigned char)*c > 0x7e)
 				*c = '?';
 		for (i = 0; i < npeers; i++)
 			if (strcmp(peers[i], name) == 0)
@@ -239,29 +240,52 @@ static const char *errname(int e)
 	static char other[16];
 
 	switch (e) {
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case EINPROGRESS: return "EINPROGRESS";
-	case ECONNREFUSED: return "ECONNREFUSED";
-	case ECONNRESET: return "ECONNRESET";
-	case ENETUNREACH: return "ENETUNREACH";
-	case EHOSTUNREACH: return "EHOSTUNREACH";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case EINVAL: return "EINVAL";
-	case EAGAIN: return "EAGAIN";
-	case EISCONN: return "EISCONN";
-	case ENOTCONN: return "ENOTCONN";
-	case EALREADY: return "EALREADY";
-	case EBADF: return "EBADF";
-	case EFAULT: return "EFAULT";
-	case EINTR: return "EINTR";
-	case ENOENT: return "ENOENT";
-	case ESRCH: return "ESRCH";
-	case EPIPE: return "EPIPE";
-	case EAFNOSUPPORT: return "EAFNOSUPPORT";
-	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
-	case EMSGSIZE: return "EMSGSIZE";
-	case EDESTADDRREQ: return "EDESTADDRREQ";
+	case EACCES:
+		return "EACCES";
+	case EPERM:
+		return "EPERM";
+	case EINPROGRESS:
+		return "EINPROGRESS";
+	case ECONNREFUSED:
+		return "ECONNREFUSED";
+	case ECONNRESET:
+		return "ECONNRESET";
+	case ENETUNREACH:
+		return "ENETUNREACH";
+	case EHOSTUNREACH:
+		return "EHOSTUNREACH";
+	case ETIMEDOUT:
+		return "ETIMEDOUT";
+	case EINVAL:
+		return "EINVAL";
+	case EAGAIN:
+		return "EAGAIN";
+	case EISCONN:
+		return "EISCONN";
+	case ENOTCONN:
+		return "ENOTCONN";
+	case EALREADY:
+		return "EALREADY";
+	case EBADF:
+		return "EBADF";
+	case EFAULT:
+		return "EFAULT";
+	case EINTR:
+		return "EINTR";
+	case ENOENT:
+		return "ENOENT";
+	case ESRCH:
+		return "ESRCH";
+	case EPIPE:
+		return "EPIPE";
+	case EAFNOSUPPORT:
+		return "EAFNOSUPPORT";
+	case EADDRNOTAVAIL:
+		return "EADDRNOTAVAIL";
+	case EMSGSIZE:
+		return "EMSGSIZE";
+	case EDESTADDRREQ:
+		return "EDESTADDRREQ";
 	}
 	snprintf(other, sizeof(other), "E%d", e);
 	return other;
@@ -276,8 +300,8 @@ static void event(const char *sc, const char *dest, const char *bucket, const ch
 	n = snprintf(buf + 1, sizeof(buf) - 1,
 		     "{\"syscall\":\"%s\",\"dest\":\"%s\",\"bucket\":\"%s\",\"action\":\"%s\","
 		     "\"result\":%ld,\"errno\":%s%s%s}",
-		     sc, dest, bucket, action, result, err ? "\"" : "",
-		     err ? errname(err) : "null", err ? "\"" : "");
+		     sc, dest, bucket, action, result, err ? "\"" : "", err ? errname(err) : "null",
+		     err ? "\"" : "");
 	/* The separator is decided under the lock: two first events racing
 	 * made "}{" (a report that is not JSON, threads-load on debian-5.10). */
 	pthread_mutex_lock(&lock);
@@ -312,16 +336,17 @@ static void write_report(int final, const char *verdict, int status)
 	f = open_memstream(&body, &bl);
 	if (!f)
 		return;
-	fprintf(f, "{\"schema\":\"egress-supervisor-report/2\",\"complete\":%s,\"verdict\":\"%s\","
-		   "\"supervisor\":{\"name\":\"hf3-killer\"},",
+	fprintf(f,
+		"{\"schema\":\"egress-supervisor-report/2\",\"complete\":%s,\"verdict\":\"%s\","
+		"\"supervisor\":{\"name\":\"hf3-killer\"},",
 		final ? "true" : "false", verdict);
 	if (final && agent > 0) {
 		if (WIFEXITED(status))
-			fprintf(f, "\"agent\":{\"pid\":%d,\"exit_code\":%d,\"signal\":null},", agent,
-				WEXITSTATUS(status));
+			fprintf(f, "\"agent\":{\"pid\":%d,\"exit_code\":%d,\"signal\":null},",
+				agent, WEXITSTATUS(status));
 		else
-			fprintf(f, "\"agent\":{\"pid\":%d,\"exit_code\":null,\"signal\":%d},", agent,
-				WTERMSIG(status));
+			fprintf(f, "\"agent\":{\"pid\":%d,\"exit_code\":null,\"signal\":%d},",
+				agent, WTERMSIG(status));
 	}
 	pthread_mutex_lock(&lock);
 	fprintf(f, "\"events\":[%.*s]}", (int)evlen, events ? events : "");
@@ -418,8 +443,8 @@ static int dup_fd(pid_t tid, int fd)
 }
 
 /* Read the name (at ADDR, LEN) and judge it. 1 declared, 0 undeclared, -errno. */
-static int read_name(struct seccomp_notif *n, uint64_t addr, uint64_t len, struct sockaddr_storage *ss,
-		     socklen_t *sl, char *dest, size_t dl)
+static int read_name(struct seccomp_notif *n, uint64_t addr, uint64_t len,
+		     struct sockaddr_storage *ss, socklen_t *sl, char *dest, size_t dl)
 {
 	int r;
 
@@ -472,16 +497,26 @@ static int read_iov(pid_t pid, uint64_t iov, uint64_t count, char **out, size_t 
 static const char *scname(int nr)
 {
 	switch (nr) {
-	case SYS_connect: return "connect";
-	case SYS_sendto: return "sendto";
-	case SYS_sendmsg: return "sendmsg";
-	case SYS_sendmmsg: return "sendmmsg";
-	case SYS_socket: return "socket";
-	case SYS_socketpair: return "socketpair";
-	case SYS_io_uring_setup: return "io_uring_setup";
-	case SYS_ptrace: return "ptrace";
-	case SYS_process_vm_writev: return "process_vm_writev";
-	default: return "other";
+	case SYS_connect:
+		return "connect";
+	case SYS_sendto:
+		return "sendto";
+	case SYS_sendmsg:
+		return "sendmsg";
+	case SYS_sendmmsg:
+		return "sendmmsg";
+	case SYS_socket:
+		return "socket";
+	case SYS_socketpair:
+		return "socketpair";
+	case SYS_io_uring_setup:
+		return "io_uring_setup";
+	case SYS_ptrace:
+		return "ptrace";
+	case SYS_process_vm_writev:
+		return "process_vm_writev";
+	default:
+		return "other";
 	}
 }
 
@@ -518,7 +553,8 @@ static void handle(struct seccomp_notif *n)
 			return;
 		}
 		if (r == 0 && m.msg_name)
-			r = read_name(n, (uintptr_t)m.msg_name, m.msg_namelen, &ss, &sl, dest, sizeof(dest));
+			r = read_name(n, (uintptr_t)m.msg_name, m.msg_namelen, &ss, &sl, dest,
+				      sizeof(dest));
 		else if (r == 0)
 			r = 1;
 		break;
@@ -536,8 +572,9 @@ static void handle(struct seccomp_notif *n)
 				struct sockaddr_storage s2;
 				socklen_t l2;
 				char d2[160];
-				int j = read_name(n, (uintptr_t)mm[i].msg_hdr.msg_name,
-						  mm[i].msg_hdr.msg_namelen, &s2, &l2, d2, sizeof(d2));
+				int j =
+				    read_name(n, (uintptr_t)mm[i].msg_hdr.msg_name,
+					      mm[i].msg_hdr.msg_namelen, &s2, &l2, d2, sizeof(d2));
 				if (j == 0) {
 					violation(sc, d2);
 					return;
@@ -603,7 +640,8 @@ static void handle(struct seccomp_notif *n)
 			struct msghdr m;
 			struct iovec v;
 			if ((err = -readmem(n->pid, a[1], &m, sizeof(m))) != 0 ||
-			    (err = -read_iov(n->pid, (uintptr_t)m.msg_iov, m.msg_iovlen, &data, &dl)) != 0) {
+			    (err = -read_iov(n->pid, (uintptr_t)m.msg_iov, m.msg_iovlen, &data,
+					     &dl)) != 0) {
 				if (id_valid(n->id))
 					mech_failure(sc, "read data", err);
 				close(dup);
@@ -637,13 +675,14 @@ static void handle(struct seccomp_notif *n)
 				socklen_t l2 = 0;
 				char d2[160];
 				long k;
-				if (m.msg_name && read_name(n, (uintptr_t)m.msg_name, m.msg_namelen, &s2,
-							    &l2, d2, sizeof(d2)) != 1) {
+				if (m.msg_name && read_name(n, (uintptr_t)m.msg_name, m.msg_namelen,
+							    &s2, &l2, d2, sizeof(d2)) != 1) {
 					violation(sc, d2);
 					close(dup);
 					return;
 				}
-				if (read_iov(n->pid, (uintptr_t)m.msg_iov, m.msg_iovlen, &data, &dl) < 0)
+				if (read_iov(n->pid, (uintptr_t)m.msg_iov, m.msg_iovlen, &data,
+					     &dl) < 0)
 					break;
 				v.iov_base = data;
 				v.iov_len = dl;
@@ -662,9 +701,10 @@ static void handle(struct seccomp_notif *n)
 				mm[i].msg_len = (unsigned)k;
 				{
 					struct iovec lv = {&mm[i].msg_len, sizeof(mm[i].msg_len)};
-					struct iovec rv = {(void *)(uintptr_t)(a[1] + i * sizeof(mm[0]) +
-									 offsetof(struct mmsghdr, msg_len)),
-							   sizeof(mm[i].msg_len)};
+					struct iovec rv = {
+					    (void *)(uintptr_t)(a[1] + i * sizeof(mm[0]) +
+								offsetof(struct mmsghdr, msg_len)),
+					    sizeof(mm[i].msg_len)};
 					process_vm_writev(n->pid, &lv, 1, &rv, 1, 0);
 				}
 				res++;
@@ -692,38 +732,39 @@ static int install_filter(void)
 #define NOTIF SECCOMP_RET_USER_NOTIF
 #define ALLOW SECCOMP_RET_ALLOW
 	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, NOTIF),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, NOTIF),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_connect, 8, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sendto, 7, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sendmsg, 6, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sendmmsg, 5, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 4, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socketpair, 7, 6),
-		BPF_STMT(BPF_RET | BPF_K, NOTIF),
-		/* socket: unix, inet, inet6 run; anything else is a violation. */
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, NOTIF),
-		BPF_STMT(BPF_RET | BPF_K, ALLOW),
-		/* socketpair: unix only. */
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, NOTIF),
-		BPF_STMT(BPF_RET | BPF_K, ALLOW),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, NOTIF),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, NOTIF),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_connect, 8, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sendto, 7, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sendmsg, 6, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sendmmsg, 5, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 4, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 3, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 2, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 2, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socketpair, 7, 6),
+	    BPF_STMT(BPF_RET | BPF_K, NOTIF),
+	    /* socket: unix, inet, inet6 run; anything else is a violation. */
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 3, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 2, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, NOTIF),
+	    BPF_STMT(BPF_RET | BPF_K, ALLOW),
+	    /* socketpair: unix only. */
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, NOTIF),
+	    BPF_STMT(BPF_RET | BPF_K, ALLOW),
 	};
 	struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
 
-	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+		       &prog);
 }
 
 static void write_file(const char *p, const char *s)
