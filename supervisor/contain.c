@@ -62,6 +62,22 @@ static int write_proc_self(const char *name, const char *text)
 	return rc;
 }
 
+/* Whether /proc/self/NAME (an id map) holds a line already. */
+static int map_written(const char *name)
+{
+	char path[64], buf[8];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0;
+}
+
 /* Our own capability sets to exactly keep (a mask of bits 0..31), the
  * inheritable and ambient sets empty. With clear_bounding (which needs the
  * CAP_SETPCAP we have only on entering the namespace) the bounding set is
@@ -100,6 +116,9 @@ static int userns_steps(int *inside)
 	 * no child of ours exists yet. */
 	prctl(PR_SET_DUMPABLE, 1);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	/* Seam: another process of our uid writes the map first. */
+	if (sv_fault("map_taken") < 0)
+		(void)write_proc_self("uid_map", map);
 	rc = write_proc_self("uid_map", map);
 	/* An unprivileged gid_map needs setgroups off first (user_namespaces(7)). */
 	if (rc == 0)
@@ -107,6 +126,18 @@ static int userns_steps(int *inside)
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
 	if (rc == 0)
 		rc = write_proc_self("gid_map", map);
+#ifndef SV_MUTANT_MAP_TAKEN_TRUSTED
+	/* MUTANT map-taken-trusted: a map another process wrote reads as the
+	 * host's refusal (EPERM), and the trial picks the subreaper. Dumpable
+	 * for the writes, our maps can be written by any process of our uid
+	 * (it owns the namespace): a map that refused us but holds a line was
+	 * written by another, not refused by the host (review h-attack67:
+	 * a parallel run's agent did it 20 of 20, the run passed weaker). */
+	if (rc < 0 && (map_written("uid_map") || map_written("gid_map")))
+		rc = -EBUSY;
+#else
+	(void)map_written;
+#endif
 	if (prctl(PR_SET_DUMPABLE, 0) != 0 && rc == 0)
 		rc = -errno;
 #ifdef SV_MUTANT_USERNS_KEEPS_PTRACE
@@ -317,7 +348,10 @@ int sv_contain_host_refuses(int err)
 	(void)host_limit_zero;
 	return 1;
 #endif
-	/* EUSERS: nested 32 user namespaces deep, where the host put us. */
+	/* An allow-list, not the errnos of what can be used up: an errno no
+	 * one foresaw (another process's interference, a profile's errno 256)
+	 * refuses the run with its name, never runs it weaker. EUSERS: nested
+	 * 32 user namespaces deep, where the host put us. */
 	if (err == -EPERM || err == -EACCES || err == -EINVAL || err == -ENOSYS || err == -EUSERS)
 		return 1;
 	return err == -ENOSPC && host_limit_zero();

@@ -52,7 +52,8 @@ static const char *const sites[] = {"recv",
 				    "caller_creds",
 				    "caps_raise",
 				    "inotify",
-				    "memfd"};
+				    "memfd",
+				    "map_taken"};
 
 static struct {
 	char site[32];

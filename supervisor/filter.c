@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -682,14 +683,25 @@ static int load_with_listener(scmp_filter_ctx ctx)
 	return rc < 0 ? rc : seccomp_notify_fd(ctx);
 #else
 	struct sock_fprog fprog = {0};
+	struct rlimit fsize;
 	struct stat st;
 	void *prog = NULL;
 	int rc = sv_fault("memfd"), fd = -1, mfd = -1;
 
-	/* MFD_NOEXEC_SEAL (6.3), which vm.memfd_noexec=2 requires on 6.3-6.6;
-	 * an older kernel refuses the flag (EINVAL). Without a memfd (a
-	 * profile that refuses memfd_create) libseccomp loads the same filter,
-	 * and only a refusal's errno is lost. */
+	/* Without a memfd (a profile that refuses memfd_create) libseccomp
+	 * loads the same filter, and only a refusal's errno is lost; so under
+	 * a finite RLIMIT_FSIZE (the caller's), which would cut the export
+	 * short while libseccomp 2.5.4 takes a short write for success (review
+	 * h-attack67: a truncated program the kernel refused, with a hint
+	 * naming the wrong cause). MFD_NOEXEC_SEAL (6.3), which
+	 * vm.memfd_noexec=2 requires on 6.3-6.6; an older kernel refuses the
+	 * flag (EINVAL). */
+#ifndef SV_MUTANT_FSIZE_EXPORT_TRUSTED
+	if (rc == 0 && (getrlimit(RLIMIT_FSIZE, &fsize) != 0 || fsize.rlim_cur != RLIM_INFINITY))
+		rc = -EFBIG;
+#else
+	(void)fsize;
+#endif
 	if (rc == 0) {
 		mfd = memfd_create("egress-filter", MFD_CLOEXEC | SV_MFD_NOEXEC_SEAL);
 		if (mfd < 0 && errno == EINVAL)

@@ -602,6 +602,12 @@
  *   FALLBACK_ANY_ERRNO    contain.c  every refusal of the agent's namespaces
  *                         is the host's: ENOSPC or EAGAIN another run's agent
  *                         caused picks the subreaper (h-attack65)
+ *   MAP_TAKEN_TRUSTED     contain.c  an id map another process of our uid
+ *                         wrote first reads as the host's EPERM: the trial
+ *                         picks the subreaper (h-attack67)
+ *   FSIZE_EXPORT_TRUSTED  filter.c  the filter is exported through a memfd
+ *                         under a finite RLIMIT_FSIZE: cut short, refused by
+ *                         the kernel (h-attack67)
  *   RTHDR2292_DENIED      filtertab.c  setsockopt IPV6_2292RTHDR, a receive
  *                         flag, denied as a source route (h-attack66's false
  *                         red)

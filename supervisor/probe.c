@@ -235,6 +235,10 @@ const char *sv_probe_containment_hint(int err)
 		     "and the pid, mount and IPC ones, count every process of the uid, another "
 		     "run's agent among them): not run in a weaker containment another process "
 		     "chose; try again, or give each job its own uid"
+	       : err == EBUSY
+		   ? "an id map of the supervisor's user namespace was written by another "
+		     "process of its uid while it was being set up (another run's agent?): not "
+		     "run in a weaker containment another process chose; try again"
 	       : err == EAGAIN || err == ENOMEM
 		   ? "no process or memory for the agent's namespaces just now (RLIMIT_NPROC of "
 		     "this uid counts every process of it, another run's agent among them): not "

@@ -440,6 +440,7 @@ int agent_pump(int a, int b, const char *dest, int wait_ms)
 	}
 }
 
+#ifdef AGENTLIB_WRAP_MAIN
 int main(int argc, char **argv)
 {
 	int rc = agent_main(argc, argv);
@@ -453,3 +454,4 @@ int main(int argc, char **argv)
 	}
 	return rc;
 }
+#endif

@@ -36,11 +36,15 @@ void agent_init(const char *name);
  * oracle then has the agent's own exit status where a supervisor writes no
  * report (review h-foreign3: a report-less bundle's pass over an agent that
  * exited 1 for an escape was judged ok). An agent killed by a signal, or
- * one that leaves by exit() or _exit(), logs none.
+ * one that leaves by exit() or _exit(), logs none. Only where built with
+ * -DAGENTLIB_WRAP_MAIN (tests/agents/agents.mk, every agent of the matrix
+ * and the integration tests); the reviews' own programs keep their main.
  */
+#ifdef AGENTLIB_WRAP_MAIN
 int agent_main(int argc, char **argv);
 #ifndef AGENTLIB_OWN_MAIN
 #define main agent_main
+#endif
 #endif
 
 /*

@@ -22,6 +22,7 @@ $(BUILD)/agents/%-noread: $(BUILD)/agents/%
 
 # Order-only on the toolchain: it provides build/kheaders (linux/io_uring.h)
 # but rebuilding it must not relink every agent. -pthread for the threaded
-# agents; harmless for the others.
+# agents; harmless for the others. AGENTLIB_WRAP_MAIN: agentlib's main logs
+# the agent's exit status (agentlib.h).
 $(BUILD)/agents/%: $(AGENTS_DIR)/%.c $(AGENTS_LIB) $(AGENTS_DIR)/agentlib.h | $(LIBSECCOMP)
-	$(call musl_prog,$@,-pthread $< $(AGENTS_LIB))
+	$(call musl_prog,$@,-pthread -DAGENTLIB_WRAP_MAIN $< $(AGENTS_LIB))

@@ -61,7 +61,8 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	foreign-root-trusted+walk-dir-change-ignored \
 	foreign-root-trusted+walk-dir-change-ignored+overmount-asked-once \
 	socketpair-open key-payload-open walk-dir-change-ignored foreign-root-trusted \
-	gone-walk-denied listener-errno-mapped rthdr2292-denied closed-sockets-silent
+	gone-walk-denied listener-errno-mapped rthdr2292-denied closed-sockets-silent \
+	fsize-export-trusted
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
@@ -71,5 +72,5 @@ IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	withdrawn-uncounted sentinels-absent sentinel-copies-counted cwd-walk-by-name \
 	cwd-escape-errno-trusted scoped-eagain-answered caps-stuck-ignored walk-complete-trusted \
 	creds-read-error-ours lookup-emfile-walked creds-raise-failed-ours inotify-refusal-denied \
-	fallback-any-errno
+	fallback-any-errno map-taken-trusted
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

@@ -93,6 +93,28 @@ def namespace_limit_used_up_by_another_process_refuses_the_run_not_weaker(ctx):
 
 
 @test()
+def id_map_another_process_wrote_refuses_the_run_not_weaker(ctx):
+    """While the supervisor writes its user namespace's id maps it is
+    dumpable, so any process of its uid may write them first (review
+    h-attack67: a parallel run's agent did, 20 of 20, the trial's own write
+    was EPERM and the run fell back to subreaper+landlock and passed). A
+    map that refused us but holds a line is another's doing: capability-
+    error. Seam map_taken writes the map first; mutant map-taken-trusted
+    reads it as the host's EPERM and falls back."""
+    cases = ((SV_FAULTS, 3, "capability-error", None),
+             (mutant_faults_binary("map-taken-trusted"), 0, "pass", subreaper_containment()))
+    for binary, rc, verdict, containment in cases:
+        run = ctx.sv("/bin/sh", ["-c", "true"], uid1000=True, fault="map_taken:EBUSY",
+                     binary=binary)
+        expect_outcome(ctx, run, rc, verdict)
+        ctx.expect_eq(run.report.get("containment"), containment,
+                      "%s: containment" % os.path.basename(os.path.dirname(binary)))
+        if rc == 3:
+            ctx.expect_eq((run.report.get("probe") or {}).get("containment"), "EBUSY",
+                          "probe.containment")
+
+
+@test()
 def inherited_socket_reaches_agent_without_supervisor(ctx):
     # The control: the same launcher and agent with nothing between them
     # deliver the datagram, so the test above can fail.

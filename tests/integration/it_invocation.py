@@ -7,6 +7,7 @@ probe fault site giving capability-error.
 Registered into harness.TESTS when run.py imports it."""
 
 import os
+import resource
 import subprocess
 import time
 
@@ -228,6 +229,16 @@ def filter_loaded_by_libseccomp_when_memfd_refused(ctx):
     expect_outcome(ctx, run, 1, "fail")
     ctx.expect_eq((run.report.get("probe") or {}).get("listener"), "ok", "probe.listener")
     expect_agent(ctx, run, "connect", -1, "EACCES", dest=bad.dest)
+    # Under a finite RLIMIT_FSIZE (the caller's) the export would be cut
+    # short and the kernel would refuse the rest (review h-attack67):
+    # libseccomp loads it; mutant fsize-export-trusted exports anyway.
+    def fsize_4k():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    for binary, rc, verdict in ((SV, 0, "pass"), (mutant_binary("fsize-export-trusted"), 3,
+                                                   "capability-error")):
+        small = ctx.sv("/bin/true", [], binary=binary, preexec=fsize_4k)
+        expect_outcome(ctx, small, rc, verdict)
     # The seam reached the load: nested, the refusal is libseccomp's now.
     probe, _ = nested_probe(ctx, SV_FAULTS, fault="probe.memfd:ENOSYS")
     ctx.expect_eq(probe.get("listener"), "ECANCELED", "nested probe.listener through libseccomp")
