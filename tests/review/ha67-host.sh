@@ -25,9 +25,14 @@ sv=${SV:-$top/build/egress-supervisor}
 mode=${1:-mapwin}
 n=${2:-20}
 u() { setpriv --reuid 1000 --regid 1000 --clear-groups "$@"; }
+# Background attackers are started with ue, so that $! is the process itself.
+ue() { exec setpriv --reuid 1000 --regid 1000 --clear-groups "$@"; }
 work=$(mktemp -d /tmp/ha67.XXXXXX)
 chmod 1777 "$work"
-cleanup() { rm -rf "$work"; }
+cleanup() {
+	if [ -n "${a:-}" ]; then kill "$a" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
 trap cleanup EXIT
 cp "$sv" "$work/sv"
 chmod 755 "$work/sv"
@@ -42,7 +47,7 @@ print(r["verdict"], r.get("containment"), "userns_refused=%s" % r.get("userns_re
 case $mode in
 mapwin)
 	gcc -O2 -Wall -o "$work/mapwin" "$top/tests/review/ha67-mapwin.c"
-	u "$work/mapwin" 600 >"$work/mapwin.out" 2>&1 &
+	(ue "$work/mapwin" 600 >"$work/mapwin.out" 2>&1) &
 	a=$!
 	weak=0
 	for i in $(seq 1 "$n"); do
@@ -85,7 +90,7 @@ agent)
 shm)
 	gcc -O2 -Wall -o "$work/mapwin" "$top/tests/review/ha67-mapwin.c"
 	gcc -O2 -Wall -static -pthread -o "$work/agent" "$top/tests/review/ha65-agent.c"
-	u "$work/mapwin" 600 >"$work/mapwin.out" 2>&1 &
+	(ue "$work/mapwin" 600 >"$work/mapwin.out" 2>&1) &
 	a=$!
 	leaked=0
 	for i in $(seq 1 "$n"); do
