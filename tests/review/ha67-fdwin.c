@@ -94,6 +94,7 @@ int main(int argc, char **argv)
 			close(pfd);
 		}
 	}
-	printf("dumpable %d, seen %d, refused %d, copies %d, listeners %d\n", dumpable, seen, refused, got, listeners);
+	printf("dumpable %d, seen %d, refused %d, copies %d, listeners %d\n", dumpable, seen,
+	       refused, got, listeners);
 	return 0;
 }

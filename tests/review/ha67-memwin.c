@@ -103,7 +103,8 @@ int main(int argc, char **argv)
 			sscanf(buf, "%lx-", &lo);
 		}
 		r = lo ? pread(mem[i], st, sizeof(st), (off_t)lo) : -1;
-		printf("read %d %zd bytes at %#lx (dumpable now %s)\n", held_pid[i], r, lo, dumpable);
+		printf("read %d %zd bytes at %#lx (dumpable now %s)\n", held_pid[i], r, lo,
+		       dumpable);
 	}
 	return 0;
 }
