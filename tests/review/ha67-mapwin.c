@@ -20,18 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int last_pid(void)
-{
-	char b[32] = {0};
-	int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	if (read(fd, b, sizeof(b) - 1) < 0)
-		b[0] = 0;
-	close(fd);
-	return atoi(b);
-}
+#include "ha67-common.h"
 
 int main(int argc, char **argv)
 {

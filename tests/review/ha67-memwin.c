@@ -17,18 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int last_pid(void)
-{
-	char b[32] = {0};
-	int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	if (read(fd, b, sizeof(b) - 1) < 0)
-		b[0] = 0;
-	close(fd);
-	return atoi(b);
-}
+#include "ha67-common.h"
 
 /* Whether /proc/PID/uid_map opens for writing: the victim is dumpable. */
 static int open_now(int p)
@@ -42,14 +31,6 @@ static int open_now(int p)
 		return 0;
 	close(fd);
 	return 1;
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)
