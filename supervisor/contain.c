@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/nsfs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -203,6 +205,21 @@ static int userns_trial(void)
 	return rc;
 }
 
+/* The uid that owns our user namespace (NS_GET_OWNER_UID, 4.11), or -1. */
+static long userns_owner(void)
+{
+	int fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	uid_t owner;
+	long rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, NS_GET_OWNER_UID, &owner) == 0)
+		rc = (long)owner;
+	close(fd);
+	return rc;
+}
+
 /* Whether one of the host's user.max_*_namespaces limits is 0, read once
  * before our user namespace exists: inside it the files show that
  * namespace's own limits (INT_MAX), not the host's. */
@@ -214,6 +231,20 @@ static int host_limit_zero(void)
 	if (known >= 0)
 		return known;
 	known = 0;
+#ifndef SV_MUTANT_ZERO_LIMIT_ANY_OWNER
+	/* MUTANT zero-limit-any-owner: a zero limit is trusted in a user
+	 * namespace our own uid owns. There (a rootless container's) any
+	 * process of our uid may join it and write the limits (review
+	 * h-attack68: 0 written before the run read it, the run fell back and
+	 * passed, 3 of 3): they are the host's only in a namespace another uid
+	 * owns (the initial one's owner reads as 0). */
+	long owner = userns_owner();
+
+	if (owner < 0 || owner == (long)geteuid())
+		return known;
+#else
+	(void)userns_owner;
+#endif
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !known; i++) {
 		char path[64], buf[32] = {0};
 		int fd;
@@ -472,10 +503,12 @@ static int kernel_fs_read_only(void)
 	return rc;
 }
 
-int sv_contain_mounts(int knobs_ro)
+int sv_contain_mounts(int knobs_ro, int *ns_step)
 {
 	char cwd[4096];
 	int rc, have_cwd = getcwd(cwd, sizeof(cwd)) != NULL, cwd_err = errno;
+
+	*ns_step = 1;
 
 	/* Private first: the remounts below must not propagate to the host's
 	 * namespace (a shared root would carry them). */
@@ -488,6 +521,7 @@ int sv_contain_mounts(int knobs_ro)
 	/* MUTANT cwd-unnamed-kept: an unnamed working directory is left as it
 	 * is, in the caller's mounts (no read-back of it either). */
 	if (knobs_ro && !have_cwd) {
+		*ns_step = 0;
 		rc = -cwd_err;
 		fprintf(stderr,
 			"egress-supervisor: a root agent's files: the working directory cannot be "
@@ -528,6 +562,11 @@ int sv_contain_mounts(int knobs_ro)
 	 * bind where it was under that path. */
 	if (have_cwd && chdir(cwd) != 0) {
 		rc = -errno;
+#ifndef SV_MUTANT_CWD_REFUSAL_HOSTS
+		/* MUTANT cwd-refusal-hosts: the directory's EACCES reads as the
+		 * host refusing namespaces, and the run falls back. */
+		*ns_step = 0;
+#endif
 		if (knobs_ro)
 			fprintf(stderr,
 				"egress-supervisor: a root agent's files: the working directory %s "

@@ -102,8 +102,11 @@ pid_t sv_contain_outer_ppid(void);
  * devices (rootfs.h: every other mount read-only and nodev, a /dev of its
  * own, the declared paths writable) and reads it all back. Once
  * CAP_SYS_ADMIN is dropped nothing in the namespace can remount or unmount
- * them. Returns 0 or the -errno of the first step that failed. */
-int sv_contain_mounts(int knobs_ro);
+ * them. Returns 0 or the -errno of the first step that failed; *ns_step
+ * says whether that step was a namespace's (the host's to refuse) or the
+ * working directory's, which any process of our uid can make unreachable
+ * by path (a chmod above it: review h-attack68). */
+int sv_contain_mounts(int knobs_ro, int *ns_step);
 
 /* Closes every descriptor >= 3 except keep (-1: none): close_range(2) where
  * the kernel has it (5.9+), else each entry of /proc/self/fd. Returns 0 or

@@ -608,6 +608,14 @@
  *   FSIZE_EXPORT_TRUSTED  filter.c  the filter is exported through a memfd
  *                         under a finite RLIMIT_FSIZE: cut short, refused by
  *                         the kernel (h-attack67)
+ *   CWD_REFUSAL_HOSTS     contain.c  the child's chdir to the run's working
+ *                         directory refused (a process of the uid shut a
+ *                         directory above it) reads as the host refusing
+ *                         namespaces: the run falls back (h-attack68)
+ *   ZERO_LIMIT_ANY_OWNER  contain.c  a zero user.max_*_namespaces is the
+ *                         host's refusal even in a user namespace our uid
+ *                         owns, whose limits any process of the uid may
+ *                         write: the run falls back (h-attack68)
  *   RTHDR2292_DENIED      filtertab.c  setsockopt IPV6_2292RTHDR, a receive
  *                         flag, denied as a source route (h-attack66's false
  *                         red)

@@ -92,7 +92,7 @@ static void child(const struct child_args *a)
 {
 	int pidns = a->mode != SV_CONTAIN_SUBREAPER;
 	sigset_t none;
-	int msg[4];
+	int msg[4], ns_step = 1;
 	pid_t ppid;
 
 	/* The agent never outlives the supervisor. The check after prctl closes
@@ -108,8 +108,11 @@ static void child(const struct child_args *a)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGUSR1, SIG_DFL);
 	/* Needs CAP_SYS_ADMIN, so before the capabilities are dropped. */
-	msg[2] = pidns ? sv_contain_mounts(a->mode == SV_CONTAIN_PIDNS) : 0;
-	msg[3] = msg[2] != 0; /* the namespaces' step, not Landlock's */
+	msg[2] = pidns ? sv_contain_mounts(a->mode == SV_CONTAIN_PIDNS, &ns_step) : 0;
+	/* The namespaces' step, not Landlock's nor the working directory's
+	 * (review h-attack68: another process of our uid shut a directory
+	 * above it, EACCES, and the run fell back to the subreaper). */
+	msg[3] = msg[2] != 0 && ns_step;
 	/* The supervisor is not dumpable (so the agent cannot write into it);
 	 * the child must be, like an exec'd agent, or the canary would prove
 	 * access to a process unlike the agent. */

@@ -115,6 +115,51 @@ def id_map_another_process_wrote_refuses_the_run_not_weaker(ctx):
 
 
 @test()
+def working_directory_shut_by_a_process_of_the_uid_refuses_the_run_not_weaker(ctx):
+    """The child's last namespace step is chdir() to the run's working
+    directory by its path, which any process of the uid owning a directory
+    above it can shut with a chmod (review h-attack68: EACCES read as the
+    host refusing namespaces, the run fell back to subreaper+landlock and
+    passed, 9 of 10). Here the parent is shut before the supervisor starts:
+    capability-error; mutant cwd-refusal-hosts falls back and passes."""
+    os.chmod(ctx.tmp, 0o711)
+    for binary, rc, verdict in ((SV, 3, "capability-error"),
+                                (mutant_binary("cwd-refusal-hosts"), 0, "pass")):
+        top = tempfile.mkdtemp(dir=ctx.tmp)
+        os.chmod(top, 0o777)
+        inner = os.path.join(top, "a", "b")
+        os.makedirs(inner)
+        shutil.chown(inner, 1000, 1000)
+        report = os.path.join(top, "report.json")
+        script = ('cd "$1" && chmod 000 "$2" && exec setpriv --reuid 1000 --regid 1000 '
+                  '--clear-groups "$3" --report "$4" -- /bin/true')
+        p = subprocess.run(["sh", "-c", script, "sh", inner, os.path.dirname(inner), binary,
+                            report], capture_output=True, text=True, timeout=60, check=False)
+        os.chmod(os.path.dirname(inner), 0o755)
+        rep = load_report(ctx, report) or {}
+        what = os.path.basename(os.path.dirname(binary))
+        ctx.expect_eq((p.returncode, rep.get("verdict")), (rc, verdict),
+                      "%s (%s)" % (what, p.stderr[-300:]))
+        if rc == 0:
+            ctx.expect_eq(rep.get("containment"), subreaper_containment(), what + ": containment")
+
+
+@test(timeout=120)
+def zero_limit_in_a_namespace_our_uid_owns_is_not_the_hosts(ctx):
+    """In a user namespace our uid owns (a rootless container's) any process
+    of the uid may join it and write its user.max_user_namespaces (review
+    h-attack68: 0 written before the run read it, the run fell back to
+    subreaper+landlock and passed): a zero limit there is not the host's
+    refusal, and the run is refused; mutant zero-limit-any-owner trusts it
+    and falls back. The review's own reproduction (ha68-host.sh nested)."""
+    for name, weak in ((None, 0), ("zero-limit-any-owner", 2)):
+        out = review(ctx, "ha68-host.sh", mutant_binary(name) if name else SV,
+                     extra=("nested", "2"))
+        ctx.expect("passed in subreaper+landlock: %d of 2" % weak in out,
+                   "%s: %s" % (name or "release", out[-600:]))
+
+
+@test()
 def inherited_socket_reaches_agent_without_supervisor(ctx):
     # The control: the same launcher and agent with nothing between them
     # deliver the datagram, so the test above can fail.
