@@ -46,7 +46,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[2], "proc"))
 		rc = mount("/etc/hostname", "/proc/cpuinfo", NULL, MS_BIND, NULL);
 	else if (!strcmp(argv[2], "undo"))
-		rc = umount2("/proc/cpuinfo", MNT_DETACH) == 0 || umount2("/", MNT_DETACH) == 0 ? 0 : -1;
+		rc = umount2("/proc/cpuinfo", MNT_DETACH) == 0 || umount2("/", MNT_DETACH) == 0
+			 ? 0
+			 : -1;
 	else
 		return 2;
 	if (rc != 0) {
