@@ -616,6 +616,10 @@
  *                         host's refusal even in a user namespace our uid
  *                         owns, whose limits any process of the uid may
  *                         write: the run falls back (h-attack68)
+ *   OWN_USERNS_HOSTS      contain.c  a refusal met in a user namespace our
+ *                         uid owns (a mount another process of the uid made
+ *                         over / or over a file of /proc: EPERM) is the
+ *                         host's: the run falls back (h-attack69)
  *   RTHDR2292_DENIED      filtertab.c  setsockopt IPV6_2292RTHDR, a receive
  *                         flag, denied as a source route (h-attack66's false
  *                         red)

@@ -152,11 +152,31 @@ def zero_limit_in_a_namespace_our_uid_owns_is_not_the_hosts(ctx):
     subreaper+landlock and passed): a zero limit there is not the host's
     refusal, and the run is refused; mutant zero-limit-any-owner trusts it
     and falls back. The review's own reproduction (ha68-host.sh nested)."""
-    for name, weak in ((None, 0), ("zero-limit-any-owner", 2)):
+    # With own-userns-hosts too: the check that refuses every refusal in a
+    # namespace our uid owns (review h-attack69) would hide this one.
+    for name, weak in ((None, 0), ("zero-limit-any-owner+own-userns-hosts", 2)):
         out = review(ctx, "ha68-host.sh", mutant_binary(name) if name else SV,
                      extra=("nested", "2"))
         ctx.expect("passed in subreaper+landlock: %d of 2" % weak in out,
                    "%s: %s" % (name or "release", out[-600:]))
+
+
+@test()
+def mount_in_a_namespace_our_uid_owns_is_not_the_host_refusing(ctx):
+    """In a user and mount namespace our uid owns (a rootless container's)
+    any process of the uid may join them and mount over / (the trial's
+    unshare(CLONE_NEWUSER) is EPERM: current_chrooted) or over a file of
+    /proc (the children's proc mount is EPERM: mount_too_revealing); review
+    h-attack69: both fell back to subreaper+landlock and passed, 3 of 3.
+    Neither is the host's refusal: the run is refused; mutant
+    own-userns-hosts falls back. The review's own reproduction
+    (ha69-host.sh)."""
+    for name, weak in ((None, 0), ("own-userns-hosts", 2)):
+        for how in ("proc", "root"):
+            out = review(ctx, "ha69-host.sh", mutant_binary(name) if name else SV,
+                         extra=(how, "2"))
+            ctx.expect("passed in subreaper+landlock: %d of 2" % weak in out,
+                       "%s %s: %s" % (name or "release", how, out[-600:]))
 
 
 @test()
