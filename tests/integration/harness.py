@@ -432,7 +432,10 @@ def load_report(ctx, path):
         return None
 
 
-def read_log(path):
+def read_log(path, exits=False):
+    """The agent log's attempt lines; with exits, only the exit-status lines
+    agentlib writes as an agent's main returns (tests/agents/agentlib.h),
+    which the attempt lines leave out: the tests count and compare attempts."""
     lines = []
     if os.path.exists(path):
         with open(path) as f:
@@ -443,7 +446,7 @@ def read_log(path):
                         lines.append(json.loads(raw))
                     except ValueError:
                         lines.append({"unparsed": raw})
-    return lines
+    return [x for x in lines if (x.get("call") == "exit") == exits]
 
 
 def check_report(ctx, run, build):

@@ -188,14 +188,14 @@ def fault_probe_process_vm_readv_enosys_probe_falls_back(ctx):
 
 
 def nested_probe(ctx, inner_binary, fault=None):
-    """A uid-1000 supervisor whose agent is a second supervisor's --probe
-    (with the seam's fault, which the release outer one ignores): (probe
-    report, stdout) of the inner one."""
-    prefix = as_uid1000(ctx, ctx.tmp)
+    """A supervisor's --probe (with the seam's fault) under a filter that
+    already has a listener (notify-holder, as a container runtime's notify
+    profile or another supervisor puts it there): (probe report, stdout)."""
     inner = os.path.join(ctx.tmp, "inner.json")
     env = dict(os.environ, EGRESS_SV_FAULT=fault) if fault else None
-    p = subprocess.run(prefix + [SV, "--", inner_binary, "--probe", "--report", inner],
-                       capture_output=True, text=True, timeout=60, check=False, env=env)
+    p = subprocess.run([os.path.join(AGENTS, "notify-holder"), inner_binary, "--probe",
+                        "--report", inner], capture_output=True, text=True, timeout=60,
+                       check=False, env=env)
     rep = load_report(ctx, inner)
     ctx.require(rep is not None, "the inner supervisor wrote no report: %r" % p.stderr[-400:])
     return rep.get("probe") or {}, p.stdout
@@ -203,9 +203,9 @@ def nested_probe(ctx, inner_binary, fault=None):
 
 @test()
 def listener_refusal_named_ebusy_when_already_under_a_listener(ctx):
-    """A supervisor inside another (or under a container runtime's notify
-    profile): the kernel refuses a second listener in one filter chain with
-    EBUSY, and the probe names it with its hint, not libseccomp 2.5.4's
+    """A supervisor under a container runtime's notify profile (or inside
+    another supervisor): the kernel refuses a second listener in one filter
+    chain with EBUSY, and the probe names it with its hint, not libseccomp 2.5.4's
     EFAULT for every errno outside its list."""
     probe, out = nested_probe(ctx, SV)
     ctx.expect_eq(probe.get("listener"), "EBUSY", "inner probe.listener")

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import threading
 
-from harness import (AGENTS, SV, SV_FAULTS, SETPRIV_UID1000, Skip, load_report, mutant_binary, mutant_faults_binary,
+from harness import (AGENTS, SV, SV_FAULTS, SETPRIV_UID1000, Skip, load_report, mutant_binary, mutant_faults_binary, read_log,
                      review, test, wait_for)
 
 # The agent: tries each (key, name, type, how[, cwd]) it is given, in cwd
@@ -207,9 +207,7 @@ def refused_run(ctx, binary, mode):
     ctx.last_argv = argv
     p = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
                        env=dict(os.environ, EGRESS_AGENT_LOG=log))
-    with open(log) as f:
-        lines = [json.loads(line) for line in f if line.startswith("{")]
-    return p.returncode, load_report(ctx, report), lines
+    return p.returncode, load_report(ctx, report), read_log(log)
 
 
 def refused_as_the_kernel(ctx, mode, key, want, mutant):
