@@ -37,7 +37,8 @@ int main(int argc, char **argv)
 		return agent_usage("PROGRAM [ARG]...");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return 1;
-	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
+	fd =
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
 	if (fd < 0) {
 		fprintf(stderr, "notify-holder: seccomp: %s\n", strerror(errno));
 		return 1;
