@@ -205,43 +205,34 @@ static int userns_trial(void)
 	return rc;
 }
 
-/* The uid that owns our user namespace (NS_GET_OWNER_UID, 4.11), or -1. */
-static long userns_owner(void)
-{
-	int fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
-	uid_t owner;
-	long rc = -1;
-
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, NS_GET_OWNER_UID, &owner) == 0)
-		rc = (long)owner;
-	close(fd);
-	return rc;
-}
-
 /* Whether the user namespace we were started in is owned by our own uid
- * (a rootless container's, an unshare -U sandbox), read once before ours
- * exists (inside ours the owner is always us). There any process of our uid
- * holds every capability over it and over the mount namespaces it owns: it
- * may mount over / (current_chrooted: unshare(CLONE_NEWUSER) is EPERM) or
- * over a file of /proc (mount_too_revealing: the children's proc mount is
- * EPERM), so no refusal met there is the host's (review h-attack69). */
+ * (a rootless container's, an unshare -U sandbox), or cannot be told, read
+ * once before ours exists (inside ours the owner is always us). There any
+ * process of our uid holds every capability over it and over the mount
+ * namespaces it owns: it may write its user.max_*_namespaces (review
+ * h-attack68), mount over / (current_chrooted: unshare(CLONE_NEWUSER) is
+ * EPERM) or over a file of /proc (mount_too_revealing: the children's proc
+ * mount is EPERM; review h-attack69), so no refusal met there is the
+ * host's. The initial namespace's owner reads as 0. */
 static int started_in_our_userns(void)
 {
 	static int known = -1;
 
 	if (known < 0) {
-		long owner = userns_owner();
+		int fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+		uid_t owner;
 
-		known = owner >= 0 && owner == (long)geteuid();
+		known = fd < 0 || ioctl(fd, NS_GET_OWNER_UID, &owner) != 0 || owner == geteuid();
+		if (fd >= 0)
+			close(fd);
 	}
 	return known;
 }
 
 /* Whether one of the host's user.max_*_namespaces limits is 0, read once
  * before our user namespace exists: inside it the files show that
- * namespace's own limits (INT_MAX), not the host's. */
+ * namespace's own limits (INT_MAX), not the host's. Only asked outside a
+ * namespace our uid owns (started_in_our_userns). */
 static int host_limit_zero(void)
 {
 	static const char *const kinds[] = {"user", "pid", "mnt", "ipc"};
@@ -250,20 +241,6 @@ static int host_limit_zero(void)
 	if (known >= 0)
 		return known;
 	known = 0;
-#ifndef SV_MUTANT_ZERO_LIMIT_ANY_OWNER
-	/* MUTANT zero-limit-any-owner: a zero limit is trusted in a user
-	 * namespace our own uid owns. There (a rootless container's) any
-	 * process of our uid may join it and write the limits (review
-	 * h-attack68: 0 written before the run read it, the run fell back and
-	 * passed, 3 of 3): they are the host's only in a namespace another uid
-	 * owns (the initial one's owner reads as 0). */
-	long owner = userns_owner();
-
-	if (owner < 0 || owner == (long)geteuid())
-		return known;
-#else
-	(void)userns_owner;
-#endif
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !known; i++) {
 		char path[64], buf[32] = {0};
 		int fd;
@@ -396,24 +373,19 @@ int sv_contain_host_refuses(int err)
 #ifdef SV_MUTANT_FALLBACK_ANY_ERRNO
 	/* MUTANT fallback-any-errno: every refusal is the host's, as before
 	 * review h-attack65. */
-	(void)host_limit_zero;
 	return 1;
+#endif
+#ifndef SV_MUTANT_OWN_USERNS_HOSTS
+	/* MUTANT own-userns-hosts: a refusal in a user namespace our uid owns,
+	 * its zero limits included, is the host's (reviews h-attack68 and
+	 * h-attack69: each passed in the subreaper 3 of 3). */
+	if (started_in_our_userns())
+		return 0;
 #endif
 	/* An allow-list, not the errnos of what can be used up: an errno no
 	 * one foresaw (another process's interference, a profile's errno 256)
 	 * refuses the run with its name, never runs it weaker. EUSERS: nested
 	 * 32 user namespaces deep, where the host put us. */
-#ifndef SV_MUTANT_OWN_USERNS_HOSTS
-	/* MUTANT own-userns-hosts: a refusal in a user namespace our uid owns
-	 * is the host's (review h-attack69: a mount over / or over a file of
-	 * /proc made by another process of our uid, EPERM, 3 of 3 passed in
-	 * the subreaper). The zero-limit check below is the only guard where
-	 * this one is off (its test runs both mutants together). */
-	if (started_in_our_userns())
-		return 0;
-#else
-	(void)started_in_our_userns;
-#endif
 	if (err == -EPERM || err == -EACCES || err == -EINVAL || err == -ENOSYS || err == -EUSERS)
 		return 1;
 	return err == -ENOSPC && host_limit_zero();

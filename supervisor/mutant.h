@@ -612,14 +612,11 @@
  *                         directory refused (a process of the uid shut a
  *                         directory above it) reads as the host refusing
  *                         namespaces: the run falls back (h-attack68)
- *   ZERO_LIMIT_ANY_OWNER  contain.c  a zero user.max_*_namespaces is the
- *                         host's refusal even in a user namespace our uid
- *                         owns, whose limits any process of the uid may
- *                         write: the run falls back (h-attack68)
  *   OWN_USERNS_HOSTS      contain.c  a refusal met in a user namespace our
- *                         uid owns (a mount another process of the uid made
- *                         over / or over a file of /proc: EPERM) is the
- *                         host's: the run falls back (h-attack69)
+ *                         uid owns (a zero limit another process of the uid
+ *                         wrote, h-attack68; a mount it made over / or over a
+ *                         file of /proc, EPERM, h-attack69) is the host's:
+ *                         the run falls back
  *   RTHDR2292_DENIED      filtertab.c  setsockopt IPV6_2292RTHDR, a receive
  *                         flag, denied as a source route (h-attack66's false
  *                         red)
