@@ -657,60 +657,71 @@ static int fchroot_foreign(void)
 #endif
 }
 
+/* MFD_NOEXEC_SEAL (include/uapi/linux/memfd.h, 6.3), newer than musl's. */
+#define SV_MFD_NOEXEC_SEAL 0x0008u
+
+/* libseccomp loads the filter: the same program, but a refusal's errno is
+ * libseccomp's (ECANCELED). Returns the listener or -errno. */
+static int load_by_libseccomp(scmp_filter_ctx ctx)
+{
+	int rc = seccomp_load(ctx);
+
+	return rc < 0 ? rc : seccomp_notify_fd(ctx);
+}
+
+/* A memfd to export the filter into, or -1 where libseccomp must load it:
+ * a profile that refuses memfd_create (seam memfd), or a finite
+ * RLIMIT_FSIZE (the caller's), which would cut the export short while
+ * libseccomp 2.5.4 takes a short write for success (review h-attack67: a
+ * truncated program the kernel refused, with a hint naming the wrong
+ * cause). MFD_NOEXEC_SEAL (6.3), which vm.memfd_noexec=2 requires on
+ * 6.3-6.6; an older kernel refuses the flag (EINVAL). */
+static int export_memfd(void)
+{
+	struct rlimit fsize;
+	int mfd;
+
+	if (sv_fault("memfd") < 0)
+		return -1;
+#ifndef SV_MUTANT_FSIZE_EXPORT_TRUSTED
+	if (getrlimit(RLIMIT_FSIZE, &fsize) != 0 || fsize.rlim_cur != RLIM_INFINITY)
+		return -1;
+#else
+	(void)fsize;
+#endif
+	mfd = memfd_create("egress-filter", MFD_CLOEXEC | SV_MFD_NOEXEC_SEAL);
+	if (mfd < 0 && errno == EINVAL)
+		mfd = memfd_create("egress-filter", MFD_CLOEXEC);
+	return mfd;
+}
+
 /*
  * Loads the built filter with a listener through the seccomp call itself,
  * so that a refusal keeps the kernel's errno: libseccomp 2.5.4's
  * seccomp_load answers one with ECANCELED, or with SCMP_FLTATR_API_SYSRAWRC
  * every errno outside a short list with EFAULT (src/api.c, _rc_filter), and
- * EBUSY, a
- * listener already in this process's filter chain (a supervisor inside
- * another, a container runtime's notify profile), has a hint of its own
- * (probe.c). The program is seccomp_export_bpf's, the one filter-export
+ * EBUSY, a listener already in this process's filter chain (a supervisor
+ * inside another, a container runtime's notify profile), has a hint of its
+ * own (probe.c). The program is seccomp_export_bpf's, the one filter-export
  * gives the table tests. Sets no_new_privs first, as seccomp_load would
  * (CTL_NNP). Returns the listener (close-on-exec) or -errno.
  */
-/* MFD_NOEXEC_SEAL (include/uapi/linux/memfd.h, 6.3), newer than musl's. */
-#define SV_MFD_NOEXEC_SEAL 0x0008u
-
 static int load_with_listener(scmp_filter_ctx ctx)
 {
 #ifdef SV_MUTANT_LISTENER_ERRNO_MAPPED
 	/* MUTANT listener-errno-mapped: libseccomp loads it, and a listener
 	 * already in the chain reaches the probe as ECANCELED, no hint naming
 	 * it. */
-	int rc = seccomp_load(ctx);
-
-	return rc < 0 ? rc : seccomp_notify_fd(ctx);
+	(void)export_memfd;
+	return load_by_libseccomp(ctx);
 #else
 	struct sock_fprog fprog = {0};
-	struct rlimit fsize;
 	struct stat st;
 	void *prog = NULL;
-	int rc = sv_fault("memfd"), fd = -1, mfd = -1;
+	int mfd = export_memfd(), rc, fd = -1;
 
-	/* Without a memfd (a profile that refuses memfd_create) libseccomp
-	 * loads the same filter, and only a refusal's errno is lost; so under
-	 * a finite RLIMIT_FSIZE (the caller's), which would cut the export
-	 * short while libseccomp 2.5.4 takes a short write for success (review
-	 * h-attack67: a truncated program the kernel refused, with a hint
-	 * naming the wrong cause). MFD_NOEXEC_SEAL (6.3), which
-	 * vm.memfd_noexec=2 requires on 6.3-6.6; an older kernel refuses the
-	 * flag (EINVAL). */
-#ifndef SV_MUTANT_FSIZE_EXPORT_TRUSTED
-	if (rc == 0 && (getrlimit(RLIMIT_FSIZE, &fsize) != 0 || fsize.rlim_cur != RLIM_INFINITY))
-		rc = -EFBIG;
-#else
-	(void)fsize;
-#endif
-	if (rc == 0) {
-		mfd = memfd_create("egress-filter", MFD_CLOEXEC | SV_MFD_NOEXEC_SEAL);
-		if (mfd < 0 && errno == EINVAL)
-			mfd = memfd_create("egress-filter", MFD_CLOEXEC);
-	}
-	if (mfd < 0) {
-		rc = seccomp_load(ctx);
-		return rc < 0 ? rc : seccomp_notify_fd(ctx);
-	}
+	if (mfd < 0)
+		return load_by_libseccomp(ctx);
 	rc = seccomp_export_bpf(ctx, mfd);
 	if (rc == 0 && fstat(mfd, &st) != 0)
 		rc = -errno;
