@@ -398,7 +398,7 @@ void sv_stdfds_note_closed(int keep)
 	const char *listen_fds = getenv("LISTEN_FDS");
 	char list[96] = "";
 	size_t used = 0;
-	int n = 0;
+	int n = 0, shown = 0;
 	DIR *d;
 	struct dirent *e;
 
@@ -420,9 +420,11 @@ void sv_stdfds_note_closed(int keep)
 		if (*end || end == e->d_name || fd <= 2 || fd == keep || fd == dirfd(d) ||
 		    fstat((int)fd, &st) != 0 || !S_ISSOCK(st.st_mode))
 			continue;
-		if (used + 16 < sizeof(list))
+		if (used + 16 < sizeof(list)) {
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%ld",
 						 n ? ", " : "", fd);
+			shown++;
+		}
 		n++;
 	}
 	closedir(d);
@@ -432,8 +434,8 @@ void sv_stdfds_note_closed(int keep)
 		    "egress-supervisor: warning: the socket%s on descriptor%s %s%s never reach%s "
 		    "the agent: every descriptor above 2 is closed before it runs (one made "
 		    "before the filter would carry its data unjudged)%s\n",
-		    n > 1 ? "s" : "", n > 1 ? "s" : "", list,
-		    used + 16 < sizeof(list) ? "" : ", ...", n > 1 ? "" : "es",
+		    n > 1 ? "s" : "", n > 1 ? "s" : "", list, shown < n ? ", ..." : "",
+		    n > 1 ? "" : "es",
 		    listen_fds && *listen_fds
 			? "; socket activation (LISTEN_FDS) reaches no agent: give it the "
 			  "connection on stdio instead (systemd's Accept=yes, inetd mode)"
