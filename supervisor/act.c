@@ -190,11 +190,6 @@ static int open_thread_pidfd(pid_t tid)
 }
 #endif
 
-int sv_act_thread_pidfds(void)
-{
-	return atomic_load(&thread_pidfds);
-}
-
 static int cache_find(pid_t pid, int thread, int *handle)
 {
 	int fd = -1;

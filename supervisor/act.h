@@ -27,9 +27,6 @@ int sv_act_pidfd_open(pid_t tid);
  * again. Returns the fd or -errno; *handle is for sv_act_pidfd_put, which the
  * caller must call instead of close. */
 int sv_act_pidfd_get(pid_t tid, int *handle, pid_t *check_tid);
-/* 1 when thread pidfds are in use, 0 when the kernel has none, -1 not yet
- * known (no call needed one). */
-int sv_act_thread_pidfds(void);
 void sv_act_pidfd_put(int fd, int handle);
 /* Drops a cached pidfd whose process is gone (closed once unused). */
 void sv_act_pidfd_forget(int handle);

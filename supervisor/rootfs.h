@@ -81,7 +81,7 @@ int sv_rootfs_check(void);
  * a directory, a block device, and a file given for reading that has a
  * name on a writable mount outside the declared paths (the agent would
  * reopen it for writing through /proc/self/fd). Character devices are
- * every agent's check (sv_stdfds_chr_allowed, run first); sockets
+ * every agent's check (sv_stdfds_check's, run first); sockets
  * (stdfds.h) and pipes pass. Returns 0, or -EACCES with why naming the descriptor. */
 int sv_rootfs_check_stdio(char *why, size_t len);
 

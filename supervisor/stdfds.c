@@ -266,7 +266,12 @@ static int harmless_mem(dev_t rdev)
 				    minor(rdev) == 8 || minor(rdev) == 9);
 }
 
-int sv_stdfds_chr_allowed(int fd, dev_t rdev)
+/* Whether the character device rdev open on fd is one a caller may hand
+ * any agent on 0-2: a terminal (also a hung-up one; never a pty master),
+ * null, zero, full, random or urandom. Any other (a TUN or TAP device, a
+ * macvtap, /dev/kmsg, which reaches the consoles) may be a way off the
+ * host: sv_stdfds_check refuses it. */
+static int chr_allowed(int fd, dev_t rdev)
 {
 #ifdef SV_MUTANT_HUNG_UP_TERMINAL_REFUSED
 	/* MUTANT hung-up-terminal-refused: isatty alone decides, as in
@@ -306,7 +311,7 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 		 * as before review h-attack38 for one that is not root (this
 		 * check is also a root agent's since then: rootfs.c's twin of
 		 * it went). */
-		if (S_ISCHR(st.st_mode) && !sv_stdfds_chr_allowed(fd, st.st_rdev)) {
+		if (S_ISCHR(st.st_mode) && !chr_allowed(fd, st.st_rdev)) {
 			snprintf(
 			    why, len,
 			    "descriptor %d is a character device other than a terminal, null, "

@@ -21,13 +21,6 @@
  * descriptor and what is wrong; the run must then be refused. */
 int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len);
 
-/* Whether the character device rdev open on fd is one a caller may hand
- * any agent on 0-2: a terminal (also a hung-up one; never a pty master),
- * null, zero, full, random or urandom. Any other (a TUN or TAP device, a
- * macvtap, /dev/kmsg, which reaches the consoles) may be a way off the
- * host: sv_stdfds_check refuses it. */
-int sv_stdfds_chr_allowed(int fd, dev_t rdev);
-
 /* Says on stderr which sockets above descriptor 2 (but keep, the caller's
  * report channel) the agent will not get: every descriptor above 2 is
  * closed before it runs, and a service given its listener by socket

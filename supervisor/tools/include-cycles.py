@@ -50,8 +50,11 @@ def find_cycle(graph):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
+        return 2 if len(sys.argv) != 2 else 0
+    if not os.path.isdir(sys.argv[1]):
+        print(f"include-cycles.py: {sys.argv[1]}: not a directory", file=sys.stderr)
         return 2
     graph = arrows(sys.argv[1])
     cycle = find_cycle(graph)
