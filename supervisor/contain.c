@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/magic.h>
 #include <linux/nsfs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -58,8 +60,13 @@ static int write_proc_self(const char *name, const char *text)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, text, len) != (ssize_t)len)
-		rc = -errno;
+	{
+		ssize_t n = write(fd, text, len);
+
+		/* A short write sets no errno: without -EIO it read as 0. */
+		if (n != (ssize_t)len)
+			rc = n < 0 ? -errno : -EIO;
+	}
 	close(fd);
 	return rc;
 }
@@ -213,19 +220,65 @@ static int userns_trial(void)
  * h-attack68), mount over / (current_chrooted: unshare(CLONE_NEWUSER) is
  * EPERM) or over a file of /proc (mount_too_revealing: the children's proc
  * mount is EPERM; review h-attack69), so no refusal met there is the
- * host's. The initial namespace's owner reads as 0. */
+ * host's. The initial namespace's owner reads as 0. Returns 1 (ours, or
+ * unreadable), 0 (another uid's), or USERNS_ABSENT where the kernel's own
+ * /proc/self/ns has no "user": a kernel built without CONFIG_USER_NS,
+ * where no sandbox of ours can exist and the host's refusals are the
+ * host's (Debian's patched source answers EPERM there, a vanilla one
+ * EINVAL). Counted as ours, as f896633 did, every uid-1000 run on such a
+ * kernel was refused (cwd-shut on min-6.1). The directory is proven
+ * procfs by its descriptor first: whoever may mount over /proc (a process
+ * of the uid in a namespace it owns) can make a directory without the
+ * entry, but not the kernel's, and a mount over the entry leaves a name
+ * that opens. */
+#define USERNS_ABSENT 2
+static int ns_dir_is_procfs(int dir)
+{
+	struct statfs sfs;
+
+#ifdef SV_MUTANT_USERNS_ABSENT_UNPROVEN
+	/* MUTANT userns-absent-unproven: a directory without "user" is
+	 * believed whatever file system it is on. */
+	(void)dir;
+	(void)sfs;
+	return 1;
+#endif
+	/* Seam ns_dir: a directory another file system put there. */
+	return fstatfs(dir, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC && sv_fault("ns_dir") == 0;
+}
+
 static int started_in_our_userns(void)
 {
 	static int known = -1;
+	uid_t owner;
+	int dir, fd = -1, err = 0;
 
-	if (known < 0) {
-		int fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
-		uid_t owner;
-
-		known = fd < 0 || ioctl(fd, NS_GET_OWNER_UID, &owner) != 0 || owner == geteuid();
-		if (fd >= 0)
+	if (known >= 0)
+		return known;
+	dir = open("/proc/self/ns", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir >= 0) {
+		fd = openat(dir, "user", O_RDONLY | O_CLOEXEC);
+		/* Seam ns_user: the entry missing, as without CONFIG_USER_NS. */
+		err = fd < 0 ? errno : -sv_fault("ns_user");
+		if (fd >= 0 && err) {
 			close(fd);
+			fd = -1;
+		}
 	}
+	if (fd < 0 && err == ENOENT && ns_dir_is_procfs(dir)) {
+#ifndef SV_MUTANT_USERNS_ABSENT_OURS
+		/* MUTANT userns-absent-ours: a kernel without user namespaces
+		 * reads as a namespace our uid owns, and every uid-1000 run
+		 * there is refused (f896633). */
+		known = USERNS_ABSENT;
+#endif
+	}
+	if (known < 0)
+		known = fd < 0 || ioctl(fd, NS_GET_OWNER_UID, &owner) != 0 || owner == geteuid();
+	if (fd >= 0)
+		close(fd);
+	if (dir >= 0)
+		close(dir);
 	return known;
 }
 
@@ -379,7 +432,7 @@ int sv_contain_host_refuses(int err)
 	/* MUTANT own-userns-hosts: a refusal in a user namespace our uid owns,
 	 * its zero limits included, is the host's (reviews h-attack68 and
 	 * h-attack69: each passed in the subreaper 3 of 3). */
-	if (started_in_our_userns())
+	if (started_in_our_userns() == 1)
 		return 0;
 #endif
 	/* An allow-list, not the errnos of what can be used up: an errno no
@@ -389,6 +442,16 @@ int sv_contain_host_refuses(int err)
 	if (err == -EPERM || err == -EACCES || err == -EINVAL || err == -ENOSYS || err == -EUSERS)
 		return 1;
 	return err == -ENOSPC && host_limit_zero();
+}
+
+int sv_contain_refused_as_ours(int err)
+{
+	/* Root's refusals are its own (no CAP_SYS_ADMIN): it never falls back,
+	 * and init's namespace, whose owner reads as 0, is no sandbox of its. */
+	if (geteuid() == 0 || started_in_our_userns() != 1)
+		return 0;
+	return err == -EPERM || err == -EACCES || err == -EINVAL || err == -ENOSYS ||
+	       err == -EUSERS || err == -ENOSPC;
 }
 
 void sv_contain_fall_back(int err)

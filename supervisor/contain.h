@@ -65,6 +65,11 @@ void sv_contain_fall_back(int err);
  * way to refuse (inside a container whose own limit reads nonzero while
  * its parent's is 0, the run is refused, never passed weaker). */
 int sv_contain_host_refuses(int err);
+/* Whether err (-errno), a containment refusal, is one that would have been
+ * the host's (sv_contain_host_refuses) but for the user namespace we were
+ * started in, which our own uid owns: 1 or 0. Its hint then names that
+ * namespace, not a limit used up for now. */
+int sv_contain_refused_as_ours(int err);
 /* Why the user namespace was not used (the -errno of unshare, or of the
  * seam), or 0: the report's containment.userns_errno. */
 int sv_contain_userns_err(void);

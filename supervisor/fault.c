@@ -53,7 +53,9 @@ static const char *const sites[] = {"recv",
 				    "caps_raise",
 				    "inotify",
 				    "memfd",
-				    "map_taken"};
+				    "map_taken",
+				    "ns_user",
+				    "ns_dir"};
 
 static struct {
 	char site[32];

@@ -617,7 +617,12 @@
  *                         wrote, h-attack68; a mount it made over / or over a
  *                         file of /proc, EPERM, h-attack69) is the host's:
  *                         the run falls back
- *   RTHDR2292_DENIED      filtertab.c  setsockopt IPV6_2292RTHDR, a receive
- *                         flag, denied as a source route (h-attack66's false
- *                         red)
+ *   USERNS_ABSENT_OURS    contain.c  /proc showing no user namespace (a
+ *                         kernel without CONFIG_USER_NS) reads as one our uid
+ *                         owns: every uid-1000 run there is refused (f896633;
+ *                         cwd-shut and inherit-fd on min-6.1)
+ *   USERNS_ABSENT_UNPROVEN contain.c  a /proc/self/ns without "user" is
+ *                         believed on any file system: a process of the uid
+ *                         that mounts a directory over it in a namespace it
+ *                         owns makes its own refusals the host's
  * This header is documentation only; nothing includes it. */

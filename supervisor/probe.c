@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "act.h"
+#include "contain.h"
 #include "errnames.h"
 #include "fault.h"
 #include "listener.h"
@@ -204,7 +205,14 @@ static void line(const char *name, int err, const char *hint)
 
 const char *sv_probe_containment_hint(int err)
 {
-	return err == EPERM
+	return err > 0 && sv_contain_refused_as_ours(-err)
+		   ? "the supervisor was started in a user namespace its own uid owns (a "
+		     "rootless container's, unshare -U): any process of the uid may refuse "
+		     "namespaces there (its user.max_*_namespaces, a mount over / or /proc), so "
+		     "this refusal is not taken for the host's and the run is not made weaker; "
+		     "allow the namespaces in that user namespace, or start the supervisor in one "
+		     "another uid owns"
+	       : err == EPERM
 		   ? "a root agent needs its own pid and mount namespace (read-only /proc/sys and "
 		     "/sys, the host's files read-only, a /dev of its own): run the supervisor "
 		     "with CAP_SYS_ADMIN and CAP_MKNOD, or as a non-root user; in a "

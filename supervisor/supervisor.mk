@@ -117,8 +117,8 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	fixed-autoload-open creds-raise-failed-ours key-payload-open walk-dir-change-ignored \
 	foreign-root-trusted inotify-refusal-denied gone-walk-denied listener-errno-mapped \
 	rthdr2292-denied closed-sockets-silent fallback-any-errno map-taken-trusted \
-	fsize-export-trusted cwd-refusal-hosts own-userns-hosts \
-	sort-probe-performed
+	fsize-export-trusted cwd-refusal-hosts own-userns-hosts userns-absent-ours \
+	userns-absent-unproven sort-probe-performed
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
 # original report needed both defects at once.

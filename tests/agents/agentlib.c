@@ -52,6 +52,20 @@ void agent_init(const char *name)
 	}
 }
 
+int agent_exec_caller(char **argv)
+{
+	const char *top = getenv(TOP_ENV);
+	char pid[24];
+
+	/* Only our own mark: a caller started by another agent keeps its. */
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (top && strcmp(top, pid) == 0)
+		unsetenv(TOP_ENV);
+	execv(argv[0], argv);
+	agent_log("execv", argv[0], -1, errno, NULL);
+	return 127;
+}
+
 /* musl has no strerrorname_np: the names the agents can meet. */
 static const struct {
 	int num;

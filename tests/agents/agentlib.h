@@ -48,6 +48,15 @@ int agent_main(int argc, char **argv);
 #endif
 
 /*
+ * For a caller of the supervisor (a scenario's launcher, which calls
+ * agent_init to log its own set-up): execs ARGV[0] with ARGV, having
+ * dropped the first-process mark agent_init set, so that the run's agent,
+ * not the caller the supervisor replaced, is the one that logs "top":true.
+ * Returns only when execv failed: logs it and returns 127.
+ */
+int agent_exec_caller(char **argv);
+
+/*
  * Parses S into D. Returns 0, or -EINVAL for anything that is not an IPv4
  * address with port or a bracketed IPv6 address with port (port 0..65535).
  */

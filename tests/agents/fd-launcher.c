@@ -40,7 +40,5 @@ int main(int argc, char **argv)
 
 		agent_log("launcher_connect", d.text, r, r < 0 ? errno : 0, extra);
 	}
-	execv(argv[4], argv + 4);
-	agent_log("execv", argv[4], -1, errno, NULL);
-	return 127;
+	return agent_exec_caller(argv + 4);
 }

@@ -72,7 +72,5 @@ int main(int argc, char **argv)
 			  r < 0 ? -r : 0, NULL);
 		close((int)fd);
 	}
-	execv(argv[first], argv + first);
-	agent_log("execv", argv[first], -1, errno, NULL);
-	return 127;
+	return agent_exec_caller(argv + first);
 }

@@ -72,5 +72,5 @@ IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \
 	withdrawn-uncounted sentinels-absent sentinel-copies-counted cwd-walk-by-name \
 	cwd-escape-errno-trusted scoped-eagain-answered caps-stuck-ignored walk-complete-trusted \
 	creds-read-error-ours lookup-emfile-walked creds-raise-failed-ours inotify-refusal-denied \
-	fallback-any-errno map-taken-trusted
+	fallback-any-errno map-taken-trusted userns-absent-ours userns-absent-unproven
 integration-bins: $(foreach m,$(IT_FAULT_MUTANTS),$(BUILD)/mutants-faults/$(m)/egress-supervisor)

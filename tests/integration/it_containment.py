@@ -20,7 +20,7 @@ import time
 from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      subreaper_containment, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, host_descendants,
-                     in_pid_namespace, landlock_abi, load_report, mutant_binary, mutant_faults_binary, review, rewrite_run, run_script, start_launched,
+                     in_pid_namespace, landlock_abi, load_report, mutant_binary, read_log, mutant_faults_binary, review, rewrite_run, run_script, start_launched,
                      test, wait_for)
 
 
@@ -33,6 +33,11 @@ def inherited_socket_closed_before_agent_exec(ctx):
     sink = ctx.udp(UNDECLARED)
     proc, report_path, log_path = start_launched(ctx, "udp", sink.dest, "inherit-fd", [])
     expect_inherited_socket_closed(ctx, ctx.finish(proc, report_path, log_path), sink)
+    # The launcher logs its own set-up, but the run's first agent process is
+    # the agent: only its exit line may say top, which the appliance's
+    # oracle reads where a supervisor writes no report (agentlib.h).
+    tops = [x.get("agent") for x in read_log(log_path, exits=True) if x.get("top") is True]
+    ctx.expect_eq(tops, ["inherit-fd"], "agents whose exit line says top behind a launcher")
 
 
 @test()
@@ -90,6 +95,34 @@ def namespace_limit_used_up_by_another_process_refuses_the_run_not_weaker(ctx):
             else:
                 ctx.expect_eq((p.returncode, rep.get("verdict")), (0, "pass"), what)
                 ctx.expect_eq(rep.get("containment"), subreaper_containment(), what + ": containment")
+
+
+@test()
+def kernel_without_user_namespaces_falls_back_as_the_host_refuses(ctx):
+    """Where the kernel's /proc/self/ns has no user entry (CONFIG_USER_NS=n,
+    seam ns_user:ENOENT), the owner cannot be read, and f896633 read that as
+    a namespace our uid owns: every uid-1000 run on such a kernel was
+    refused (mutant userns-absent-ours; cwd-shut and inherit-fd on the
+    custom kernels in the matrix). There the host's refusals are the host's:
+    EINVAL (a vanilla kernel) and EPERM (Debian's patched source) fall back
+    and pass. But a directory without the entry that is not procfs (seam
+    ns_dir: mounted over /proc by a process of the uid) proves nothing: the
+    run is refused (mutant userns-absent-unproven falls back and passes)."""
+    absent = "ns_user:ENOENT,"
+    faked = "ns_user:ENOENT,ns_dir:EXDEV,"
+    cases = ((SV_FAULTS, absent + "userns:EINVAL", 0, "pass"),
+             (SV_FAULTS, absent + "userns:EPERM", 0, "pass"),
+             (SV_FAULTS, faked + "userns:EPERM", 3, "capability-error"),
+             (mutant_faults_binary("userns-absent-ours"), absent + "userns:EPERM", 3,
+              "capability-error"),
+             (mutant_faults_binary("userns-absent-unproven"), faked + "userns:EPERM", 0, "pass"))
+    for binary, fault, rc, verdict in cases:
+        run = ctx.sv("/bin/sh", ["-c", "true"], uid1000=True, fault=fault, binary=binary)
+        what = "%s %s" % (os.path.basename(os.path.dirname(binary)), fault)
+        ctx.expect_eq((run.rc, (run.report or {}).get("verdict")), (rc, verdict), what)
+        if rc == 0:
+            ctx.expect_eq(run.report.get("containment"), subreaper_containment(),
+                          what + ": containment")
 
 
 @test()
@@ -157,6 +190,35 @@ def zero_limit_in_a_namespace_our_uid_owns_is_not_the_hosts(ctx):
                      extra=("nested", "2"))
         ctx.expect("passed in subreaper+landlock: %d of 2" % weak in out,
                    "%s: %s" % (name or "release", out[-600:]))
+
+
+@test()
+def rootless_caller_zero_limit_is_refused_with_a_hint_naming_its_namespace(ctx):
+    """The matrix's userns-owned on the host: userns-launcher (uid 1000) runs
+    the supervisor in a user namespace it owns with its
+    user.max_user_namespaces set to 0. capability-error, and the hint names
+    that namespace instead of a limit used up for now ("try again" told a
+    rootless container's user to retry a choice of their own); mutant
+    own-userns-hosts falls back and passes."""
+    os.chmod(ctx.tmp, 0o711)
+    for binary, rc, verdict in ((SV, 3, "capability-error"),
+                                (mutant_binary("own-userns-hosts"), 0, "pass")):
+        d = tempfile.mkdtemp(dir=ctx.tmp)
+        os.chmod(d, 0o777)
+        report_path = os.path.join(d, "report.json")
+        env = dict(os.environ, EGRESS_AGENT_LOG=os.path.join(d, "agent.log"))
+        env.pop("EGRESS_SV_FAULT", None)
+        p = subprocess.run(["setpriv", "--reuid", "1000", "--regid", "1000", "--clear-groups",
+                            os.path.join(AGENTS, "userns-launcher"), "--", binary,
+                            "--report", report_path, "--", "/bin/true"], env=env,
+                           capture_output=True, text=True, timeout=60, check=False)
+        rep = load_report(ctx, report_path) or {}
+        what = os.path.basename(os.path.dirname(binary))
+        ctx.expect_eq((p.returncode, rep.get("verdict")), (rc, verdict), what)
+        if rc == 3:
+            ctx.expect("user namespace its own uid owns" in p.stdout and
+                       "try again" not in p.stdout,
+                       "%s: the hint names the caller's namespace: %r" % (what, p.stdout[-600:]))
 
 
 @test()
