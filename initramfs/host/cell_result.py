@@ -22,14 +22,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bundle as B  # noqa: E402
-from contract import LOUD_OUTCOMES, SORT_PROBE_PORTS, VERDICTS, sha256_file  # noqa: E402
+from contract import (CELL_ID_CHARS, CELL_ID_RE, DEFAULT_TIMEOUT, LOUD_OUTCOMES,  # noqa: E402
+                      SORT_PROBE_PORTS, VERDICTS, sha256_file)
 
-CELL_ID_RE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
 EXIT_VERDICT = {0: "pass", 1: "fail", 3: "capability-error"}
 SPLAT_RE = re.compile(r"WARNING:|BUG:|Oops|hung task|blocked for more than|Kernel panic")
 PANIC_RE = re.compile(r"Kernel panic - not syncing")
 INIT_MARK = "egress-init: started at uptime"
-DEFAULT_TIMEOUT = 60
 
 
 
@@ -58,7 +57,7 @@ def cell_info(path):
     single, _ = read_cell_file(path)
     cell = single.get("cell", "")
     if not CELL_ID_RE.match(cell):
-        raise ValueError(f"cell={cell!r}: want an id of [A-Za-z0-9._=,+-]")
+        raise ValueError(f"cell={cell!r}: want an id of [{CELL_ID_CHARS}]")
     timeout = single.get("timeout", str(DEFAULT_TIMEOUT))
     if not timeout.isdigit() or int(timeout) == 0:
         raise ValueError(f"timeout={timeout!r}: want whole seconds > 0")

@@ -475,7 +475,7 @@ def run_matrix(argv, hosts_tmp):
         selected = [(sc, c, a, k) for sc, c, a, k in selected
                     if sc.name not in host_of or host_of[sc.name][1] == k]
         selection = [S.cell_id(c, k) for _, c, _, k in selected]
-        mine = set(SH.select([(S.cell_id(c, k), sc.get("timeout", str(S.DEFAULT_TIMEOUT)))
+        mine = set(SH.select([(S.cell_id(c, k), sc.get("timeout", str(C.DEFAULT_TIMEOUT)))
                               for sc, c, _, k in selected], opts.shard_i, opts.shard_n))
         selected = [x for x in selected if S.cell_id(x[1], x[3]) in mine]
     except (SetupError, RuntimeError, S.ScenarioError, H.ProfileError, OSError) as e:
@@ -567,7 +567,7 @@ def run_matrix(argv, hosts_tmp):
                           "axes": axes, "kernel": k, "expected": v.verdict,
                           "expected_why": v.why,
                           "expected_from": f"{os.path.relpath(sc.path, TOP)}:{v.line}",
-                          "timeout": sc.get("timeout", str(S.DEFAULT_TIMEOUT)),
+                          "timeout": sc.get("timeout", str(C.DEFAULT_TIMEOUT)),
                           "isolation": sc.get("isolation", "batch"),
                           "cell_file": cf, "dir": d})
         index = {cid: n for n, cid in enumerate(sorted(c["id"] for c in cells), 1)}

@@ -630,6 +630,22 @@ def route_outside_the_documentation_ranges_or_off_lo_is_refused():
                              % bad), 10, fragment)
 
 
+@test
+def cell_id_characters_are_the_ones_the_guest_init_accepts():
+    # The id's characters are written in contract.py for the compiler and the
+    # host, and once more as a shell pattern in the guest's init: a character
+    # one side takes and the other refuses turns every cell of a scenario
+    # into cell=invalid. Both places in init use the same set.
+    init = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "initramfs", "guest", "init")
+    with open(init, encoding="utf-8") as f:
+        text = f.read()
+    pattern = "*[!%s]*" % S.CELL_ID_CHARS
+    assert text.count(pattern) == 2, f"{init}: {pattern} appears {text.count(pattern)} times"
+    assert S.CELL_ID_RE.match(S.cell_id("a.user=root,ptrace_scope=2", "debian-6.1-cloud"))
+    assert not S.CELL_ID_RE.match("a b")
+
+
 def main():
     passed = failed = 0
     for fn in TESTS:
