@@ -33,7 +33,6 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bundle  # noqa: E402
 import cell_result  # noqa: E402
 import cell_run  # noqa: E402
 import launcher  # noqa: E402
@@ -49,31 +48,16 @@ POLL_S = 0.2
 STOPPED = {"signal": None}
 
 
-class BadInvocation(Exception):
-    pass
+BadInvocation = cell_run.BadInvocation
 
 
 def parse(argv):
-    ap = cell_run.Parser(prog="run-vm.sh batch")
+    ap = cell_run.Parser(prog="run-vm.sh batch", what="batch")
     for opt in ("--kernel", "--initrd", "--plan", "--out"):
         ap.add_argument(opt, required=True)
-    ap.add_argument("--machine", default="q35", choices=("q35", "pc", "microvm"))
-    ap.add_argument("--append", default="")
-    ap.add_argument("--accel", choices=("kvm", "tcg"), default=None)
-    ap.add_argument("--accel-reason", default=None)
-    ap.add_argument("--supervisor", default=os.path.join(cell_run.TOP, "build", "egress-supervisor"))
-    try:
-        a = ap.parse_args(argv)
-    except cell_run.BadInvocation as e:
-        raise BadInvocation(str(e).replace("cell:", "batch:")) from None
-    try:
-        bundle.load(a.supervisor)
-    except bundle.BundleError as e:
-        raise BadInvocation(f"batch: --supervisor: {e}") from None
-    a.supervisor = os.path.abspath(a.supervisor)
-    for f in (a.kernel, a.initrd, a.plan):
-        if not (os.path.isfile(f) and os.access(f, os.R_OK)):
-            raise BadInvocation(f"batch: {f}: not a readable file")
+    cell_run.add_guest_options(ap)
+    a = ap.parse_args(argv)
+    cell_run.check_guest_options(a, "batch", (a.kernel, a.initrd, a.plan))
     with open(a.plan, encoding="utf-8") as f:
         plan = json.load(f)
     cells = plan.get("cells") if isinstance(plan, dict) else None
