@@ -34,6 +34,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cell_result  # noqa: E402
+import cellfile  # noqa: E402
 import cell_run  # noqa: E402
 import launcher  # noqa: E402
 
@@ -67,7 +68,7 @@ def parse(argv):
         if not isinstance(c, dict) or not isinstance(c.get("index"), int) or c["index"] < 1:
             raise BadInvocation(f"batch: {a.plan}: a cell without a positive index: {c!r}")
         try:
-            c["id"], declared = cell_result.cell_info(c["cell_file"])
+            c["id"], declared = cellfile.cell_info(c["cell_file"])
         except (ValueError, OSError, KeyError) as e:
             raise BadInvocation(f"batch: {a.plan}: cell {c!r}: {e}") from None
         c["declared"] = int(c.get("timeout") or declared)

@@ -27,6 +27,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bundle  # noqa: E402
 import cell_result  # noqa: E402
+import cellfile  # noqa: E402
 import launcher  # noqa: E402
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -105,7 +106,7 @@ def rerun_line(a):
 
 def run(a):
     try:
-        cell, declared = cell_result.cell_info(a.cell_file)
+        cell, declared = cellfile.cell_info(a.cell_file)
     except ValueError as e:
         raise BadInvocation(f"cell: {a.cell_file}: not a usable cell file: {e}") from None
     os.makedirs(a.out, exist_ok=True)
