@@ -27,7 +27,6 @@ import datetime
 import fnmatch
 import json
 import os
-import re
 import subprocess
 import sys
 
