@@ -33,8 +33,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bundle  # noqa: E402
 import cell_result  # noqa: E402
+import cellfile  # noqa: E402
 import cell_run  # noqa: E402
 import launcher  # noqa: E402
 
@@ -49,31 +49,16 @@ POLL_S = 0.2
 STOPPED = {"signal": None}
 
 
-class BadInvocation(Exception):
-    pass
+BadInvocation = cell_run.BadInvocation
 
 
 def parse(argv):
-    ap = cell_run.Parser(prog="run-vm.sh batch")
+    ap = cell_run.Parser(prog="run-vm.sh batch", what="batch")
     for opt in ("--kernel", "--initrd", "--plan", "--out"):
         ap.add_argument(opt, required=True)
-    ap.add_argument("--machine", default="q35", choices=("q35", "pc", "microvm"))
-    ap.add_argument("--append", default="")
-    ap.add_argument("--accel", choices=("kvm", "tcg"), default=None)
-    ap.add_argument("--accel-reason", default=None)
-    ap.add_argument("--supervisor", default=os.path.join(cell_run.TOP, "build", "egress-supervisor"))
-    try:
-        a = ap.parse_args(argv)
-    except cell_run.BadInvocation as e:
-        raise BadInvocation(str(e).replace("cell:", "batch:")) from None
-    try:
-        bundle.load(a.supervisor)
-    except bundle.BundleError as e:
-        raise BadInvocation(f"batch: --supervisor: {e}") from None
-    a.supervisor = os.path.abspath(a.supervisor)
-    for f in (a.kernel, a.initrd, a.plan):
-        if not (os.path.isfile(f) and os.access(f, os.R_OK)):
-            raise BadInvocation(f"batch: {f}: not a readable file")
+    cell_run.add_guest_options(ap)
+    a = ap.parse_args(argv)
+    cell_run.check_guest_options(a, "batch", (a.kernel, a.initrd, a.plan))
     with open(a.plan, encoding="utf-8") as f:
         plan = json.load(f)
     cells = plan.get("cells") if isinstance(plan, dict) else None
@@ -83,7 +68,7 @@ def parse(argv):
         if not isinstance(c, dict) or not isinstance(c.get("index"), int) or c["index"] < 1:
             raise BadInvocation(f"batch: {a.plan}: a cell without a positive index: {c!r}")
         try:
-            c["id"], declared = cell_result.cell_info(c["cell_file"])
+            c["id"], declared = cellfile.cell_info(c["cell_file"])
         except (ValueError, OSError, KeyError) as e:
             raise BadInvocation(f"batch: {a.plan}: cell {c!r}: {e}") from None
         c["declared"] = int(c.get("timeout") or declared)

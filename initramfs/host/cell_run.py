@@ -27,6 +27,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bundle  # noqa: E402
 import cell_result  # noqa: E402
+import cellfile  # noqa: E402
 import launcher  # noqa: E402
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -39,8 +40,41 @@ class BadInvocation(Exception):
 
 
 class Parser(argparse.ArgumentParser):
+    """argparse that raises BadInvocation naming the command (`what`: cell
+    or batch) instead of exiting."""
+
+    def __init__(self, *args, what="cell", **kw):
+        self.what = what
+        super().__init__(*args, **kw)
+
     def error(self, message):
-        raise BadInvocation(f"cell: {message}")
+        raise BadInvocation(f"{self.what}: {message}")
+
+
+def add_guest_options(ap):
+    """The options `run-vm.sh cell` and `run-vm.sh batch` share: the guest's
+    machine, kernel arguments to add, an accelerator the caller proved, the
+    supervisor."""
+    ap.add_argument("--machine", default="q35", choices=launcher.MACHINES)
+    ap.add_argument("--append", default="")
+    ap.add_argument("--accel", choices=launcher.ACCELERATORS, default=None)
+    ap.add_argument("--accel-reason", default=None)
+    ap.add_argument("--supervisor", default=os.path.join(TOP, "build", "egress-supervisor"))
+
+
+def check_guest_options(a, what, files):
+    """The shared options' checks, then each of `files` readable; a.supervisor
+    made absolute. BadInvocation naming `what` and the option or file."""
+    if a.accel_reason is not None and a.accel is None:
+        raise BadInvocation(f"{what}: --accel-reason goes with --accel")
+    try:
+        bundle.load(a.supervisor)
+    except bundle.BundleError as e:
+        raise BadInvocation(f"{what}: --supervisor: {e}") from None
+    a.supervisor = os.path.abspath(a.supervisor)
+    for f in files:
+        if not (os.path.isfile(f) and os.access(f, os.R_OK)):
+            raise BadInvocation(f"{what}: {f}: not a readable file")
 
 
 def parse(argv):
@@ -48,25 +82,12 @@ def parse(argv):
     for opt in ("--kernel", "--initrd", "--cell-file", "--out"):
         ap.add_argument(opt, required=True)
     ap.add_argument("--timeout", type=int, default=None)
-    ap.add_argument("--machine", default="q35", choices=("q35", "pc", "microvm"))
-    ap.add_argument("--append", default="")
     ap.add_argument("--qemu-extra", action="append", default=[])
-    ap.add_argument("--accel", choices=("kvm", "tcg"), default=None)
-    ap.add_argument("--accel-reason", default=None)
-    ap.add_argument("--supervisor", default=os.path.join(TOP, "build", "egress-supervisor"))
+    add_guest_options(ap)
     a = ap.parse_args(argv)
-    try:
-        bundle.load(a.supervisor)
-    except bundle.BundleError as e:
-        raise BadInvocation(f"cell: --supervisor: {e}") from None
-    a.supervisor = os.path.abspath(a.supervisor)
-    for f in (a.kernel, a.initrd, a.cell_file):
-        if not (os.path.isfile(f) and os.access(f, os.R_OK)):
-            raise BadInvocation(f"cell: {f}: not a readable file")
+    check_guest_options(a, "cell", (a.kernel, a.initrd, a.cell_file))
     if a.timeout is not None and a.timeout < 1:
         raise BadInvocation(f"cell: --timeout {a.timeout}: want whole seconds > 0")
-    if a.accel_reason is not None and a.accel is None:
-        raise BadInvocation("cell: --accel-reason goes with --accel")
     return a
 
 
@@ -85,7 +106,7 @@ def rerun_line(a):
 
 def run(a):
     try:
-        cell, declared = cell_result.cell_info(a.cell_file)
+        cell, declared = cellfile.cell_info(a.cell_file)
     except ValueError as e:
         raise BadInvocation(f"cell: {a.cell_file}: not a usable cell file: {e}") from None
     os.makedirs(a.out, exist_ok=True)

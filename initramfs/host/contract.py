@@ -6,8 +6,18 @@ names), and the file digest every record uses. Imported by the cell path
 
 import hashlib
 import os
+import re
 
 VERDICTS = ("pass", "fail", "capability-error")
+
+# A cell's id (the scenario cell and its kernel, scenario.cell_id): the
+# characters the compiler may write, the host reads back and the guest's init
+# checks in shell (initramfs/guest/init: *[!A-Za-z0-9._=,+-]*).
+CELL_ID_CHARS = "A-Za-z0-9._=,+-"
+CELL_ID_RE = re.compile(f"^[{CELL_ID_CHARS}]+$")
+# A cell's deadline in seconds (TCG-based) when its scenario names none: the
+# compiler writes it into the cell file, and a cell file without one gets it.
+DEFAULT_TIMEOUT = 60
 
 # Every outcome, in the order reports count them (docs/guest.md decides
 # them; cell_result.decide() is where).

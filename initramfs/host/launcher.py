@@ -25,7 +25,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mkcpio  # noqa: E402
 
 DEFAULT_QEMU = "qemu-system-x86_64"
-ACCEL_MODES = ("auto", "kvm", "tcg")
+# The accelerators a guest can run under, and what $ACCEL may ask for.
+ACCELERATORS = ("kvm", "tcg")
+ACCEL_MODES = ("auto",) + ACCELERATORS
+# The QEMU machine types the kernels boot on (kernel-configs/kernels.sh
+# machine NAME names one; serial_args knows each one's ports).
+MACHINES = ("q35", "pc", "microvm")
 MEMORY_MIB = 384
 BUSYBOX = "/bin/busybox"
 
@@ -296,8 +301,8 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("accel", help="prove an accelerator by booting the canary")
     p.add_argument("--kernel", required=True)
-    p.add_argument("--machine", default="q35")
-    p.add_argument("--mode", default=None)
+    p.add_argument("--machine", default="q35", choices=MACHINES)
+    p.add_argument("--mode", default=None, choices=ACCEL_MODES)
     p.add_argument("--workdir", default=None)
     a = ap.parse_args(argv)
     work = a.workdir or tempfile.mkdtemp(prefix="egress-canary-")

@@ -88,3 +88,24 @@ class Console(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Invocation(unittest.TestCase):
+    """run-vm.sh batch shares its guest options and their checks with
+    run-vm.sh cell (cell_run.add_guest_options): each refusal names batch."""
+
+    def refused(self, *argv):
+        with self.assertRaises(batch_run.BadInvocation) as cm:
+            batch_run.parse(list(argv))
+        return str(cm.exception)
+
+    def test_accel_reason_without_accel_is_refused_as_for_a_cell(self):
+        msg = self.refused("--kernel", "k", "--initrd", "i", "--plan", "p", "--out", "o",
+                           "--accel-reason", "proven elsewhere")
+        self.assertEqual(msg, "batch: --accel-reason goes with --accel")
+
+    def test_unknown_machine_is_refused_naming_batch_not_cell(self):
+        msg = self.refused("--kernel", "k", "--initrd", "i", "--plan", "p", "--out", "o",
+                           "--machine", "cell:virt")
+        self.assertTrue(msg.startswith("batch: argument --machine"), msg)
+        self.assertIn("'cell:virt'", msg)

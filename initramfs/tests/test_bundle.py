@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "host"))
 import bundle as B  # noqa: E402
 import cell_result as CR  # noqa: E402
+import oracle as O  # noqa: E402
 from test_cell_result import INIT_LINE, NONCE, report, section  # noqa: E402
 
 CELL_RESULT = os.path.join(HERE, "..", "host", "cell_result.py")
@@ -173,7 +174,7 @@ def arrival(dest):
 class JudgedByWhatHappened(unittest.TestCase):
     def oracle(self, agent, sink=(), rep=None, kind="none", verdict="fail"):
         sec = {"agent_log": log(*agent), "sink_log": log(*sink), "_verdict": verdict}
-        return CR.oracle_evaluate(CELL, sec, rep, kind)["problems"]
+        return O.oracle_evaluate(CELL, sec, rep, kind)["problems"]
 
     def test_refusal_with_any_errno_and_nothing_arrived_is_a_denial(self):
         self.assertEqual(self.oracle([att("203.0.113.5:443", -1, "ECONNREFUSED")]), [])
@@ -216,7 +217,7 @@ class JudgedByWhatHappened(unittest.TestCase):
 
         def probs(entries, verdict):
             sec = {"agent_log": log(*entries), "sink_log": log(), "_verdict": verdict}
-            return CR.oracle_evaluate(cell, sec, None, "none")["problems"]
+            return O.oracle_evaluate(cell, sec, None, "none")["problems"]
 
         self.assertTrue(any("logged exit status 1" in p for p in probs([exited], "pass")))
         self.assertEqual(probs([dict(exited, result=0)], "pass"), [])
@@ -233,9 +234,9 @@ class JudgedByWhatHappened(unittest.TestCase):
         cell = CELL + b"expect_agent_exit=0\n"
         killed = dict(report("fail"), agent={"pid": 5, "exit_code": None, "signal": 9})
         sec = {"agent_log": log(), "sink_log": log()}
-        self.assertEqual(CR.oracle_evaluate(cell, sec, killed, "appliance-v1")["problems"], [])
+        self.assertEqual(O.oracle_evaluate(cell, sec, killed, "appliance-v1")["problems"], [])
         passed = dict(killed, verdict="pass")
-        self.assertTrue(CR.oracle_evaluate(cell, sec, passed, "appliance-v1")["problems"])
+        self.assertTrue(O.oracle_evaluate(cell, sec, passed, "appliance-v1")["problems"])
 
     def test_manifest_exit_statuses_decide_the_verdict(self):
         b = B.load(make_bundle())

@@ -216,7 +216,7 @@ class CellOutcome(unittest.TestCase):
 
 
 sys.path.insert(0, os.path.join(HERE, "..", "host"))
-import cell_result as CR  # noqa: E402
+import oracle as O  # noqa: E402
 
 ORACLE_CELL = """scenario=o
 cell=o+k
@@ -407,7 +407,7 @@ class Oracle(unittest.TestCase):
                     sec["sink_log"] = lines(slog)
                 rep = {"verdict": verdict, "events": events,
                        "agent": {"exit_code": code, "signal": None if code is not None else "SIGKILL"}}
-                got = CR.oracle_check("o+k", sec, rep)
+                got = O.oracle_check("o+k", sec, rep)
                 if want is None:
                     self.assertIsNone(got, name)
                 else:
@@ -419,30 +419,30 @@ class Oracle(unittest.TestCase):
                "sink_log": b""}
         rep = {"verdict": "capability-error", "events": [], "probe": {"result": "failed"},
                "agent": {"pid": 0, "exit_code": None, "signal": None}}
-        self.assertIsNone(CR.oracle_check("o+k", sec, rep))
+        self.assertIsNone(O.oracle_check("o+k", sec, rep))
 
     def test_attempts_logged_though_the_agent_was_not_run_are_caught(self):
         sec = {"cell": ORACLE_CELL.encode(),
                "agent_log": lines([att("connect", "203.0.113.5:443")]), "sink_log": b""}
         rep = {"verdict": "capability-error", "events": [], "probe": {"result": "failed"},
                "agent": {"pid": 0, "exit_code": None, "signal": None}}
-        got = CR.oracle_check("o+k", sec, rep)
+        got = O.oracle_check("o+k", sec, rep)
         self.assertIsNotNone(got)
         self.assertIn("the agent was not run", got)
 
     def test_input_typed_into_the_callers_terminal_is_caught(self):
         base = {"cell": ORACLE_CELL.encode(), "agent_log": b"", "sink_log": b""}
         rep = {"verdict": "pass", "events": [], "agent": {"exit_code": 0, "signal": None}}
-        self.assertIsNone(CR.oracle_check("o+k", base, rep))
-        got = CR.oracle_check("o+k", dict(base, tty_input=b"/agents/connect-tcp x\n"), rep)
+        self.assertIsNone(O.oracle_check("o+k", base, rep))
+        got = O.oracle_check("o+k", dict(base, tty_input=b"/agents/connect-tcp x\n"), rep)
         self.assertIsNotNone(got)
         self.assertIn("typed into the caller's terminal", got)
 
     def test_parse_dest_normalizes(self):
-        self.assertEqual(CR.dest_text(CR.parse_dest("[::ffff:192.0.2.1]:80")), "192.0.2.1:80")
-        self.assertEqual(CR.dest_text(CR.parse_dest("[2001:DB8::1]:53")), "[2001:db8::1]:53")
+        self.assertEqual(O.dest_text(O.parse_dest("[::ffff:192.0.2.1]:80")), "192.0.2.1:80")
+        self.assertEqual(O.dest_text(O.parse_dest("[2001:DB8::1]:53")), "[2001:db8::1]:53")
         for bad in ("unix:/x", "unspec", None, "family=5", "[nope]:1", "1.2.3.4"):
-            self.assertIsNone(CR.parse_dest(bad), bad)
+            self.assertIsNone(O.parse_dest(bad), bad)
 
 
 ORACLE_E2E_CELL = (f"scenario=demo\ncell={CELL}\nagent_arg=/agents/x\nexpect=fail\n"

@@ -24,6 +24,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "initramfs", "host"))
 import launcher as L  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kernels as K  # noqa: E402 - kernel_info, the matrix's own lookup
+
 # Seconds one floor boot may take: the canary's bound for the accelerator,
 # doubled (the floor boots JOBS guests at once on a shared machine).
 FLOOR_TIMEOUT_S = {accel: 2 * s for accel, s in L.CANARY_BOUND_S.items()}
@@ -70,19 +73,17 @@ def measure(kinfos, workdir, jobs, accel, samples=None):
 
 
 def main(argv):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import matrix  # noqa: PLC0415 - reuse kernel_info, avoids a cycle at import
     if not argv or any(not re.match(r"^[A-Za-z0-9._-]+$", a) for a in argv):
         print("usage: floor.py KERNEL-NAME...", file=sys.stderr)
         return 2
     work = "/tmp/egress-floor"
     try:
-        kinfos = [matrix.kernel_info(k) for k in argv]
+        kinfos = [K.kernel_info(k) for k in argv]
         choice = L.choose_accelerator(kinfos[0]["path"], kinfos[0]["machine"] or "q35",
                                       os.path.join(work, "canary"))
         print(L.accel_line(choice))
         res, every = measure(kinfos, work, os.cpu_count() or 1, choice["accelerator"])
-    except (FloorError, L.LaunchError, matrix.SetupError) as e:
+    except (FloorError, L.LaunchError, K.SetupError) as e:
         print(f"floor.py: error: {e}", file=sys.stderr)
         return 1
     for k, s in res.items():

@@ -32,14 +32,11 @@ import datetime
 import fnmatch
 import json
 import os
-import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario as S  # noqa: E402
@@ -47,6 +44,8 @@ import floor as F  # noqa: E402
 import hostprofile as H  # noqa: E402
 import shards as SH  # noqa: E402 - SHARD=I/N and the record matrix-merge checks
 import matrix_diff as MD  # noqa: E402 - BASE=: the comparison with another run
+import kernels as K  # noqa: E402 - kernels.sh asked about each kernel; SetupError
+import summary as SUM  # noqa: E402 - features per kernel, the table, junit.xml
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "initramfs", "host"))
 import bundle as BU  # noqa: E402 - SUPERVISOR=FILE|DIR, the one parser of bundles
@@ -65,14 +64,11 @@ BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
 # for a guest mutant (scenarios/tools/mutants.py, make guest-mutant-bin).
 GUEST_BIN = os.environ.get("GUEST_BIN", "")
 OUTCOMES, LOUD_OUTCOMES, GOOD_OUTCOMES = C.OUTCOMES, C.LOUD_OUTCOMES, C.GOOD_OUTCOMES
+SetupError = K.SetupError  # kernels.py's: a kernel lookup and the run stop alike
 
 
 # What a cancelled CI job or an operator sends; each stops the run cleanly.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-
-
-class SetupError(Exception):
-    """The run cannot start; the message says what to do."""
 
 
 def log(msg):
@@ -83,16 +79,7 @@ def globs(text):
     return text.split() if text else []
 
 
-def run_tool(argv, what):
-    """Run a helper; return stdout. Raises SetupError naming `what`."""
-    try:
-        res = subprocess.run(argv, capture_output=True, text=True, check=False)
-    except OSError as e:
-        raise SetupError(f"{what}: cannot run {argv[0]}: {e}") from None
-    if res.returncode != 0:
-        raise SetupError(f"{what}: {shlex.join(argv)} exited {res.returncode}: "
-                         f"{res.stderr.strip()[-2000:]}")
-    return res.stdout
+
 
 
 # ---------------------------------------------------------------- set-up
@@ -107,29 +94,6 @@ def select_kernels(patterns):
             raise SetupError(f"KERNELS pattern {p!r} matches no kernel (kernels: "
                              f"{' '.join(names)})")
     return out
-
-
-def kernel_info(name):
-    """Path, sha256, version and config of one kernel (fetched or built by
-    kernel-configs/kernels.sh when missing)."""
-    ks = os.path.join(TOP, "kernel-configs", "kernels.sh")
-    path = run_tool([ks, "path", name], f"kernel {name}").strip().splitlines()[-1]
-    info = {"name": name, "path": path, "sha256": C.sha256_file(path),
-            "machine": run_tool([ks, "machine", name], f"kernel {name}").strip(),
-            "description": run_tool([ks, "describe", name], f"kernel {name}").strip(),
-            "modules": run_tool([ks, "modules", name], f"kernel {name}").strip().splitlines()[-1],
-            "version": None, "release": None, "config": None}
-    meta = os.path.join(os.path.dirname(path), "meta")
-    if os.path.exists(meta):
-        with open(meta, encoding="utf-8") as f:
-            for line in f:
-                k, _, v = line.strip().partition("=")
-                if k in ("version", "release"):
-                    info[k] = v
-    config = os.path.join(os.path.dirname(path), "config")
-    if os.path.exists(config):
-        info["config"] = config
-    return info
 
 
 def distrust_unlike_host(cell, profile):
@@ -173,12 +137,6 @@ def kernel_initrd(initrd, kinfo, rdir):
             with open(part, "rb") as src:
                 shutil.copyfileobj(src, dst, 1 << 20)
     return out
-
-
-def kernel_plan(name):
-    """What looking the kernel up will do: "cached", "fetch" or "build MINUTES"."""
-    ks = os.path.join(TOP, "kernel-configs", "kernels.sh")
-    return run_tool([ks, "plan", name], f"kernel {name}").strip()
 
 
 def prove_accelerator(kinfo, kernels, mode, rdir):
@@ -261,108 +219,10 @@ def build_initramfs(rdir, cells_dir, supervisor, agents, out):
             shutil.copy2(path, os.path.join(edir, name))
         argv += ["--agents", edir]
     t0 = time.monotonic()
-    run_tool(argv, "initramfs")
+    K.run_tool(argv, "initramfs")
     if not os.path.isfile(out):
         raise SetupError(f"initramfs/build.sh wrote no {out}")
     return time.monotonic() - t0
-
-
-# ---------------------------------------------------------------- reporting
-
-FEATURES = C.FEATURES
-
-
-def kernel_features(cells, kernel):
-    """What the booted guests of KERNEL's cells read of themselves (features.c
-    inside each guest, not the .config): per feature, how many cells saw each
-    (available, detail) and whether they all agree. One kernel image should
-    read the same at every boot; a difference is reported, never averaged."""
-    mine = [c for c in cells if c["kernel"] == kernel]
-    read = [c for c in mine if isinstance(c.get("features"), dict)]
-    out = {"cells": len(mine), "cells_read": len(read), "features": {}}
-    for name in FEATURES:
-        seen = {}
-        for c in read:
-            v = c["features"].get(name)
-            key = ("not reported", "") if not isinstance(v, dict) else \
-                ("yes" if v.get("available") else "no", str(v.get("detail", "")))
-            seen[key] = seen.get(key, 0) + 1
-        values = [{"available": k[0], "detail": k[1], "cells": n}
-                  for k, n in sorted(seen.items(), key=lambda kv: -kv[1])]
-        out["features"][name] = {"agree": len(values) == 1, "values": values}
-    return out
-
-
-def features_line(kf):
-    """One line per kernel: feature=yes, feature=NO(detail), or every value
-    seen with its cell count when boots disagree."""
-    if not kf["cells_read"]:
-        return "not read (no cell got far enough to report features)"
-    parts = []
-    for name in FEATURES:
-        f = kf["features"][name]
-        if f["agree"]:
-            v = f["values"][0]
-            detail = f"({v['detail']})" if v["detail"] else ""
-            parts.append(f"{name}=yes" if v["available"] == "yes"
-                         else f"{name}={v['available'].upper().replace(' ', '-')}{detail}")
-        else:
-            seen = ", ".join(f"{v['available']}({v['detail']}) x{v['cells']}"
-                             for v in f["values"])
-            parts.append(f"{name}=DIFFERS[{seen}]")
-    return " ".join(parts) + f"  [{kf['cells_read']}/{kf['cells']} cells]"
-
-
-def table(cells, kernels):
-    rows = []
-    for c in cells:
-        if c["scenario_cell"] not in rows:
-            rows.append(c["scenario_cell"])
-    by = {(c["scenario_cell"], c["kernel"]): c for c in cells}
-    kcols = [k for k in kernels if any(c["kernel"] == k for c in cells)]
-    w0 = max([len(r) for r in rows] + [8])
-    widths = [max(len(k), 12) for k in kcols]
-    lines = ["scenario cell".ljust(w0) + "  " + "  ".join(k.ljust(w) for k, w in
-                                                      zip(kcols, widths))]
-    for r in rows:
-        cols = []
-        for k, w in zip(kcols, widths):
-            c = by.get((r, k))
-            o = c["outcome"] if c else "-"
-            cols.append((o if o in GOOD_OUTCOMES or o == "-" else o.upper()).ljust(w))
-        lines.append(r.ljust(w0) + "  " + "  ".join(cols))
-    return "\n".join(line.rstrip() for line in lines)
-
-
-def write_junit(path, cells, wall, accel):
-    suite = ET.Element("testsuite", name="egress-matrix", tests=str(len(cells)),
-                       failures=str(sum(c["outcome"] in ("mismatch",) + LOUD_OUTCOMES
-                                        for c in cells)),
-                       errors=str(sum(c["outcome"] not in ("ok", "mismatch", "skipped") + LOUD_OUTCOMES
-                                      for c in cells)),
-                       skipped=str(sum(c["outcome"] == "skipped" for c in cells)),
-                       time=f"{wall:.1f}")
-    props = ET.SubElement(suite, "properties")
-    ET.SubElement(props, "property", name="accelerator", value=str(accel["accelerator"]))
-    ET.SubElement(props, "property", name="accelerator_reason", value=accel["reason"])
-    for c in cells:
-        tc = ET.SubElement(suite, "testcase", classname=c["kernel"], name=c["scenario_cell"],
-                           time=f"{c['wall_s'] or 0:.1f}")
-        o = c["outcome"]
-        body = (f"expected: {c['expected']} ({c['expected_why']})\ngot: {c['got']}\n"
-                f"outcome: {o}\nreason: {c['reason']}\nrerun: {c['rerun']}\n"
-                + (f"run-vm.sh: {c['runner_rerun']}\n" if c["runner_rerun"] else "")
-                + (f"splats: {c['splats']}\n" if c["splats"] else ""))
-        if o == "skipped":
-            ET.SubElement(tc, "skipped", message=c["reason"] or "skipped")
-        elif o in ("mismatch",) + LOUD_OUTCOMES:
-            ET.SubElement(tc, "failure", type=o, message=f"{o}: expected {c['expected']}, "
-                          f"got {c['got']}; rerun: {c['rerun']}").text = body
-        elif o != "ok":
-            ET.SubElement(tc, "error", type=o, message=f"{o}: expected {c['expected']}, "
-                          f"got {c['got']}: {c['reason']}; rerun: {c['rerun']}").text = body
-        ET.SubElement(tc, "system-out").text = body
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
 # ---------------------------------------------------------------- main
@@ -475,7 +335,7 @@ def run_matrix(argv, hosts_tmp):
         selected = [(sc, c, a, k) for sc, c, a, k in selected
                     if sc.name not in host_of or host_of[sc.name][1] == k]
         selection = [S.cell_id(c, k) for _, c, _, k in selected]
-        mine = set(SH.select([(S.cell_id(c, k), sc.get("timeout", str(S.DEFAULT_TIMEOUT)))
+        mine = set(SH.select([(S.cell_id(c, k), sc.get("timeout", str(C.DEFAULT_TIMEOUT)))
                               for sc, c, _, k in selected], opts.shard_i, opts.shard_n))
         selected = [x for x in selected if S.cell_id(x[1], x[3]) in mine]
     except (SetupError, RuntimeError, S.ScenarioError, H.ProfileError, OSError) as e:
@@ -525,7 +385,7 @@ def run_matrix(argv, hosts_tmp):
         # Only the kernels the run selected are fetched or built; a build
         # is announced with its cost before anything starts.
         for k in kernels:
-            plan = kernel_plan(k)
+            plan = K.kernel_plan(k)
             if plan.startswith("build"):
                 log(f"building {k}: about {plan.split()[1]} min on 2 cores, cached afterwards")
             elif plan == "fetch":
@@ -535,7 +395,7 @@ def run_matrix(argv, hosts_tmp):
             # A kernel that cannot be fetched or built fails its own cells
             # (infra-error, with the reason), not the whole run.
             try:
-                kinfo[k] = kernel_info(k)
+                kinfo[k] = K.kernel_info(k)
             except SetupError as e:
                 log(f"kernel {k} unavailable, its cells are infra-errors: {e}")
                 kinfo[k] = {"name": k, "path": None, "sha256": None, "machine": None,
@@ -567,7 +427,7 @@ def run_matrix(argv, hosts_tmp):
                           "axes": axes, "kernel": k, "expected": v.verdict,
                           "expected_why": v.why,
                           "expected_from": f"{os.path.relpath(sc.path, TOP)}:{v.line}",
-                          "timeout": sc.get("timeout", str(S.DEFAULT_TIMEOUT)),
+                          "timeout": sc.get("timeout", str(C.DEFAULT_TIMEOUT)),
                           "isolation": sc.get("isolation", "batch"),
                           "cell_file": cf, "dir": d})
         index = {cid: n for n, cid in enumerate(sorted(c["id"] for c in cells), 1)}
@@ -638,7 +498,7 @@ def run_matrix(argv, hosts_tmp):
     ideal = floor_total / par if floors and all(c["kernel"] in floors for c in cells) \
         else None
     ratio = cells_wall / ideal if ideal else None
-    kfeat = {k: kernel_features(cells, k) for k in kernels}
+    kfeat = {k: SUM.kernel_features(cells, k) for k in kernels}
     resets = SC.reset_failures(batches)
     summary = {
         "format": "egress-matrix-summary/1", "run_id": run_id,
@@ -697,7 +557,7 @@ def run_matrix(argv, hosts_tmp):
     with open(os.path.join(rdir, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
         f.write("\n")
-    write_junit(os.path.join(rdir, "junit.xml"), cells, cells_wall, opts.accel_choice)
+    SUM.write_junit(os.path.join(rdir, "junit.xml"), cells, cells_wall, opts.accel_choice)
     report_note = None
     try:
         diff = MD.diff(MD.load(opts.base), summary) if opts.base else None
@@ -715,9 +575,9 @@ def run_matrix(argv, hosts_tmp):
     print("features read inside each booted guest:")
     kw = max(len(k) for k in kernels)
     for k in kernels:
-        print(f"  {k.ljust(kw)}  {features_line(kfeat[k])}")
+        print(f"  {k.ljust(kw)}  {SUM.features_line(kfeat[k])}")
     print()
-    print(table(cells, kernels))
+    print(SUM.table(cells, kernels))
     print()
     for k in kernels:
         differ = [n for n, f in kfeat[k]["features"].items() if not f["agree"]]

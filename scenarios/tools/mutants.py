@@ -15,7 +15,6 @@ exits non-zero when a mutant survives or the control run is not clean.
 """
 import argparse
 import datetime
-import fnmatch
 import json
 import os
 import subprocess

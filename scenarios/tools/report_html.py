@@ -426,7 +426,7 @@ def _diff(d, index):
 
 def render(rdir, summary, outcomes, diff=None):
     """The page (a str) for the run in `rdir` described by `summary`;
-    `outcomes` is the ordered outcome list (matrix.OUTCOMES); `diff` is
+    `outcomes` is the ordered outcome list (contract.OUTCOMES); `diff` is
     matrix_diff.diff(base, summary) or None."""
     cells = summary.get("cells") or []
     by_change = (diff or {}).get("by_cell", {})
@@ -560,14 +560,16 @@ def main(argv=None):
     opts = ap.parse_args(argv)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import matrix_diff  # noqa: E402
-    import matrix  # noqa: E402 - OUTCOMES, one copy
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "initramfs", "host"))
+    import contract  # noqa: E402 - OUTCOMES, one copy
     try:
         s = matrix_diff.load(opts.run)
         d = matrix_diff.diff(matrix_diff.load(opts.base), s) if opts.base else None
     except matrix_diff.DiffError as x:
         print(f"report_html: {x}", file=sys.stderr)
         return 2
-    print(write(os.path.abspath(opts.run), s, matrix.OUTCOMES, d))
+    print(write(os.path.abspath(opts.run), s, contract.OUTCOMES, d))
     return 0
 
 

@@ -27,30 +27,21 @@ import datetime
 import fnmatch
 import json
 import os
-import re
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostprofile as H  # noqa: E402
+import kernels as K  # noqa: E402 - kernels.sh config NAME; SetupError
 import matrix  # noqa: E402
 import scenario as S  # noqa: E402
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LOCK = os.path.join(TOP, "kernel-configs", "debian-kernels.lock")
-KERNELS_SH = os.path.join(TOP, "kernel-configs", "kernels.sh")
-
-
-class SetupError(Exception):
-    pass
 
 
 def kernel_config(name):
-    res = subprocess.run([KERNELS_SH, "config", name], capture_output=True, text=True,
-                         check=False)
-    if res.returncode != 0:
-        raise SetupError(f"kernel {name}: {res.stderr.strip()[-500:]}")
-    with open(res.stdout.strip().splitlines()[-1], encoding="utf-8") as f:
+    with open(K.kernel_config_path(name), encoding="utf-8") as f:
         return H.parse_config(f.read())
 
 
@@ -140,7 +131,7 @@ def main(argv=None):
         return 2
     try:
         pl = plan(opts.profile, opts)
-    except (H.ProfileError, SetupError, S.ScenarioError, RuntimeError, OSError) as e:
+    except (H.ProfileError, K.SetupError, S.ScenarioError, RuntimeError, OSError) as e:
         print(f"repro: error: {e}", file=sys.stderr)
         return 2
     print_plan(pl)

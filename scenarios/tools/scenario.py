@@ -29,7 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "initramfs", "host"))
-from contract import FEATURES, VERDICTS  # noqa: E402
+from contract import CELL_ID_CHARS, CELL_ID_RE, DEFAULT_TIMEOUT, FEATURES, VERDICTS  # noqa: E402
 MASK_ERRNOS = ("ENOSYS", "EPERM")
 
 # The supervisor's user, as the `user` key or axis names it. `nocap` is root
@@ -60,7 +60,6 @@ SYSCTL_KEY_RE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_-]+)+$")
 SYSCALL_RE = re.compile(r"^[a-z0-9_]+$")
 CAP_RE = re.compile(r"^cap_[a-z_]+$")
 AXIS_VALUE_RE = re.compile(r"^[A-Za-z0-9._+-]+$")
-CELL_ID_RE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
 PTRACE_SCOPE_KEY = "kernel.yama.ptrace_scope"
 
 SINGLE_KEYS = ("name", "description", "agent", "loopback", "user", "uid", "gid",
@@ -81,7 +80,6 @@ WRITABLE_RE = re.compile(r"^/tmp(/[A-Za-z0-9._-]+)+$")
 # A declared AF_UNIX peer: a socket file under /tmp, or @NAME (abstract).
 UNIX_PEER_RE = re.compile(r"^(/tmp(/[A-Za-z0-9._-]+)+|@[A-Za-z0-9._/-]{1,100})$")
 REQUIRED_KEYS = ("name", "description", "agent", "expect")
-DEFAULT_TIMEOUT = 60
 
 
 class ScenarioError(Exception):
@@ -626,7 +624,7 @@ def finish(sc, kernels):
         for k in kernels:
             if not CELL_ID_RE.match(cell_id(cname, k)):
                 raise ScenarioError(path, 0, f"cell id {cell_id(cname, k)!r} has "
-                                    f"characters outside [A-Za-z0-9._=,+-]")
+                                    f"characters outside [{CELL_ID_CHARS}]")
 
 
 def scenario_files(paths):

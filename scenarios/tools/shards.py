@@ -26,6 +26,12 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import summary as SUM  # noqa: E402 - the junit writer and feature table, one copy
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "initramfs", "host"))
+import contract as C  # noqa: E402 - OUTCOMES, one copy
+
 SHARD_FORMAT = "egress-matrix-shard/1"
 
 # The expected cost of one cell, in milliseconds (integers, so that the
@@ -200,11 +206,9 @@ def check_compatible(runs):
                          f"{extra[:5]}{'...' if len(extra) > 5 else ''}")
 
 
-def merge(dirs, out, matrix):
+def merge(dirs, out):
     """Merge the shard run directories `dirs` into `out` (created; must not
-    exist): summary.json, junit.xml, cells/, kernels/ and index.html. `matrix`
-    is the matrix module (its junit writer, feature table and outcome list).
-    Returns the merged summary. Raises ShardError when the shards do not
+    exist): summary.json, junit.xml, cells/, kernels/ and index.html. Returns the merged summary. Raises ShardError when the shards do not
     belong together."""
     runs = [(d, load_run(d)) for d in dirs]
     check_compatible(runs)
@@ -233,7 +237,7 @@ def merge(dirs, out, matrix):
         "run_id": os.path.basename(os.path.abspath(out)),
         "started": min(s.get("started") or "" for _, s in runs),
         "kernels": {k: dict(first["kernels"][k],
-                            features_in_guest=matrix.kernel_features(cells, k))
+                            features_in_guest=SUM.kernel_features(cells, k))
                     for k in kernels},
         "floor_s": {k: v for _, s in runs for k, v in (s.get("floor_s") or {}).items()},
         "floor_samples_s": {}, "floor_note": "merged from shards: see merged_from",
@@ -241,7 +245,7 @@ def merge(dirs, out, matrix):
         "cells_wall_s": max(s.get("cells_wall_s") or 0 for _, s in runs),
         "total_wall_s": max(s.get("total_wall_s") or 0 for _, s in runs),
         "ideal_s": None, "wall_over_floor": None,
-        "counts": {o: sum(c["outcome"] == o for c in cells) for o in matrix.OUTCOMES},
+        "counts": {o: sum(c["outcome"] == o for c in cells) for o in C.OUTCOMES},
         "cells": cells,
         "shard": dict(first["shard"], index=None, merged=True),
         "merged_from": [{"dir": os.path.abspath(d), "run_id": s.get("run_id"),
@@ -253,8 +257,8 @@ def merge(dirs, out, matrix):
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(merged, f, indent=2)
         f.write("\n")
-    matrix.write_junit(os.path.join(out, "junit.xml"), cells, merged["cells_wall_s"],
-                       merged.get("accelerator") or {"accelerator": None, "reason": ""})
+    SUM.write_junit(os.path.join(out, "junit.xml"), cells, merged["cells_wall_s"],
+                    merged.get("accelerator") or {"accelerator": None, "reason": ""})
     return merged
 
 
@@ -276,12 +280,10 @@ def main(argv=None):
             for cid in select(cells, i, opts.shards):
                 print(f"{i} {cid}")
         return 0
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import matrix  # noqa: E402 - the junit writer and feature table, one copy
     import report_html  # noqa: E402
     import matrix_diff  # noqa: E402
     try:
-        merged = merge(opts.runs, os.path.abspath(opts.out), matrix)
+        merged = merge(opts.runs, os.path.abspath(opts.out))
     except ShardError as e:
         print(f"matrix-merge: refused: {e}", file=sys.stderr)
         return 2
@@ -292,8 +294,8 @@ def main(argv=None):
         except matrix_diff.DiffError as e:
             print(f"matrix-merge: BASE: {e}", file=sys.stderr)
             return 2
-    report_html.write(os.path.abspath(opts.out), merged, matrix.OUTCOMES, diff)
-    bad = [c for c in merged["cells"] if c["outcome"] not in matrix.GOOD_OUTCOMES]
+    report_html.write(os.path.abspath(opts.out), merged, C.OUTCOMES, diff)
+    bad = [c for c in merged["cells"] if c["outcome"] not in C.GOOD_OUTCOMES]
     parts = [f"{n} {o}" for o, n in merged["counts"].items() if n]
     print(f"matrix-merge: {len(opts.runs)} shards -> {opts.out}: {len(merged['cells'])} "
           f"cells: {', '.join(parts)}; {len(bad)} not ok")

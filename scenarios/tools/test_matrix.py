@@ -363,10 +363,10 @@ def host_cell_whose_guest_differs_from_the_profile_is_a_precondition_error():
 @test
 def features_line_says_when_no_guest_reported():
     sys.path.insert(0, HERE)
-    import matrix  # noqa: E402 - the module under test, only for this pure function
+    import summary  # noqa: E402 - the module under test, only for this pure function
 
-    kf = matrix.kernel_features([{"kernel": "k", "features": None}], "k")
-    assert matrix.features_line(kf).startswith("not read"), matrix.features_line(kf)
+    kf = summary.kernel_features([{"kernel": "k", "features": None}], "k")
+    assert summary.features_line(kf).startswith("not read"), summary.features_line(kf)
 
 
 # A runner that decides every cell but uid1000's, where it starts a child

@@ -3,6 +3,7 @@
 compilation. Run: python3 scenarios/tools/test_scenario.py
 Prints one line per test and ends with `N passed, N failed`."""
 
+import ast
 import os
 import sys
 import tempfile
@@ -628,6 +629,77 @@ def route_outside_the_documentation_ranges_or_off_lo_is_refused():
                           ("198.51.100.1/24 dev lo", "no host bits")):
         expect_error(replace("loopback = yes\n", "loopback = yes\nroute = %s\n"
                              % bad), 10, fragment)
+
+
+@test
+def cell_id_characters_are_the_ones_the_guest_init_accepts():
+    # The id's characters are written in contract.py for the compiler and the
+    # host, and once more as a shell pattern in the guest's init: a character
+    # one side takes and the other refuses turns every cell of a scenario
+    # into cell=invalid. Both places in init use the same set.
+    init = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "initramfs", "guest", "init")
+    with open(init, encoding="utf-8") as f:
+        text = f.read()
+    pattern = "*[!%s]*" % S.CELL_ID_CHARS
+    assert text.count(pattern) == 2, f"{init}: {pattern} appears {text.count(pattern)} times"
+    assert S.CELL_ID_RE.match(S.cell_id("a.user=root,ptrace_scope=2", "debian-6.1-cloud"))
+    assert not S.CELL_ID_RE.match("a b")
+
+
+def import_arrows(d):
+    """{module: [modules of d it imports]} for every .py of d, counting
+    imports inside functions too (the kind that hid a cycle)."""
+    mods = {f[:-3] for f in os.listdir(d) if f.endswith(".py")}
+    out = {}
+    for m in sorted(mods):
+        with open(os.path.join(d, m + ".py"), encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        deps = set()
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Import):
+                deps |= {a.name for a in n.names}
+            elif isinstance(n, ast.ImportFrom) and n.module:
+                deps.add(n.module)
+        out[m] = sorted((deps & mods) - {m})
+    return out
+
+
+def first_cycle(graph):
+    state = {}
+
+    def visit(m, path):
+        state[m] = "open"
+        for n in graph[m]:
+            if state.get(n) == "open":
+                return path[path.index(n):] + [n]
+            if n not in state:
+                found = visit(n, path + [n])
+                if found:
+                    return found
+        state[m] = "done"
+        return None
+
+    for m in graph:
+        if m not in state:
+            found = visit(m, [m])
+            if found:
+                return found
+    return None
+
+
+@test
+def tools_and_host_modules_import_no_cycle_even_inside_functions():
+    # The style's "no cycles between modules", for the Python side
+    # (supervisor/tools/include-cycles.py checks the C). The floor, the shard
+    # merge and the HTML report each imported matrix.py inside main() while
+    # matrix.py imported them: kernels.py and summary.py now hold what they
+    # needed.
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in (here, os.path.join(here, "..", "..", "initramfs", "host")):
+        cycle = first_cycle(import_arrows(d))
+        assert cycle is None, f"{os.path.normpath(d)}: {' -> '.join(cycle)}"
+    assert first_cycle({"a": ["b"], "b": ["a"]}) == ["a", "b", "a"]
 
 
 def main():

@@ -18,7 +18,7 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "initramfs", "host"))
 sys.path.insert(0, os.path.join(TOP, "initramfs", "tests"))
-import cell_result as CR  # noqa: E402
+import oracle as O  # noqa: E402
 from test_cell_result import ORACLE_CELL, att, ev, lines  # noqa: E402
 
 DENIED_OTHER = ev("connect", "198.51.100.200:443", "denied")
@@ -51,7 +51,7 @@ def main():
         rep = {"verdict": verdict, "events": events,
                "supervisor": {"name": "foreign", "denial_errno": "EACCES"},
                "agent": {"exit_code": 0, "signal": None}}
-        facts = CR.oracle_evaluate(sec["cell"], sec, rep)
+        facts = O.oracle_evaluate(sec["cell"], sec, rep)
         problems = facts["problems"]
         print(f"{name}: problems={problems}")
         reproduced += not problems
