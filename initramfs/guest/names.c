@@ -4,6 +4,8 @@
  */
 #include "names.h"
 
+#include "../../supervisor/errnames.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,38 +56,15 @@ static const char *const cap_names[] = {
     "checkpoint_restore",
 };
 
-static const struct {
-	const char *name;
-	int err;
-} errno_names[] = {
-    {"EPERM", EPERM},
-    {"ENOENT", ENOENT},
-    {"ESRCH", ESRCH},
-    {"EINTR", EINTR},
-    {"EIO", EIO},
-    {"EBADF", EBADF},
-    {"EAGAIN", EAGAIN},
-    {"ENOMEM", ENOMEM},
-    {"EACCES", EACCES},
-    {"EFAULT", EFAULT},
-    {"EINVAL", EINVAL},
-    {"ENOSYS", ENOSYS},
-    {"ENOTSUP", ENOTSUP},
-    {"EOPNOTSUPP", EOPNOTSUPP},
-    {"ECONNREFUSED", ECONNREFUSED},
-    {"ENETUNREACH", ENETUNREACH},
-    {"EHOSTUNREACH", EHOSTUNREACH},
-};
-
+/* The errnos' names are the supervisor's (supervisor/errnames.c): the
+ * guest's readbacks and the report must spell an errno alike. */
 const char *ev_errno_name(int err)
 {
 	static char buf[24];
-	size_t i;
+	const char *n = sv_errno_name(err);
 
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
-		if (errno_names[i].err == err)
-			return errno_names[i].name;
-	}
+	if (n)
+		return n;
 	snprintf(buf, sizeof(buf), "%d", err);
 	return buf;
 }
@@ -108,15 +87,14 @@ int ev_parse_uint(const char *s, unsigned long max, unsigned long *out)
 int ev_parse_errno(const char *s)
 {
 	unsigned long v;
-	size_t i;
+	int e;
 
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
-		if (strcmp(errno_names[i].name, s) == 0)
-			return errno_names[i].err;
-	}
-	if (ev_parse_uint(s, 4095, &v) == 0 && v > 0)
-		return (int)v;
-	return -EINVAL;
+	/* Digits only for a number: sv_errno_parse's strtol also takes a sign
+	 * or blanks, which a cell file must not hold. */
+	if (ev_parse_uint(s, 4095, &v) == 0)
+		return v > 0 ? (int)v : -EINVAL;
+	e = sv_errno_parse(s);
+	return e > 0 && (*s == 'E') ? e : -EINVAL;
 }
 
 int ev_parse_cap(const char *s)

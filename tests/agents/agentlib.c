@@ -2,6 +2,8 @@
 #define AGENTLIB_OWN_MAIN
 #include "agentlib.h"
 
+#include "../../supervisor/errnames.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -66,69 +68,16 @@ int agent_exec_caller(char **argv)
 	return 127;
 }
 
-/* musl has no strerrorname_np: the names the agents can meet. */
-static const struct {
-	int num;
-	const char *name;
-} errno_names[] = {
-    {EPERM, "EPERM"},
-    {ENOENT, "ENOENT"},
-    {ESRCH, "ESRCH"},
-    {EINTR, "EINTR"},
-    {EIO, "EIO"},
-    {ENXIO, "ENXIO"},
-    {E2BIG, "E2BIG"},
-    {EBADF, "EBADF"},
-    {ECHILD, "ECHILD"},
-    {EAGAIN, "EAGAIN"},
-    {ENOMEM, "ENOMEM"},
-    {EACCES, "EACCES"},
-    {EROFS, "EROFS"},
-    {EFAULT, "EFAULT"},
-    {EBUSY, "EBUSY"},
-    {EEXIST, "EEXIST"},
-    {ENODEV, "ENODEV"},
-    {ENOTDIR, "ENOTDIR"},
-    {EINVAL, "EINVAL"},
-    {ENFILE, "ENFILE"},
-    {EMFILE, "EMFILE"},
-    {ENOSPC, "ENOSPC"},
-    {EPIPE, "EPIPE"},
-    {ERANGE, "ERANGE"},
-    {ENAMETOOLONG, "ENAMETOOLONG"},
-    {ENOSYS, "ENOSYS"},
-    {ENOTSOCK, "ENOTSOCK"},
-    {EDESTADDRREQ, "EDESTADDRREQ"},
-    {EMSGSIZE, "EMSGSIZE"},
-    {EPROTOTYPE, "EPROTOTYPE"},
-    {ENOPROTOOPT, "ENOPROTOOPT"},
-    {EPROTONOSUPPORT, "EPROTONOSUPPORT"},
-    {EOPNOTSUPP, "EOPNOTSUPP"},
-    {EAFNOSUPPORT, "EAFNOSUPPORT"},
-    {EADDRINUSE, "EADDRINUSE"},
-    {EADDRNOTAVAIL, "EADDRNOTAVAIL"},
-    {ENETDOWN, "ENETDOWN"},
-    {ENETUNREACH, "ENETUNREACH"},
-    {ECONNABORTED, "ECONNABORTED"},
-    {ECONNRESET, "ECONNRESET"},
-    {ENOBUFS, "ENOBUFS"},
-    {EISCONN, "EISCONN"},
-    {ENOTCONN, "ENOTCONN"},
-    {ETIMEDOUT, "ETIMEDOUT"},
-    {ECONNREFUSED, "ECONNREFUSED"},
-    {EHOSTUNREACH, "EHOSTUNREACH"},
-    {EALREADY, "EALREADY"},
-    {EINPROGRESS, "EINPROGRESS"},
-};
-
+/* musl has no strerrorname_np: the supervisor's names (supervisor/
+ * errnames.c), so that an agent's log and the report spell an errno alike
+ * (the oracle compares them). */
 const char *agent_errno_name(int err)
 {
 	static __thread char buf[16];
-	size_t i;
+	const char *n = sv_errno_name(err);
 
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
-		if (errno_names[i].num == err)
-			return errno_names[i].name;
+	if (n)
+		return n;
 	snprintf(buf, sizeof(buf), "%d", err);
 	return buf;
 }

@@ -6,6 +6,8 @@
 
 AGENTS_DIR := $(TOP)/tests/agents
 AGENTS_LIB := $(AGENTS_DIR)/agentlib.c
+# The errnos' names are the supervisor's: logs and reports spell them alike.
+AGENTS_ERRNAMES := $(SV_DIR)/errnames.c
 AGENTS_SRCS := $(filter-out $(AGENTS_LIB),$(wildcard $(AGENTS_DIR)/*.c))
 AGENTS_BINS := $(patsubst $(AGENTS_DIR)/%.c,$(BUILD)/agents/%,$(AGENTS_SRCS))
 # Copies nobody but root can read (mode 0111, execute only): exec of a binary
@@ -24,5 +26,6 @@ $(BUILD)/agents/%-noread: $(BUILD)/agents/%
 # but rebuilding it must not relink every agent. -pthread for the threaded
 # agents; harmless for the others. AGENTLIB_WRAP_MAIN: agentlib's main logs
 # the agent's exit status (agentlib.h).
-$(BUILD)/agents/%: $(AGENTS_DIR)/%.c $(AGENTS_LIB) $(AGENTS_DIR)/agentlib.h | $(LIBSECCOMP)
-	$(call musl_prog,$@,-pthread -DAGENTLIB_WRAP_MAIN $< $(AGENTS_LIB))
+$(BUILD)/agents/%: $(AGENTS_DIR)/%.c $(AGENTS_LIB) $(AGENTS_DIR)/agentlib.h $(AGENTS_ERRNAMES) \
+		$(SV_DIR)/errnames.h | $(LIBSECCOMP)
+	$(call musl_prog,$@,-pthread -DAGENTLIB_WRAP_MAIN $< $(AGENTS_LIB) $(AGENTS_ERRNAMES))

@@ -1,7 +1,8 @@
 #!/bin/bash
 # review-cc.sh: sourced by the ha*-run.sh reproductions. review_cc OUT SRC...
 # builds one static musl reproduction agent against this worktree's build/
-# (kernel headers, libseccomp sysroot) with tests/agents/agentlib.c, the
+# (kernel headers, libseccomp sysroot) with tests/agents/agentlib.c (and the
+# supervisor's errnames.c it names errnos with), the
 # same way each review built its own. Run from the worktree after `make`.
 # Builds into a fixed /tmp/NAME/ (no dot in NAME) hold the lock dir-NAME for
 # the rest of the script (review-lock.sh): one run of those at a time.
@@ -22,7 +23,7 @@ review_cc() {
 	esac
 	musl-gcc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -isystem "$b/kheaders" \
 		-isystem "$b/sysroot/include" -static -pthread -Itests/agents -o "$out" \
-		"$@" tests/agents/agentlib.c
+		"$@" tests/agents/agentlib.c supervisor/errnames.c
 }
 
 # review_stage TAG SV AGENT: a fresh /tmp/TAG.XXXXXX holding the supervisor
