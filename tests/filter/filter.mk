@@ -4,6 +4,8 @@
 # (scmp_bpf_sim, from the source tree the toolchain step already unpacked)
 # runs each row of tests/filter/*.tests against it. Then each filter mutant's export must
 # fail at least one row: a table that cannot tell them apart checks nothing.
+# Last, dispatch-numbers.py ties the receiver's dispatch tables (mediate.c)
+# to the kernel's numbers and to every call the rows say is trapped.
 #   make filter-table-test
 # Included from tests/tests.mk after supervisor/supervisor.mk.
 
@@ -44,3 +46,5 @@ filter-table-test: $(FILTER_EXPORT) $(FILTER_SIM) \
 	@python3 $(FILTER_DIR)/run-filter-tests.py --export $(FILTER_EXPORT) --sim $(FILTER_SIM) \
 		$(if $(FILTER_MUTANTS),$(foreach m,$(FILTER_MUTANTS),--mutant $(m)=$(FILTER_BUILD)/mutants/$(m)/filter-export)) \
 		$(FILTER_TABLES)
+	@python3 $(FILTER_DIR)/dispatch-numbers.py --kheaders $(KHEADERS) \
+		--mediate $(SV_DIR)/mediate.c $(FILTER_TABLES)
