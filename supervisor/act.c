@@ -162,11 +162,11 @@ static struct {
 	} e[PIDFD_CACHE];
 } cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+#ifndef SV_MUTANT_LEADER_TABLE
 /* -1 until known; 1 when pidfd_open takes PIDFD_THREAD (Linux 6.9+), 0 when
  * it answered EINVAL for the flag. */
 static atomic_int thread_pidfds = -1;
 
-#ifndef SV_MUTANT_LEADER_TABLE
 /* A pidfd for the thread tid itself (its descriptor table is what
  * pidfd_getfd then resolves), or -EINVAL where the kernel has none. */
 static int open_thread_pidfd(pid_t tid)

@@ -148,15 +148,17 @@ void sv_call_mech_failure(struct sv_call *c, const char *mechanism, int err)
 	sv_call_finish(c, SV_MECH_FAILURE, "mechanism", SV_ACT_ERRNO, SV_ERR_MECHANISM, 0);
 }
 
-int sv_call_read_or_fault(struct sv_call *c, uint64_t addr, void *buf, size_t len)
+enum sv_read sv_call_read_or_fault(struct sv_call *c, uint64_t addr, void *buf, size_t len)
 {
 	const char *mech = NULL;
 	int rc = sv_target_read(c->req->pid, addr, buf, len, &mech);
 
-	if (rc == 0 || rc == -EFAULT)
-		return rc == -EFAULT;
+	if (rc == 0)
+		return SV_READ_OK;
+	if (rc == -EFAULT)
+		return SV_READ_FAULT;
 	sv_call_mech_failure(c, mech, -rc);
-	return -1;
+	return SV_READ_FINISHED;
 }
 
 int sv_call_read(struct sv_call *c, uint64_t addr, void *buf, size_t len)
@@ -615,32 +617,32 @@ int sv_call_device_changed(struct sv_call *c, int connected)
 	return 0;
 }
 
-int sv_call_fastopen_connect(struct sv_call *c, const void *name, uint32_t namelen, int *flags,
-			     long long *rc, int *err)
+enum sv_fastopen sv_call_fastopen_connect(struct sv_call *c, const void *name, uint32_t namelen,
+					  int *flags, long long *rc, int *err)
 {
 #ifdef SV_MUTANT_FASTOPEN_IN_SYN
 	/* MUTANT fastopen-in-syn: the payload rides the SYN, as before
 	 * review h-attack16. */
-	return 0;
+	return SV_FASTOPEN_NOT;
 #endif
 	if (!(*flags & MSG_FASTOPEN) || c->domain != AF_INET6 || namelen == 0 ||
 	    sv_device_socket_type(c->dup) != SOCK_STREAM)
-		return 0;
+		return SV_FASTOPEN_NOT;
 	*rc = connect(c->dup, name, namelen);
 	*err = *rc < 0 ? errno : 0;
 	if (sv_call_device_changed(c, *rc == 0 || *err == EINPROGRESS)) {
 		(void)shutdown(c->dup, SHUT_RDWR);
 		sv_call_mech_failure(c, "device-binding", ESTALE);
-		return -1;
+		return SV_FASTOPEN_FINISHED;
 	}
 	/* The scope a connect to a link-local address bound is the device
 	 * the check after the send compares with (h-attack16's false red). */
 	if (c->bound_if != SV_BOUND_UNJUDGED)
 		c->bound_if = sv_device_bound_ifindex(c->dup);
 	if (*rc < 0)
-		return 1;
+		return SV_FASTOPEN_ANSWERED;
 	*flags &= ~MSG_FASTOPEN;
-	return 2;
+	return SV_FASTOPEN_UNNAMED;
 }
 
 void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len, struct sv_dest *d)
@@ -721,30 +723,32 @@ long long sv_call_read_payload(struct sv_call *c, const struct sv_iov *iov, size
 		if (invalid) {
 			*invalid = "too-large";
 			*err = EMSGSIZE;
-			return -2;
+			return SV_PAYLOAD_INVALID;
 		}
 		sv_call_finish(c, SV_INVALID, "too-large", SV_ACT_ERRNO, EMSGSIZE, 0);
-		return -1;
+		return SV_PAYLOAD_FINISHED;
 	}
 	buf = malloc(want ? want : 1);
 	if (!buf) {
 		sv_call_mech_failure(c, "malloc", ENOMEM);
-		return -1;
+		return SV_PAYLOAD_FINISHED;
 	}
 	for (size_t i = 0; i < niov && got < want; i++) {
 		size_t n = iov[i].len > want - got ? want - got : (size_t)iov[i].len;
-		int rc = !n        ? 0
-			 : invalid ? sv_call_read_or_fault(c, iov[i].base, buf + got, n)
-				   : sv_call_read(c, iov[i].base, buf + got, n);
+		/* sv_call_read's 0 and -1 are SV_READ_OK and SV_READ_FINISHED. */
+		enum sv_read rc = !n ? SV_READ_OK
+				  : invalid
+				      ? sv_call_read_or_fault(c, iov[i].base, buf + got, n)
+				      : (enum sv_read)sv_call_read(c, iov[i].base, buf + got, n);
 
-		if (rc) {
+		if (rc != SV_READ_OK) {
 			free(buf);
-			if (rc == 1) {
+			if (rc == SV_READ_FAULT) {
 				*invalid = "bad-address";
 				*err = EFAULT;
-				return -2;
+				return SV_PAYLOAD_INVALID;
 			}
-			return -1;
+			return SV_PAYLOAD_FINISHED;
 		}
 		got += n;
 	}

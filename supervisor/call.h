@@ -99,12 +99,25 @@ void sv_call_mech_failure(struct sv_call *c, const char *mechanism, int err);
  * EFAULT for an unmapped range, else a mechanism failure). */
 int sv_call_read(struct sv_call *c, uint64_t addr, void *buf, size_t len);
 
+/* One meaning per answer (review h-style2): what sv_call_read_or_fault
+ * and sv_call_fastopen_connect answer, and sv_call_read_payload besides a
+ * byte count. FINISHED always means the call is answered: stop. */
+enum sv_read { SV_READ_FINISHED = -1, SV_READ_OK = 0, SV_READ_FAULT = 1 };
+enum sv_fastopen {
+	SV_FASTOPEN_FINISHED = -1,
+	SV_FASTOPEN_NOT = 0,
+	SV_FASTOPEN_ANSWERED = 1,
+	SV_FASTOPEN_UNNAMED = 2
+};
+#define SV_PAYLOAD_FINISHED (-1LL)
+#define SV_PAYLOAD_INVALID (-2LL)
+
 /* The same, but the agent's bad address (sv_target_read's -EFAULT) is
- * returned as 1 with nothing finished: for sendmmsg, where the kernel sends
- * the messages before a bad one and answers their count (review
- * h-attack4). Returns 0, 1, or -1 with the call finished (a mechanism
- * failure). */
-int sv_call_read_or_fault(struct sv_call *c, uint64_t addr, void *buf, size_t len);
+ * returned as SV_READ_FAULT with nothing finished: for sendmmsg, where the
+ * kernel sends the messages before a bad one and answers their count
+ * (review h-attack4). Returns SV_READ_OK, SV_READ_FAULT, or
+ * SV_READ_FINISHED with the call finished (a mechanism failure). */
+enum sv_read sv_call_read_or_fault(struct sv_call *c, uint64_t addr, void *buf, size_t len);
 
 /* ID_VALID: every copy so far came from the thread that is still waiting.
  * Returns 0, or -1 with the call finished. */
@@ -210,14 +223,16 @@ void sv_call_note_dest(struct sv_call *c, const unsigned char *name, size_t len,
  * and a failed bind() of a scoped address timed between the device's
  * judgement and the act (after an untrapped shutdown() gave a SYN_SENT
  * socket's port back: review h-attack16) would send it out of another
- * link before any check. Returns 2 when the send is to go on without its
- * name and without MSG_FASTOPEN (*flags cleared of it); 1 when the connect
- * is the answer (its error: EINPROGRESS for a non-blocking socket, as
- * without a fast-open cookie, EISCONN, EALREADY, ...; *rc and *err set);
- * -1 with the call finished (the connect took the wrong link: undone, a
- * mechanism failure). Not a fast-open IPv6 stream send: 0, nothing done. */
-int sv_call_fastopen_connect(struct sv_call *c, const void *name, uint32_t namelen, int *flags,
-			     long long *rc, int *err);
+ * link before any check. Returns SV_FASTOPEN_UNNAMED when the send is to
+ * go on without its name and without MSG_FASTOPEN (*flags cleared of it);
+ * SV_FASTOPEN_ANSWERED when the connect is the answer (its error:
+ * EINPROGRESS for a non-blocking socket, as without a fast-open cookie,
+ * EISCONN, EALREADY, ...; *rc and *err set); SV_FASTOPEN_FINISHED with the
+ * call finished (the connect took the wrong link: undone, a mechanism
+ * failure). Not a fast-open IPv6 stream send: SV_FASTOPEN_NOT, nothing
+ * done. */
+enum sv_fastopen sv_call_fastopen_connect(struct sv_call *c, const void *name, uint32_t namelen,
+					  int *flags, long long *rc, int *err);
 
 /* Closes the duplicate (a mechanism: dup_close) and answers with the
  * performed call's result rc / err. */
@@ -235,11 +250,12 @@ void sv_call_note_held(struct sv_call *c, int agent_flags);
 void sv_call_forward_sigpipe(struct sv_call *c, int agent_flags, int err);
 
 /* Copies a payload described by iovecs for a send the supervisor performs.
- * Returns the byte count and *out (malloc'd), or -1 with the call finished.
- * A stream may be sent short; a datagram over the cap is EMSGSIZE. With
- * invalid not NULL, the agent's own mistakes (a datagram over the cap, a
- * payload where nothing can be mapped) are -2 with *invalid the reason and
- * *err the errno, nothing finished: a sendmmsg answers the count sent
+ * Returns the byte count and *out (malloc'd), or SV_PAYLOAD_FINISHED with
+ * the call finished. A stream may be sent short; a datagram over the cap is
+ * EMSGSIZE. With invalid not NULL, the agent's own mistakes (a datagram
+ * over the cap, a payload where nothing can be mapped) are
+ * SV_PAYLOAD_INVALID with *invalid the reason and *err the errno, nothing
+ * finished: a sendmmsg answers the count sent
  * before that message, as the kernel does (review h-attack5). */
 struct sv_iov;
 long long sv_call_read_payload(struct sv_call *c, const struct sv_iov *iov, size_t niov,

@@ -130,7 +130,8 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	int64_t len = (int32_t)a[5];
 	const void *target = name;
 	uint32_t tlen = len > 0 ? (uint32_t)len : 0;
-	int flags = (int)a[3], err, fo, lookup_err = 0, quiet, have_cr;
+	int flags = (int)a[3], err, lookup_err = 0, quiet, have_cr;
+	enum sv_fastopen fo;
 	void *ctl = NULL;
 	long long n, foc;
 	ssize_t rc;
@@ -198,14 +199,14 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	if (!sv_judge_sends_name(&d))
 		len = 0;
 	fo = sv_call_fastopen_connect(c, name, (uint32_t)len, &flags, &foc, &err);
-	if (fo == -1 || fo == 1) {
+	if (fo == SV_FASTOPEN_FINISHED || fo == SV_FASTOPEN_ANSWERED) {
 		free(payload);
 		free(ctl);
-		if (fo == 1)
+		if (fo == SV_FASTOPEN_ANSWERED)
 			sv_call_answer_performed(c, why, foc, err);
 		return;
 	}
-	if (fo == 2)
+	if (fo == SV_FASTOPEN_UNNAMED)
 		len = 0; /* connected by sv_call_fastopen_connect: to its peer */
 	/* MSG_ZEROCOPY would let the kernel read our buffer after we free it. */
 	quiet = (flags & ~MSG_ZEROCOPY) | MSG_NOSIGNAL;

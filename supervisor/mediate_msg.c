@@ -36,41 +36,44 @@ static void copied_free(struct copied_msg *cm)
 }
 
 /* Reads one of a message's fields. The agent's bad address is its bad
- * argument (1, *err EFAULT, nothing finished), as the kernel's copy of that
- * message fails: sendmmsg then stops there, after sending the messages
- * before it (review h-attack4: finishing the whole call as invalid hid an
- * undeclared first message behind a pass). Else 0, or -1 with the call
- * finished. */
-static int read_field(struct sv_call *c, uint64_t addr, void *buf, size_t len, int *err)
+ * argument (SV_READ_FAULT, *err EFAULT, nothing finished), as the kernel's
+ * copy of that message fails: sendmmsg then stops there, after sending the
+ * messages before it (review h-attack4: finishing the whole call as invalid
+ * hid an undeclared first message behind a pass). Else SV_READ_OK, or
+ * SV_READ_FINISHED with the call finished. */
+static enum sv_read read_field(struct sv_call *c, uint64_t addr, void *buf, size_t len, int *err)
 {
-	int rc;
+	enum sv_read rc;
 
 #ifdef SV_MUTANT_MMSG_FAULT_WHOLE
 	/* MUTANT mmsg-fault-whole: any message's bad pointer makes the whole
 	 * call the agent's invalid one, as before review h-attack4. */
-	return sv_call_read(c, addr, buf, len) ? -1 : 0;
+	return sv_call_read(c, addr, buf, len) ? SV_READ_FINISHED : SV_READ_OK;
 #endif
 	rc = sv_call_read_or_fault(c, addr, buf, len);
-	if (rc == 1)
+	if (rc == SV_READ_FAULT)
 		*err = EFAULT;
 	return rc;
 }
 
 /* Copies one message's name, iovec array and control data (not the payload:
- * that only once the destination is allowed). Returns 0; 1 when the agent's
- * own arguments are bad (a pointer to where nothing can be mapped among
- * them), with the kernel's errno in *err (nothing finished); or -1 with the
- * call finished. */
-static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, int *err)
+ * that only once the destination is allowed). Returns SV_READ_OK;
+ * SV_READ_FAULT when the agent's own arguments are bad (a pointer to where
+ * nothing can be mapped among them, a malformed msghdr), with the kernel's
+ * errno in *err (nothing finished); or SV_READ_FINISHED with the call
+ * finished. */
+static enum sv_read copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, int *err)
 {
 	int rc = sv_msghdr_decode(raw, SV_MSGHDR_SIZE, &cm->m);
+	enum sv_read st;
 
 	if (rc < 0) {
 		*err = -rc;
-		return 1;
+		return SV_READ_FAULT;
 	}
-	if (cm->m.namelen && (rc = read_field(c, cm->m.name, cm->name, cm->m.namelen, err)) != 0)
-		return rc;
+	if (cm->m.namelen &&
+	    (st = read_field(c, cm->m.name, cm->name, cm->m.namelen, err)) != SV_READ_OK)
+		return st;
 	/* The kernel treats a name of length 0 as no name at all. */
 	sv_sockaddr_decode(cm->m.namelen ? cm->name : NULL, cm->m.namelen, 1, &cm->d);
 	if (cm->m.controllen > SV_CONTROL_CAP) {
@@ -78,7 +81,7 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 		/* MUTANT control-cap-invalid: over the cap is the agent's
 		 * ENOBUFS, as before review h-attack4. */
 		*err = ENOBUFS;
-		return 1;
+		return SV_READ_FAULT;
 #endif
 		/* Not the agent's mistake: the kernel takes control data up to
 		 * net.core.optmem_max (128 KiB by default since 6.9, any value
@@ -97,27 +100,28 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 		if (!iraw || !cm->iov) {
 			free(iraw);
 			sv_call_mech_failure(c, "malloc", ENOMEM);
-			return -1;
+			return SV_READ_FINISHED;
 		}
-		if ((rc = read_field(c, cm->m.iov, iraw, cm->m.iovlen * 16, err)) != 0) {
+		if ((st = read_field(c, cm->m.iov, iraw, cm->m.iovlen * 16, err)) != SV_READ_OK) {
 			free(iraw);
-			return rc;
+			return st;
 		}
 		rc = sv_msghdr_decode_iov(iraw, cm->m.iovlen, cm->iov, &cm->total);
 		free(iraw);
 		if (rc < 0) {
 			*err = -rc;
-			return 1;
+			return SV_READ_FAULT;
 		}
 	}
 	if (cm->m.controllen) {
 		cm->control = malloc(cm->m.controllen);
 		if (!cm->control) {
 			sv_call_mech_failure(c, "malloc", ENOMEM);
-			return -1;
+			return SV_READ_FINISHED;
 		}
-		if ((rc = read_field(c, cm->m.control, cm->control, cm->m.controllen, err)) != 0)
-			return rc;
+		if ((st = read_field(c, cm->m.control, cm->control, cm->m.controllen, err)) !=
+		    SV_READ_OK)
+			return st;
 		/* Checked now, translated at send time. */
 		rc = sv_msghdr_check_control(cm->control, cm->m.controllen,
 					     cm->d.kind == SV_DEST_INET &&
@@ -143,7 +147,7 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 			 * agent's EINVAL before its name is judged, as before
 			 * review h-attack4. */
 			*err = EINVAL;
-			return 1;
+			return SV_READ_FAULT;
 #endif
 			/* The kernel walks control data in the protocol, after a
 			 * TCP fast-open send has connected to the name
@@ -154,7 +158,7 @@ static int copy_msg(struct sv_call *c, const void *raw, struct copied_msg *cm, i
 		}
 		cm->refused_control = rc == -EPERM;
 	}
-	return 0;
+	return SV_READ_OK;
 }
 
 /* A refused control message decides before the name does. */
@@ -229,7 +233,7 @@ long long sv_mediate_send(struct sv_call *c, struct msghdr *mh, int flags, const
 	if (sent == -1 && raised && errno == ECANCELED) {
 		c->send_raised = 0;
 		sv_call_mech_failure(c, "capset", EPERM);
-		return -2;
+		return SV_SEND_FINISHED;
 	}
 #endif
 #if defined(SV_MUTANT_CREDS_RAISE_FAILED_OURS) || defined(SV_MUTANT_CREDS_EPERM_RETRY)
@@ -272,14 +276,20 @@ static void *with_caller_creds(struct copied_msg *cm, int have_cr, const struct 
 	return cm->control;
 }
 
+/* What send_copied and send_batch answer besides the kernel's result, one
+ * meaning each (review h-style2; SV_SEND_FINISHED, the call finished, is
+ * sv_mediate_send's too). */
+#define SENT_INVALID (-3LL)
+#define SENT_REFUSED (-4LL)
+
 /* Sends one copied message on the prepared duplicate. Returns the kernel's
- * result with *err; -3 with *invalid and *err for the agent's own mistake
- * the kernel finds while sending (a payload where nothing can be mapped, a
- * datagram over the cap, a closed or too many descriptors to pass), nothing
- * sent or finished; -4 with *invalid the denial's reason when the
- * socket's device, judged last (sv_call_device_last), refuses the
- * destination, nothing sent or finished; or -2 with the call finished (a
- * copy or a descriptor duplication failed). */
+ * result with *err; SENT_INVALID with *invalid and *err for the agent's own
+ * mistake the kernel finds while sending (a payload where nothing can be
+ * mapped, a datagram over the cap, a closed or too many descriptors to
+ * pass), nothing sent or finished; SENT_REFUSED with *invalid the denial's
+ * reason when the socket's device, judged last (sv_call_device_last),
+ * refuses the destination, nothing sent or finished; or SV_SEND_FINISHED
+ * with the call finished (a copy or a descriptor duplication failed). */
 static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags, int *err,
 			     const char **invalid)
 {
@@ -301,22 +311,22 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 		 * looked at. */
 		*invalid = "bad-msghdr";
 		*err = EINVAL;
-		return -3;
+		return SENT_INVALID;
 	}
 	n = sv_call_read_payload(c, cm->iov, cm->m.iovlen, cm->total, &payload, invalid, err);
-	if (n == -2)
-		return -3;
+	if (n == SV_PAYLOAD_INVALID)
+		return SENT_INVALID;
 	if (n < 0)
-		return -2;
+		return SV_SEND_FINISHED;
 	have_cr = sv_mediate_caller_creds(c, &cr);
 	if (sv_call_still_valid(c)) {
 		free(payload);
-		return -2;
+		return SV_SEND_FINISHED;
 	}
 	if (have_cr < 0) {
 		free(payload);
 		sv_call_mech_failure(c, "proc_status", -have_cr);
-		return -2;
+		return SV_SEND_FINISHED;
 	}
 	/* Descriptors are passed by AF_UNIX alone: every other family ignores
 	 * SCM_RIGHTS without looking at the numbers (inet: __sock_cmsg_send)
@@ -340,11 +350,11 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 			if (rc == -ECANCELED && getfd_err == -EBADF) {
 				*invalid = "bad-descriptor";
 				*err = EBADF;
-				return -3;
+				return SENT_INVALID;
 			}
 			sv_call_mech_failure(c, rc == -ECANCELED ? mech : "pidfd_getfd",
 					     rc == -ECANCELED ? -getfd_err : -rc);
-			return -2;
+			return SV_SEND_FINISHED;
 		}
 	}
 	/* The device last, after every read of the agent's memory (review
@@ -353,12 +363,12 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 				invalid)) {
 		free(payload);
 		sv_act_free_dups(dups, ndups);
-		return -2;
+		return SV_SEND_FINISHED;
 	}
 	if (*invalid) {
 		free(payload);
 		sv_act_free_dups(dups, ndups);
-		return -4;
+		return SENT_REFUSED;
 	}
 	/* An AF_UNIX name last of all, as the act's own lookup. */
 	c->peer_nowait = 0;
@@ -366,24 +376,24 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 	    sv_unixpeer_judge(c, &cm->d, &name, &namelen, &cm->peer_why, invalid, &lookup_err)) {
 		free(payload);
 		sv_act_free_dups(dups, ndups);
-		return -2;
+		return SV_SEND_FINISHED;
 	}
 	if (*invalid || lookup_err) {
 		free(payload);
 		sv_act_free_dups(dups, ndups);
 		*err = lookup_err;
-		return *invalid ? -4 : -1;
+		return *invalid ? SENT_REFUSED : -1;
 	}
 	rc = sv_call_fastopen_connect(c, cm->name, cm->m.namelen, &flags, &fo, err);
-	if (rc == -1 || rc == 1) {
+	if (rc == SV_FASTOPEN_FINISHED || rc == SV_FASTOPEN_ANSWERED) {
 		free(payload);
 		sv_act_free_dups(dups, ndups);
-		return rc < 0 ? -2 : fo;
+		return rc == SV_FASTOPEN_FINISHED ? SV_SEND_FINISHED : fo;
 	}
 	one.iov_base = payload;
 	one.iov_len = (size_t)n;
 	/* A fast-open send connected above goes to its peer, unnamed. */
-	if (cm->m.namelen && sv_judge_sends_name(&cm->d) && rc != 2) {
+	if (cm->m.namelen && sv_judge_sends_name(&cm->d) && rc != SV_FASTOPEN_UNNAMED) {
 		mh.msg_name = (void *)name;
 		mh.msg_namelen = namelen;
 	}
@@ -397,7 +407,7 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 		free(payload);
 		sv_act_free_dups(dups, ndups);
 		sv_call_mech_failure(c, "malloc", ENOMEM);
-		return -2;
+		return SV_SEND_FINISHED;
 	}
 	/* Never SIGPIPE the supervisor (the agent's SIGPIPE is forwarded), and
 	 * never zero-copy from a buffer we free right after. */
@@ -411,10 +421,10 @@ static long long send_copied(struct sv_call *c, struct copied_msg *cm, int flags
 			       cm->m.controllen);
 	*err = sent < 0 ? errno : 0;
 	free(owned);
-	if (sent == -2) {
+	if (sent == SV_SEND_FINISHED) {
 		free(payload);
 		sv_act_free_dups(dups, ndups);
-		return -2;
+		return SV_SEND_FINISHED;
 	}
 	free(payload);
 	sv_act_free_dups(dups, ndups);
@@ -428,17 +438,18 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 	struct copied_msg cm = {0};
 	const char *deny, *why = NULL, *invalid = NULL;
 	long long rc;
-	int err = 0, st;
+	int err = 0;
+	enum sv_read st;
 
 	if (sv_call_read(c, a[1], raw, sizeof(raw)))
 		return;
 	st = copy_msg(c, raw, &cm, &err);
 	if (cm.m.namelen)
 		sv_call_note_dest(c, cm.name, cm.m.namelen, &cm.d);
-	if (st == 1)
+	if (st == SV_READ_FAULT)
 		sv_call_finish(c, SV_INVALID, err == EFAULT ? "bad-address" : "bad-msghdr",
 			       SV_ACT_ERRNO, err, 0);
-	if (st != 0 || sv_call_decide(c, (int)a[0], &cm.d, 0, refusal(&cm), &deny, &why))
+	if (st != SV_READ_OK || sv_call_decide(c, (int)a[0], &cm.d, 0, refusal(&cm), &deny, &why))
 		goto out;
 #ifdef SV_MUTANT_SENDMSG_FORWARD
 	/* MUTANT sendmsg-forward: a name we cannot parse goes to the kernel. */
@@ -463,11 +474,11 @@ void sv_mediate_sendmsg(struct sv_call *c, const __u64 *a)
 		goto out;
 	}
 	rc = send_copied(c, &cm, (int)a[2], &err, &invalid);
-	if (rc == -4)
+	if (rc == SENT_REFUSED)
 		sv_call_finish(c, SV_DENIED, invalid, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
-	else if (rc == -3)
+	else if (rc == SENT_INVALID)
 		sv_call_finish(c, SV_INVALID, invalid, SV_ACT_ERRNO, err, 0);
-	else if (rc != -2)
+	else if (rc != SV_SEND_FINISHED)
 		sv_call_answer_performed(c, cm.peer_why ? cm.peer_why : why, rc, err);
 out:
 	copied_free(&cm);
@@ -484,11 +495,11 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 	size_t n = 0;
 
 	for (; n < vlen; n++) {
-		int st = copy_msg(c, raw + n * SV_MMSGHDR_SIZE, &cms[n], err);
+		enum sv_read st = copy_msg(c, raw + n * SV_MMSGHDR_SIZE, &cms[n], err);
 
-		if (st < 0)
+		if (st == SV_READ_FINISHED)
 			return -1;
-		if (st == 1)
+		if (st == SV_READ_FAULT)
 			break;
 #ifdef SV_MUTANT_MMSG_STOP_AT_BAD_CONTROL
 		/* MUTANT mmsg-stop-at-bad-control: the messages after a
@@ -560,9 +571,10 @@ static long judge_batch(struct sv_call *c, const unsigned char *raw, size_t vlen
 }
 
 /* Sends messages [0, upto) and writes each one's byte count back into the
- * agent's vector, as the kernel does. Returns the number sent; -3 with
- * *invalid and *err when the first message is the agent's own mistake
- * (send_copied), nothing finished; or -2 with the call finished. *err is
+ * agent's vector, as the kernel does. Returns the number sent; SENT_INVALID
+ * with *invalid and *err when the first message is the agent's own mistake
+ * (send_copied), nothing finished; or SV_SEND_FINISHED with the call
+ * finished. *err is
  * the error that stopped it (0 when none). A message whose device is
  * judged denied when it is sent stops the batch there as a judged denial
  * (*first_denied becomes its index). */
@@ -580,11 +592,11 @@ static long send_batch(struct sv_call *c, struct copied_msg *cms, size_t upto, i
 		    send_copied(c, &cms[sent], (int)a[3] & ~MSG_WAITFORONE, err, invalid);
 		int werr;
 
-		if (rc == -2)
-			return -2;
+		if (rc == SV_SEND_FINISHED)
+			return SV_SEND_FINISHED;
 		if (cms[sent].peer_why)
 			c->ev.msgs[sent].reason = cms[sent].peer_why;
-		if (rc == -4) {
+		if (rc == SENT_REFUSED) {
 			c->ev.msgs[sent].denied = 1;
 			c->ev.msgs[sent].reason = *invalid;
 			c->decided_denial = *invalid;
@@ -598,13 +610,13 @@ static long send_batch(struct sv_call *c, struct copied_msg *cms, size_t upto, i
 		 * and it answers the count sent before it (review h-attack5:
 		 * finished as invalid, the agent was told EFAULT or EBADF
 		 * after messages had gone). */
-		if (rc == -3 && sent > 0) {
+		if (rc == SENT_INVALID && sent > 0) {
 			c->ev.msgs[sent].err = *err;
 			break;
 		}
 #endif
-		if (rc == -3)
-			return -3;
+		if (rc == SENT_INVALID)
+			return SENT_INVALID;
 		if (rc < 0) {
 			c->ev.msgs[sent].err = *err;
 			break;
@@ -627,7 +639,7 @@ static long send_batch(struct sv_call *c, struct copied_msg *cms, size_t upto, i
 		}
 		if (werr) {
 			sv_call_mech_failure(c, mech, -werr);
-			return -2;
+			return SV_SEND_FINISHED;
 		}
 #ifdef SV_MUTANT_MMSG_LEN_UNSENT
 		/* MUTANT mmsg-len-unsent: a message counts as sent only once
@@ -662,7 +674,7 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 		goto out;
 	}
 	rc = sv_call_read_or_fault(c, a[1], raw, vlen * SV_MMSGHDR_SIZE);
-	if (rc == 1) {
+	if (rc == SV_READ_FAULT) {
 		/* The kernel copies the vector one msghdr at a time (not the
 		 * msg_len after it, which it writes after the send): those
 		 * before the first it cannot read are sent (a vector that runs
@@ -673,14 +685,14 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 			rc =
 			    sv_call_read_or_fault(c, a[1] + readable * SV_MMSGHDR_SIZE,
 						  raw + readable * SV_MMSGHDR_SIZE, SV_MSGHDR_SIZE);
-			if (rc != 0)
+			if (rc != SV_READ_OK)
 				break;
 		}
 		vlen = readable;
 		err = EFAULT;
-		rc = rc < 0 ? -1 : 0;
+		rc = rc == SV_READ_FINISHED ? SV_READ_FINISHED : SV_READ_OK;
 	}
-	if (rc < 0)
+	if (rc == SV_READ_FINISHED)
 		goto out;
 	n = vlen ? judge_batch(c, raw, vlen, cms, &err, &first_denied) : 0;
 	if (n < 0)
@@ -715,7 +727,7 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 		goto out;
 	}
 	sent = send_batch(c, cms, upto, &err, &invalid, &first_denied);
-	if (sent == -2)
+	if (sent == SV_SEND_FINISHED)
 		goto out;
 	any_denied = first_denied < (size_t)n;
 	if (sent == 0 && first_denied == 0) {
@@ -724,7 +736,7 @@ void sv_mediate_sendmmsg(struct sv_call *c, const __u64 *a)
 			       sv_call_denial_errno(c), 0);
 		goto out;
 	}
-	if (sent == -3) {
+	if (sent == SENT_INVALID) {
 		/* The first message failed at send time: nothing was sent and
 		 * the kernel's error is the call's, unless a later message was
 		 * judged denied (c->decided_denial: sv_call_finish records the

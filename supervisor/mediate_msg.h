@@ -38,7 +38,9 @@ int sv_mediate_caller_creds(struct sv_call *c, struct ucred *cr);
  * finished as a mechanism failure ("capset"), never sent with ours. plain
  * (plain_len bytes: the control without ours) is what the mutants
  * creds-raise-failed-ours and creds-eperm-retry send again instead.
- * Returns the send's result with errno, or -2 with the call finished. */
+ * Returns the send's result with errno, or SV_SEND_FINISHED with the call
+ * finished. */
+#define SV_SEND_FINISHED (-2LL)
 long long sv_mediate_send(struct sv_call *c, struct msghdr *mh, int flags, const void *name,
 			  uint32_t namelen, int raised, void *plain, size_t plain_len);
 

@@ -321,6 +321,8 @@ int sv_stdfds_check(const struct sv_policy *pol, char *why, size_t len)
 			    fd);
 			return -EACCES;
 		}
+#else
+		(void)chr_allowed;
 #endif
 		if (!S_ISSOCK(st.st_mode))
 			continue;
