@@ -38,8 +38,8 @@ static void agent_log_line(const char *call, const char *dest, long result, int 
 
 	if (!f)
 		return;
-	fprintf(f, "{\"call\":\"%s\",\"dest\":\"%s\",\"result\":%ld,\"errno\":%s%s%s}\n", call, dest,
-		result, err ? "\"" : "", err ? strerror(err) : "null", err ? "\"" : "");
+	fprintf(f, "{\"call\":\"%s\",\"dest\":\"%s\",\"result\":%ld,\"errno\":%s%s%s}\n", call,
+		dest, result, err ? "\"" : "", err ? strerror(err) : "null", err ? "\"" : "");
 	fclose(f);
 }
 
