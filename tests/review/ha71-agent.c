@@ -15,6 +15,10 @@
  *   key                          add a "user" key to the session and user
  *                                keyrings, then exit 0
  *   plain                        exit 0 (the next cell's control)
+ *   escape CGROUP SECS           fork a child that writes "0" (itself) to
+ *                                CGROUP's cgroup.procs ("-": stays), starts
+ *                                a session of its own and lives SECS
+ *                                seconds; the parent exits 0 at once
  * Every line it prints starts with "ha71 " (review-guest.sh greps them). */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -141,6 +145,40 @@ static int key(void)
 	return 0;
 }
 
+static int escape(const char *cg, int secs)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p) != 0 || (pid = fork()) < 0)
+		return 2;
+	if (pid == 0) {
+		char path[512];
+		int fd, w = 0, e = 0;
+
+		close(p[0]);
+		setsid();
+		if (strcmp(cg, "-") != 0) {
+			snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+			w = fd < 0 ? -1 : (int)write(fd, "0", 1);
+			e = errno;
+			OUT("escape: child %d to %s: %s\n", (int)getpid(), path,
+			    w == 1 ? "moved" : strerror(e));
+		}
+		write(p[1], "x", 1);
+		close(p[1]);
+		sleep((unsigned)secs);
+		OUT("escape: child %d still alive after %d s\n", (int)getpid(), secs);
+		_exit(0);
+	}
+	close(p[1]);
+	(void)!read(p[0], &c, 1);
+	OUT("escape: parent exits, child %d left behind\n", (int)pid);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "steal"))
@@ -149,6 +187,8 @@ int main(int argc, char **argv)
 		return udpsend(argv[2], argv[3], argv[4], atoi(argv[5]));
 	if (argc == 2 && !strcmp(argv[1], "key"))
 		return key();
+	if (argc == 4 && !strcmp(argv[1], "escape"))
+		return escape(argv[2], atoi(argv[3]));
 	if (argc == 2 && !strcmp(argv[1], "plain"))
 		return OUT("plain\n"), 0;
 	fprintf(stderr, "usage: see the source\n");
