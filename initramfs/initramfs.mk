@@ -69,9 +69,10 @@ initramfs-guest: $(IRFS_GUEST_PROGS)
 # Guest mutants (scenarios/tools/mutants.py): the guest's programs with one
 # known defect of the guest put back, in build/guest-mutants/NAME/bin (the
 # matrix's GUEST_BIN). Only envexec has any today; the rest are copies.
-# (The sink's GUEST_MUTANT_SINK_NO_MARKER and GUEST_MUTANT_SINK_IGNORES_LOST are
-# built and killed by the host tests initramfs/tests/test_sink_stop.py and
-# test_sink_lost.py, not here: no cell can kill them.)
+# (The sink's GUEST_MUTANT_SINK_NO_MARKER, GUEST_MUTANT_SINK_IGNORES_LOST and
+# GUEST_MUTANT_SINK_UDP_REUSEADDR are built and killed by the host tests
+# initramfs/tests/test_sink_stop.py, test_sink_lost.py and
+# test_sink_steal.py, not here: no cell of the matrix kills them.)
 #   make guest-mutant-bin GUEST_MUTANT=NAME
 GUEST_MUTANTS := shared-dev
 guest_mutant_macro = GUEST_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')

@@ -246,7 +246,7 @@ static int open_endpoint(const char *proto, const char *spec)
 	struct endpoint *ep = &eps[n_eps];
 	struct sockaddr_storage ss;
 	socklen_t len = parse_addr(spec, &ss);
-	int one = 1, err;
+	int one = 1, reuse, err;
 
 	if (len == 0) {
 		fprintf(stderr, "egress-sink: endpoint %s %s: want ADDR:PORT or [V6]:PORT\n", proto,
@@ -259,7 +259,20 @@ static int open_endpoint(const char *proto, const char *spec)
 			(ep->tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (ep->fd < 0)
 		goto fail;
-	setsockopt(ep->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* SO_REUSEADDR on a listener only lets it bind over connections in
+	 * TIME_WAIT; a second listener on the address is refused whatever it
+	 * sets. On a UDP socket it lets any other socket that sets it too, of
+	 * any uid, bind the same address and port, and the kernel then hands
+	 * each datagram to the newest: the agent's (bind is never trapped),
+	 * which received what arrived here and the record missed it (hostile
+	 * review h-attack71, tests/review/ha71-guest.sh). */
+	reuse = ep->tcp;
+#ifdef GUEST_MUTANT_SINK_UDP_REUSEADDR
+	/* GUEST MUTANT sink-udp-reuseaddr: on every endpoint, as before. */
+	reuse = 1;
+#endif
+	if (reuse)
+		setsockopt(ep->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* A v6 endpoint is that address only: a dual-stack socket would also
 	 * take IPv4 traffic and record it under the wrong destination. */
 	if (ss.ss_family == AF_INET6 &&
