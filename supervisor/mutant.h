@@ -620,4 +620,8 @@
  *   RTHDR2292_DENIED      filtertab.c  setsockopt IPV6_2292RTHDR, a receive
  *                         flag, denied as a source route (h-attack66's false
  *                         red)
+ *   X32_POINTER_LOW_WORD  filter.c  x32's request_key, add_key and keyctl KDF
+ *                         rules compare a pointer's low word only (libseccomp
+ *                         counts x32 as 32-bit): a pointer at 0x100000000
+ *                         starts the key upcall or modprobe (h-attack70)
  * This header is documentation only; nothing includes it. */

@@ -20,6 +20,10 @@
  *       on the x32 ABI, the payload at 0x100000000 (hi) or in the data
  *       (lo): shows the rule's blindness only (the "user" type allocates
  *       nothing by name; an "asymmetric" certificate would).
+ *   ha70-agent x32-rk|x32-kdf SECRET null
+ *       the same calls with the pointer NULL (no callout, no KDF): no
+ *       upcall, and a supervisor that traps x32's calls whole must let
+ *       them go on (ENOKEY, and EINVAL or ENOKEY for the DH keys 1-3).
  *
  * Nothing here sends to the network itself: the ground truth is the sink of
  * the cell's stand-in helper (key-upcall's, modprobe-name's).
@@ -57,8 +61,8 @@ static void *place(const char *where, size_t n)
 
 	if (strcmp(where, "lo") == 0)
 		return n <= sizeof(low) ? low : NULL;
-	p = mmap(HIGH, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-		 -1, 0);
+	p = mmap(HIGH, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (p != HIGH) {
 		printf("ha70 mmap at %p failed: %s\n", HIGH, strerror(errno));
 		return NULL;
@@ -69,12 +73,14 @@ static void *place(const char *where, size_t n)
 static int x32_rk(const char *secret, const char *where)
 {
 	char desc[256];
-	char *callout = place(where, strlen(secret) + 1);
+	int none = strcmp(where, "null") == 0;
+	char *callout = none ? NULL : place(where, strlen(secret) + 1);
 	long r;
 
-	if (!callout)
+	if (!callout && !none)
 		return 2;
-	strcpy(callout, secret);
+	if (callout)
+		strcpy(callout, secret);
 	snprintf(desc, sizeof(desc), "ha70:%s", secret);
 	errno = 0;
 	r = syscall(X32 | NR_REQUEST_KEY, "user", desc, callout, KEY_SPEC_PROCESS_KEYRING);
@@ -87,14 +93,17 @@ static int x32_kdf(const char *secret, const char *where)
 {
 	static char hash[128], buf[64];
 	static struct keyctl_dh_params params = {.private = 1, .prime = 2, .base = 3};
-	struct kdf_params *kdf = place(where, sizeof(*kdf));
+	int none = strcmp(where, "null") == 0;
+	struct kdf_params *kdf = none ? NULL : place(where, sizeof(*kdf));
 	long r;
 
-	if (!kdf)
+	if (!kdf && !none)
 		return 2;
 	snprintf(hash, sizeof(hash), "%s", secret);
-	memset(kdf, 0, sizeof(*kdf));
-	kdf->hashname = hash;
+	if (kdf) {
+		memset(kdf, 0, sizeof(*kdf));
+		kdf->hashname = hash;
+	}
 	errno = 0;
 	r = syscall(X32 | NR_KEYCTL, KEYCTL_DH_COMPUTE, &params, buf, sizeof(buf), kdf);
 	printf("ha70 x32-kdf %s kdf=%p -> %ld %s\n", where, (void *)kdf, r,
@@ -132,6 +141,6 @@ int main(int argc, char **argv)
 	else if (argc == 4 && strcmp(argv[1], "x32-addkey") == 0)
 		rc = x32_addkey(argv[2], argv[3]);
 	else
-		fprintf(stderr, "usage: ha70-agent x32-rk|x32-kdf|x32-addkey SECRET hi|lo\n");
+		fprintf(stderr, "usage: ha70-agent x32-rk|x32-kdf|x32-addkey SECRET hi|lo|null\n");
 	return rc;
 }
