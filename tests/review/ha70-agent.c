@@ -25,10 +25,22 @@
  *       upcall, and a supervisor that traps x32's calls whole must let
  *       them go on (ENOKEY, and EINVAL or ENOKEY for the DH keys 1-3).
  *
- * Nothing here sends to the network itself: the ground truth is the sink of
+ *   ha70-agent listen-lo PORT SECRET
+ *       listen on 127.0.0.1:PORT (allowed: a loopback listener, "only local
+ *       processes reach a loopback address"), accept one peer within 20 s,
+ *       print its address and write SECRET to it. Where an interface has
+ *       net.ipv4.conf.IF.route_localnet=1 (kube-proxy's setting before
+ *       CVE-2020-8558's fix, some container hosts), a neighbour on that
+ *       link reaches 127.0.0.1 too.
+ *
+ * Apart from listen-lo, nothing here sends to the network itself: the ground truth is the sink of
  * the cell's stand-in helper (key-upcall's, modprobe-name's).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <linux/keyctl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -129,6 +141,41 @@ static int x32_addkey(const char *secret, const char *where)
 	return 0;
 }
 
+static int listen_lo(const char *port, const char *secret)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
+	struct sockaddr_in peer;
+	socklen_t plen = sizeof(peer);
+	struct pollfd p;
+	char who[INET_ADDRSTRLEN] = "?";
+	int one = 1, s = socket(AF_INET, SOCK_STREAM, 0), c;
+	ssize_t n;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(s, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(s, 4) != 0) {
+		printf("ha70 listen-lo bind/listen: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("ha70 listen-lo listening on 127.0.0.1:%s\n", port);
+	p.fd = s;
+	p.events = POLLIN;
+	if (poll(&p, 1, 20000) != 1) {
+		printf("ha70 listen-lo no peer\n");
+		return 1;
+	}
+	c = accept(s, (struct sockaddr *)&peer, &plen);
+	if (c < 0) {
+		printf("ha70 listen-lo accept: %s\n", strerror(errno));
+		return 1;
+	}
+	inet_ntop(AF_INET, &peer.sin_addr, who, sizeof(who));
+	n = write(c, secret, strlen(secret));
+	printf("ha70 listen-lo peer %s:%u wrote %zd\n", who, ntohs(peer.sin_port), n);
+	close(c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 2;
@@ -140,7 +187,9 @@ int main(int argc, char **argv)
 		rc = x32_kdf(argv[2], argv[3]);
 	else if (argc == 4 && strcmp(argv[1], "x32-addkey") == 0)
 		rc = x32_addkey(argv[2], argv[3]);
+	else if (argc == 4 && strcmp(argv[1], "listen-lo") == 0)
+		rc = listen_lo(argv[2], argv[3]);
 	else
-		fprintf(stderr, "usage: ha70-agent x32-rk|x32-kdf|x32-addkey SECRET hi|lo|null\n");
+		fprintf(stderr, "usage: ha70-agent listen-lo PORT SECRET | x32-rk|x32-kdf|x32-addkey SECRET hi|lo|null\n");
 	return rc;
 }
