@@ -221,7 +221,28 @@ static int add_file_flags(scmp_filter_ctx ctx)
 	return rc;
 }
 
-static int add_common(scmp_filter_ctx ctx)
+/* A pointer argument compared against 0 (request_key's callout, add_key's
+ * payload, keyctl's KDF parameters). libseccomp builds the rules of a
+ * 32-bit architecture over the low word of each argument only
+ * (_db_rule_gen_32), and it counts x32 as one (arch-x32.c, ARCH_SIZE_32),
+ * but x32's entries for these calls are the native handlers, which read all
+ * 64 bits: a pointer at 0x100000000 compares as 0 and never notified
+ * (review h-attack70: the stand-in helpers sent the agent's strings to the
+ * undeclared sink, pass, on 5.10 and 7.3). Where the context's compares see
+ * only the low word of a wider pointer (x32), the call notifies whole and
+ * the supervisor compares the register (mediate.c); elsewhere the filter
+ * does, the whole register. */
+static int notify_if_pointer(scmp_filter_ctx ctx, const char *name, unsigned arg, int low_word)
+{
+	if (low_word)
+		return notify(ctx, name);
+	return notify_if_nonzero(ctx, name, arg);
+}
+
+/* The rules every ABI shares. low_word: the context's argument compares
+ * see only the low 32 bits of a register whose kernel handler reads 64
+ * (x32; notify_if_pointer). */
+static int add_common(scmp_filter_ctx ctx, int low_word)
 {
 	int rc = notify_all(ctx, sending, N(sending));
 
@@ -319,7 +340,7 @@ static int add_common(scmp_filter_ctx ctx)
 	 * the kernel never constructs a key (ENOKEY), so lookups stay in BPF.
 	 * A pointer: the whole register is compared. */
 	if (rc == 0)
-		rc = notify_if_nonzero(ctx, "request_key", 2);
+		rc = notify_if_pointer(ctx, "request_key", 2, low_word);
 #endif
 #ifndef SV_MUTANT_MODULE_NAME_OPEN
 	/* keyctl operations that allocate a crypto algorithm by a name the
@@ -327,7 +348,12 @@ static int add_common(scmp_filter_ctx ctx)
 	 * the KEYCTL_PKEY_* operations (the info string's hash). An unknown
 	 * name makes the kernel run kernel.modprobe, as full root outside the
 	 * run, with "crypto-NAME" (review h-attack13). */
-	if (rc == 0)
+	/* KDF parameters are a pointer (notify_if_pointer): on x32 every
+	 * KEYCTL_DH_COMPUTE notifies and the supervisor looks at the register. */
+	if (rc == 0 && low_word)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("keyctl"),
+				      1, INT_EQ(0, 23));
+	else if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("keyctl"),
 				      2, INT_EQ(0, 23), SCMP_A4(SCMP_CMP_NE, 0));
 	for (int op = 24; rc == 0 && op <= 28; op++)
@@ -345,7 +371,7 @@ static int add_common(scmp_filter_ctx ctx)
 	 * after any read of ours: every payload. A keyring (no payload) is
 	 * still made. A pointer: the whole register is compared. */
 	if (rc == 0)
-		rc = notify_if_nonzero(ctx, "add_key", 2);
+		rc = notify_if_pointer(ctx, "add_key", 2, low_word);
 #endif
 	return rc;
 }
@@ -491,7 +517,7 @@ static int add_socketpair(scmp_filter_ctx ctx)
 static int add_native(scmp_filter_ctx ctx)
 {
 	const int nr_sso = SCMP_SYS(setsockopt);
-	int rc = add_common(ctx);
+	int rc = add_common(ctx, 0);
 
 	if (rc == 0)
 		rc = add_socket(ctx);
@@ -519,7 +545,7 @@ static int add_native(scmp_filter_ctx ctx)
 	return rc;
 }
 
-static int add_foreign(scmp_filter_ctx ctx)
+static int add_foreign(scmp_filter_ctx ctx, int low_word)
 {
 #ifdef SV_MUTANT_FOREIGN_ABI_SILENT
 	/* MUTANT foreign-abi-silent: i386 and x32 calls are answered EACCES
@@ -532,7 +558,7 @@ static int add_foreign(scmp_filter_ctx ctx)
 				      seccomp_syscall_resolve_name(sending[i]), 0);
 	return rc;
 #else
-	int rc = add_common(ctx);
+	int rc = add_common(ctx, low_word);
 
 	if (rc == 0)
 		rc = notify_all(ctx, foreign_only, N(foreign_only));
@@ -564,8 +590,42 @@ static int new_ctx(scmp_filter_ctx *out)
 	return 0;
 }
 
+/* The context of one foreign ABI (SCMP_ARCH_X86 or SCMP_ARCH_X32) with its
+ * rules, in *out. low_word as add_common's. Returns 0 or -errno. */
+static int build_foreign(scmp_filter_ctx *out, uint32_t arch, unsigned rules, int low_word)
+{
+	scmp_filter_ctx ctx;
+	int rc = new_ctx(&ctx);
+
+	if (rc < 0)
+		return rc;
+	rc = seccomp_arch_add(ctx, arch);
+	if (rc == 0)
+		rc = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE);
+	if (rc == 0)
+		rc = add_foreign(ctx, low_word);
+	if (rc == 0 && (rules & SV_FILTER_SETID))
+		rc = add_setuid(ctx);
+	if (rc == 0 && (rules & SV_FILTER_SETID))
+		rc = add_cgroup_namespace(ctx);
+	if (rc == 0 && (rules & SV_FILTER_FILE_FLAGS))
+		rc = add_file_flags(ctx);
+	if (rc < 0) {
+		seccomp_release(ctx);
+		return rc;
+	}
+	*out = ctx;
+	return 0;
+}
+
 int sv_filter_build(void **out, unsigned rules)
 {
+	/* x32's pointers are 64-bit registers that libseccomp compares by
+	 * their low word (notify_if_pointer); i386's are 32 bits. */
+	static const struct {
+		uint32_t arch;
+		int low_word;
+	} foreign_abis[] = {{SCMP_ARCH_X86, 0}, {SCMP_ARCH_X32, 1}};
 	scmp_filter_ctx ctx, foreign;
 	int rc;
 
@@ -578,16 +638,11 @@ int sv_filter_build(void **out, unsigned rules)
 
 	/* Everything not named is allowed: this is an egress mediator, not a
 	 * sandbox. Architectures the filter does not know are killed. The
-	 * rules differ per ABI, so each gets its own context and the two are
-	 * merged into one filter with one listener. */
+	 * rules differ per ABI, so each gets its own context and the three
+	 * are merged into one filter with one listener. */
 	rc = new_ctx(&ctx);
 	if (rc < 0)
 		return rc;
-	rc = new_ctx(&foreign);
-	if (rc < 0) {
-		seccomp_release(ctx);
-		return rc;
-	}
 	rc = add_native(ctx);
 	if (rc == 0 && (rules & SV_FILTER_SETID))
 		rc = add_setuid(ctx);
@@ -597,27 +652,21 @@ int sv_filter_build(void **out, unsigned rules)
 		rc = add_file_flags(ctx);
 	/* The foreign ABIs are trapped to be denied and recorded by the
 	 * supervisor: answering them inside BPF would leave no record. */
-	if (rc == 0)
-		rc = seccomp_arch_add(foreign, SCMP_ARCH_X86);
-	if (rc == 0)
-		rc = seccomp_arch_add(foreign, SCMP_ARCH_X32);
-	if (rc == 0)
-		rc = seccomp_arch_remove(foreign, SCMP_ARCH_NATIVE);
-	if (rc == 0)
-		rc = add_foreign(foreign);
-	if (rc == 0 && (rules & SV_FILTER_SETID))
-		rc = add_setuid(foreign);
-	if (rc == 0 && (rules & SV_FILTER_SETID))
-		rc = add_cgroup_namespace(foreign);
-	if (rc == 0 && (rules & SV_FILTER_FILE_FLAGS))
-		rc = add_file_flags(foreign);
-	if (rc == 0) {
-		rc = seccomp_merge(ctx, foreign);
-		if (rc == 0)
-			foreign = NULL; /* merged into ctx */
+	for (size_t i = 0; rc == 0 && i < N(foreign_abis); i++) {
+		int low_word = foreign_abis[i].low_word;
+
+#ifdef SV_MUTANT_X32_POINTER_LOW_WORD
+		/* MUTANT x32-pointer-low-word: x32's pointer rules compare the
+		 * low word only, as before review h-attack70. */
+		low_word = 0;
+#endif
+		rc = build_foreign(&foreign, foreign_abis[i].arch, rules, low_word);
+		if (rc == 0) {
+			rc = seccomp_merge(ctx, foreign);
+			if (rc < 0)
+				seccomp_release(foreign); /* merged into ctx otherwise */
+		}
 	}
-	if (foreign)
-		seccomp_release(foreign);
 	if (rc < 0) {
 		seccomp_release(ctx);
 		return rc;

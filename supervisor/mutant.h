@@ -625,4 +625,8 @@
  *                         believed on any file system: a process of the uid
  *                         that mounts a directory over it in a namespace it
  *                         owns makes its own refusals the host's
+ *   X32_POINTER_LOW_WORD  filter.c  x32's request_key, add_key and keyctl KDF
+ *                         rules compare a pointer's low word only (libseccomp
+ *                         counts x32 as 32-bit): a pointer at 0x100000000
+ *                         starts the key upcall or modprobe (h-attack70)
  * This header is documentation only; nothing includes it. */

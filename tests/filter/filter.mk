@@ -24,7 +24,7 @@ FILTER_MUTANTS := path-options-open unmasked-compares socket-deny-list no-listen
 	setns-open nonblock-clear-open file-flags-by-uid dontroute-option-open \
 	cgroup-namespace-open multicast-join-open tun-attach-open tty-inject-open \
 	lease-open fchroot-open socketpair-open ldisc-autoload-open \
-	fixed-autoload-open key-payload-open rthdr2292-denied
+	fixed-autoload-open key-payload-open rthdr2292-denied x32-pointer-low-word
 
 # Same compiler and flags as the supervisor, so the filter is the same code.
 $(FILTER_EXPORT): $(FILTER_DIR)/filter-export.c $(FILTER_SRCS) $(SV_DIR)/filter.h $(SV_DIR)/filtertab.h \
