@@ -625,4 +625,8 @@
  *                         believed on any file system: a process of the uid
  *                         that mounts a directory over it in a namespace it
  *                         owns makes its own refusals the host's
+ *   NS_DIR_THROUGH_MOUNTS contain.c  /proc/self/ns is looked up through the
+ *                         mounts on the way: a procfs directory without
+ *                         "user" bound over /proc/PID/ns, or a symlink over
+ *                         /proc/self, passes for the kernel's (h-attack72)
  * This header is documentation only; nothing includes it. */

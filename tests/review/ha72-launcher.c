@@ -103,17 +103,16 @@ int main(int argc, char **argv)
 		die("gid_map");
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 		die("private");
-	if (strcmp(limit, "-") != 0 &&
-	    write_file("/proc/sys/user/max_user_namespaces", "0\n") < 0)
+	if (strcmp(limit, "-") != 0 && write_file("/proc/sys/user/max_user_namespaces", "0\n") < 0)
 		die("limit");
 	if (strcmp(mode, "selfsym") == 0) {
 		/* No pid needed: every later process of this mount namespace
 		 * that opens /proc/self/... lands in /tmp/ha72-self/. */
-		static const char *const back[] = {"uid_map", "gid_map", "setgroups", "stat",
-						   "status", "mountinfo", "fd", "fdinfo",
-						   "exe", "cgroup", "mounts", "attr",
-						   "environ", "cmdline", "maps", "comm",
-						   "oom_score_adj", "limits", "root", "cwd"};
+		static const char *const back[] = {
+		    "uid_map", "gid_map", "setgroups", "stat",   "status",        "mountinfo",
+		    "fd",      "fdinfo",  "exe",       "cgroup", "mounts",        "attr",
+		    "environ", "cmdline", "maps",      "comm",   "oom_score_adj", "limits",
+		    "root",    "cwd"};
 		char d[] = "/tmp/ha72-self.XXXXXX";
 
 		if (!mkdtemp(d) || chmod(d, 0755) != 0)
