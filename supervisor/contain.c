@@ -6,6 +6,7 @@
 #include <linux/capability.h>
 #include <linux/magic.h>
 #include <linux/nsfs.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,9 @@
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
 #endif
 
 #define CAP_SYS_ADMIN_BIT 21
@@ -226,10 +230,10 @@ static int userns_trial(void)
  * where no sandbox of ours can exist and the host's refusals are the
  * host's (Debian's patched source answers EPERM there, a vanilla one
  * EINVAL). Counted as ours, as f896633 did, every uid-1000 run on such a
- * kernel was refused (cwd-shut on min-6.1). The directory is proven
- * procfs by its descriptor first: whoever may mount over /proc (a process
- * of the uid in a namespace it owns) can make a directory without the
- * entry, but not the kernel's, and a mount over the entry leaves a name
+ * kernel was refused (cwd-shut on min-6.1). The directory must be proven
+ * the kernel's first (open_ns_dir): whoever may mount over /proc (a
+ * process of the uid in a namespace it owns) can put a directory without
+ * the entry on the way to it; a mount over the entry itself leaves a name
  * that opens. */
 #define USERNS_ABSENT 2
 static int ns_dir_is_procfs(int dir)
@@ -237,25 +241,62 @@ static int ns_dir_is_procfs(int dir)
 	struct statfs sfs;
 
 #ifdef SV_MUTANT_USERNS_ABSENT_UNPROVEN
-	/* MUTANT userns-absent-unproven: a directory without "user" is
+	/* MUTANT userns-absent-unproven: a /proc without "self/ns/user" is
 	 * believed whatever file system it is on. */
 	(void)dir;
 	(void)sfs;
 	return 1;
 #endif
-	/* Seam ns_dir: a directory another file system put there. */
+	/* Seam ns_dir: a directory another file system put over /proc. */
 	return fstatfs(dir, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC && sv_fault("ns_dir") == 0;
+}
+
+/* /proc/self/ns, opened O_PATH. *proven says the directory is the kernel's
+ * own: /proc is procfs, and self/ns was reached from it without crossing a
+ * mount (openat2 RESOLVE_NO_XDEV, beneath /proc). The fstatfs of the
+ * directory alone proves nothing (review h-attack72): a process of the uid
+ * in a mount namespace it owns binds another procfs directory without
+ * "user" over /proc/PID/ns (/proc/PID/fdinfo, /proc/sys/net), or covers
+ * the /proc/self symlink itself with one leading to a directory of its own
+ * whose ns is /proc/thread-self/fdinfo (no pid needed: every later
+ * process of the namespace); all of it is procfs, and the run fell back
+ * and passed, 3 of 3 each. Where the proof cannot be made (openat2 is
+ * ENOSYS before 5.6, or a mount was in the way) the directory is still
+ * opened by its name, for the owner it shows, but unproven. */
+static int open_ns_dir(int *proven)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve =
+				   RESOLVE_NO_XDEV | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
+	int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC), dir = -1;
+
+#ifdef SV_MUTANT_NS_DIR_THROUGH_MOUNTS
+	/* MUTANT ns-dir-through-mounts: self/ns is looked up through
+	 * whatever is mounted on the way, as 710f27f did: a procfs directory
+	 * bound over it passes for the kernel's. */
+	how.resolve = 0;
+#endif
+	*proven = 0;
+	if (proc >= 0 && ns_dir_is_procfs(proc)) {
+		dir = (int)syscall(SYS_openat2, proc, "self/ns", &how, sizeof(how));
+		*proven = dir >= 0;
+	}
+	if (proc >= 0)
+		close(proc);
+	if (dir < 0)
+		dir = open("/proc/self/ns", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return dir;
 }
 
 static int started_in_our_userns(void)
 {
 	static int known = -1;
 	uid_t owner;
-	int dir, fd = -1, err = 0;
+	int dir, fd = -1, err = 0, proven;
 
 	if (known >= 0)
 		return known;
-	dir = open("/proc/self/ns", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dir = open_ns_dir(&proven);
 	if (dir >= 0) {
 		fd = openat(dir, "user", O_RDONLY | O_CLOEXEC);
 		/* Seam ns_user: the entry missing, as without CONFIG_USER_NS. */
@@ -265,7 +306,7 @@ static int started_in_our_userns(void)
 			fd = -1;
 		}
 	}
-	if (fd < 0 && err == ENOENT && ns_dir_is_procfs(dir)) {
+	if (fd < 0 && err == ENOENT && proven) {
 #ifndef SV_MUTANT_USERNS_ABSENT_OURS
 		/* MUTANT userns-absent-ours: a kernel without user namespaces
 		 * reads as a namespace our uid owns, and every uid-1000 run

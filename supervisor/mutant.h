@@ -629,4 +629,8 @@
  *                         rules compare a pointer's low word only (libseccomp
  *                         counts x32 as 32-bit): a pointer at 0x100000000
  *                         starts the key upcall or modprobe (h-attack70)
+ *   NS_DIR_THROUGH_MOUNTS contain.c  /proc/self/ns is looked up through the
+ *                         mounts on the way: a procfs directory without
+ *                         "user" bound over /proc/PID/ns, or a symlink over
+ *                         /proc/self, passes for the kernel's (h-attack72)
  * This header is documentation only; nothing includes it. */

@@ -125,6 +125,30 @@ def kernel_without_user_namespaces_falls_back_as_the_host_refuses(ctx):
                           what + ": containment")
 
 
+@test(timeout=120)
+def ns_directory_reached_through_a_mount_is_no_kernel_without_user_namespaces(ctx):
+    """In a user and mount namespace our uid owns (a rootless container's)
+    any process of the uid may put a procfs directory without a user entry
+    on the way to /proc/self/ns: /proc/PID/fdinfo bound over /proc/PID/ns,
+    or the /proc/self symlink covered by one leading to a directory whose
+    ns is /proc/thread-self/fdinfo (review h-attack72: read as a kernel
+    without CONFIG_USER_NS, the namespace's own zero limit was the host's,
+    and the run fell back to subreaper+landlock and passed, 3 of 3). The
+    directory is the kernel's only when reached from a procfs /proc
+    without crossing a mount: the run is refused; mutant
+    ns-dir-through-mounts looks it up through the mounts and falls back.
+    The review's own reproduction (ha72-host.sh)."""
+    for name, weak in ((None, 0), ("ns-dir-through-mounts", 2)):
+        for how in ("fdinfo", "selfsym"):
+            out = review(ctx, "ha72-host.sh", mutant_binary(name) if name else SV,
+                         extra=(how, "2"))
+            ctx.expect("passed in subreaper+landlock: %d of 2" % weak in out,
+                       "%s %s: %s" % (name or "release", how, out[-600:]))
+            if not name:
+                ctx.expect(out.count("exit 3 capability-error") == 2,
+                           "release %s refuses: %s" % (how, out[-600:]))
+
+
 @test()
 def id_map_another_process_wrote_refuses_the_run_not_weaker(ctx):
     """While the supervisor writes its user namespace's id maps it is
