@@ -55,7 +55,8 @@ static const char *const sites[] = {"recv",
 				    "memfd",
 				    "map_taken",
 				    "ns_user",
-				    "ns_dir"};
+				    "ns_dir",
+				    "localnet"};
 
 static struct {
 	char site[32];

@@ -1,6 +1,9 @@
 #include "mediate_sock.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -36,6 +39,51 @@ void sv_mediate_socket(struct sv_call *c, const __u64 *a)
 
 /* The bound name of the duplicate, decoded into d and noted in the record.
  * Returns 0, or -errno from getsockname. */
+/* Whether any net.ipv4.conf.*.route_localnet of our network namespace is
+ * 1: 1, 0, or -errno when one cannot be read. The agent's sockets live in
+ * it: a namespace the agent makes itself has no link out (a veth end in
+ * ours needs CAP_NET_ADMIN here). Read at each IPv4 loopback listen, which
+ * are few: an administrator may set it at any time. */
+static int localnet_routed(void)
+{
+	DIR *dir = opendir("/proc/sys/net/ipv4/conf");
+	struct dirent *e;
+	int routed = 0, err = 0;
+
+	if (!dir)
+		return -errno;
+	while (!routed && !err && (errno = 0, e = readdir(dir)) != NULL) {
+		char path[320], v = '0';
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/route_localnet",
+			 e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* An interface gone since the listing answers ENOENT. */
+		if (fd < 0) {
+			if (errno != ENOENT)
+				err = errno;
+			continue;
+		}
+		errno = 0;
+		if (read(fd, &v, 1) != 1)
+			err = errno ? errno : EIO;
+		close(fd);
+		routed = v == '1';
+	}
+	if (!e && errno && !routed)
+		err = errno;
+	closedir(dir);
+	if (routed)
+		return 1;
+	/* Seam localnet: the host's switch could not be read. */
+	if (!err)
+		err = -sv_fault("localnet");
+	return err ? -err : 0;
+}
+
 static int bound_name(struct sv_call *c, struct sockaddr_storage *ss, socklen_t *len,
 		      struct sv_dest *d)
 {
@@ -55,7 +103,7 @@ void sv_mediate_listen(struct sv_call *c, const __u64 *a)
 	socklen_t jlen;
 	struct sv_dest d;
 	const char *deny, *why;
-	int rc, err;
+	int rc, err, routed;
 
 	/* The decision needs the socket itself: its bound name is in the
 	 * kernel, not in the agent's memory. */
@@ -65,7 +113,14 @@ void sv_mediate_listen(struct sv_call *c, const __u64 *a)
 		sv_call_mech_failure(c, "getsockname", -err);
 		return;
 	}
-	deny = sv_sockrule_listen(c->pol, &d, &why);
+	routed = 0;
+	if (d.kind == SV_DEST_INET && d.addr.family == AF_INET && c->pol->loopback &&
+	    sv_addr_is_loopback(&d.addr) && (routed = localnet_routed()) < 0) {
+		/* Whether a neighbour could connect in is unknown: not seen. */
+		sv_call_mech_failure(c, "route_localnet", -routed);
+		return;
+	}
+	deny = sv_sockrule_listen(c->pol, &d, routed, &why);
 	if (deny) {
 		sv_call_finish(c, SV_DENIED, deny, SV_ACT_ERRNO, sv_call_denial_errno(c), 0);
 		return;

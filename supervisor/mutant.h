@@ -633,4 +633,7 @@
  *                         mounts on the way: a procfs directory without
  *                         "user" bound over /proc/PID/ns, or a symlink over
  *                         /proc/self, passes for the kernel's (h-attack72)
+ *   LOCALNET_LOOPBACK_TRUSTED sockrule.c  an IPv4 loopback listener is
+ *                         local whatever route_localnet says: a neighbour
+ *                         connects in where it is 1 (h-attack70)
  * This header is documentation only; nothing includes it. */

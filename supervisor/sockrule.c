@@ -58,7 +58,7 @@ const char *sv_sockrule_socket(uint64_t family, uint64_t type, uint64_t protocol
 }
 
 const char *sv_sockrule_listen(const struct sv_policy *pol, const struct sv_dest *bound,
-			       const char **why)
+			       int localnet_routed, const char **why)
 {
 	*why = NULL;
 	switch (bound->kind) {
@@ -72,9 +72,24 @@ const char *sv_sockrule_listen(const struct sv_policy *pol, const struct sv_dest
 		/* Only local processes reach a loopback address (the kernel
 		 * drops martian 127/8 and ::1 arriving from outside). A wildcard
 		 * or any other local address takes peers from anywhere, and an
-		 * accepted peer is a destination nobody judged. */
+		 * accepted peer is a destination nobody judged. But IPv4 drops
+		 * 127/8 from outside only while route_localnet is 0 on the
+		 * interface and on all (ip_route_input_slow; kube-proxy set it
+		 * on every interface before CVE-2020-8558's fix, a DNAT to
+		 * 127.0.0.1 needs it): then a neighbour connects in (review
+		 * h-attack70, 3 of 3 passed). ::1 has no such switch. */
 		*why = "loopback";
-		return pol->loopback && sv_addr_is_loopback(&bound->addr) ? NULL : "inbound";
+		if (!pol->loopback || !sv_addr_is_loopback(&bound->addr))
+			return "inbound";
+#ifndef SV_MUTANT_LOCALNET_LOOPBACK_TRUSTED
+		/* MUTANT localnet-loopback-trusted: a loopback listener is
+		 * local whatever route_localnet says. */
+		if (bound->addr.family == AF_INET && localnet_routed)
+			return "inbound-localnet";
+#else
+		(void)localnet_routed;
+#endif
+		return NULL;
 	default:
 		return "unsupported-socket";
 	}

@@ -21,9 +21,11 @@ const char *sv_sockrule_socket(uint64_t family, uint64_t type, uint64_t protocol
  * NULL when it may listen (*why: "local" for AF_UNIX and AF_NETLINK,
  * "loopback" for an inet socket bound to a loopback address while the
  * policy allows loopback), else "inbound" (an inet socket any other peer
- * could reach: a wildcard, a local non-loopback address, or unbound) or
- * "unsupported-socket". */
+ * could reach: a wildcard, a local non-loopback address, or unbound),
+ * "inbound-localnet" (an IPv4 loopback address while localnet_routed: some
+ * interface of the socket's network namespace takes 127/8 from outside,
+ * net.ipv4.conf.*.route_localnet=1) or "unsupported-socket". */
 const char *sv_sockrule_listen(const struct sv_policy *pol, const struct sv_dest *bound,
-			       const char **why);
+			       int localnet_routed, const char **why);
 
 #endif

@@ -13,7 +13,7 @@ import threading
 import time
 
 from harness import (AGENTS, DECLARED, NO_USERNS, SV, UNDECLARED, USERNS_CONTAINMENT, Skip, expect_agent, expect_event,
-                     expect_outcome, mutant_binary, test, wait_for)
+                     expect_outcome, mutant_binary, review, test, wait_for)
 
 
 # ------------------------------------------------------------------ containment (issue 11: the filter)
@@ -144,6 +144,37 @@ def listen_allowed_on_loopback(ctx):
     ev = expect_event(ctx, run, "listen", syscall="listen")
     ctx.expect_eq((ev.get("bucket"), ev.get("reason"), ev.get("action")), ("allowed", "loopback", "performed"),
                   "listen bucket, reason, action")
+
+
+@test()
+def loopback_listener_a_neighbour_reaches_through_route_localnet_is_inbound(ctx):
+    """IPv4 drops 127/8 from outside only while route_localnet is 0: where
+    an interface has it at 1 (kube-proxy before CVE-2020-8558's fix, a DNAT
+    to 127.0.0.1) a neighbour connects in and the agent writes back to a
+    peer nobody judged (review h-attack70, 3 of 3 passed). The review's own
+    reproduction (ha70-localnet.sh: a veth to a namespace on 198.51.100.0/24,
+    route_localnet=1 on our end): the listen is denied as inbound-localnet
+    and the neighbour reads nothing; mutant localnet-loopback-trusted
+    passes and the neighbour reads the secret."""
+    for name in (None, "localnet-loopback-trusted"):
+        out = review(ctx, "ha70-localnet.sh", mutant_binary(name) if name else SV, extra=("1", "root"))
+        what = "%s: %s" % (name or "release", out[-500:])
+        if name is None:
+            ctx.expect("exit 1, fail" in out and "inbound-localnet" in out and
+                       "ha70secret" not in out.split("neighbour", 1)[-1], what)
+        else:
+            ctx.expect("exit 0, pass" in out and "read b'ha70secret" in out, what)
+
+
+@test()
+def loopback_listener_where_route_localnet_cannot_be_read_is_not_seen(ctx):
+    """Whether a neighbour could reach a loopback listener is read from
+    net.ipv4.conf.*.route_localnet; where it cannot be (seam localnet) the
+    listen is a mechanism failure, never allowed unseen."""
+    port = free_tcp_port()
+    run = ctx.sv("listen-any", ["EPERM", "%s:%d" % (DECLARED, port)], fault="localnet:EACCES")
+    expect_outcome(ctx, run, 3, "capability-error")
+    ctx.expect(run.events(syscall="listen", bucket="mechanism_failure"), "listen a mechanism failure")
 
 
 @test()

@@ -11,7 +11,8 @@
 # what the agent writes to the peer it accepted.
 #   tests/review/ha70-localnet.sh [RUNS [USER]]   USER root (default) or u1000
 # Prints one line a run: the supervisor's exit, its verdict, and what the
-# neighbour read. Needs root (netns, veth), build/egress-supervisor.
+# neighbour read. Needs root (netns, veth), build/egress-supervisor (SV: another
+# build, a mutant's).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,7 +32,7 @@ trap cleanup EXIT
 
 musl-gcc -D_GNU_SOURCE -O2 -static -no-pie -isystem "$top/build/kheaders" \
 	-o "$work/agent" "$top/tests/review/ha70-agent.c"
-cp "$top/build/egress-supervisor" "$work/sv"
+cp "${SV:-$top/build/egress-supervisor}" "$work/sv"
 
 cleanup_net() {
 	ip netns del "$ns" 2>/dev/null || true

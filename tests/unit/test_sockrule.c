@@ -83,19 +83,22 @@ TEST(listen_allowed_only_on_loopback_and_local)
 	const char *why;
 
 	d = inet(AF_INET, lo4, 4);
-	EXPECT_TRUE(sv_sockrule_listen(&open, &d, &why) == NULL);
+	EXPECT_TRUE(sv_sockrule_listen(&open, &d, 0, &why) == NULL);
 	EXPECT_STREQ(why, "loopback");
-	EXPECT_STREQ(sv_sockrule_listen(&closed, &d, &why), "inbound");
+	EXPECT_STREQ(sv_sockrule_listen(&closed, &d, 0, &why), "inbound");
+	/* route_localnet=1: a neighbour reaches 127/8 (review h-attack70). */
+	EXPECT_STREQ(sv_sockrule_listen(&open, &d, 1, &why), "inbound-localnet");
 	d = inet(AF_INET6, lo6, 16);
-	EXPECT_TRUE(sv_sockrule_listen(&open, &d, &why) == NULL);
+	EXPECT_TRUE(sv_sockrule_listen(&open, &d, 0, &why) == NULL);
+	EXPECT_TRUE(sv_sockrule_listen(&open, &d, 1, &why) == NULL);
 	d = inet(AF_INET, any4, 4);
-	EXPECT_STREQ(sv_sockrule_listen(&open, &d, &why), "inbound");
+	EXPECT_STREQ(sv_sockrule_listen(&open, &d, 0, &why), "inbound");
 	d = inet(AF_INET6, any6, 16);
-	EXPECT_STREQ(sv_sockrule_listen(&open, &d, &why), "inbound");
+	EXPECT_STREQ(sv_sockrule_listen(&open, &d, 0, &why), "inbound");
 	d = inet(AF_INET, doc4, 4);
-	EXPECT_STREQ(sv_sockrule_listen(&open, &d, &why), "inbound");
-	EXPECT_TRUE(sv_sockrule_listen(&closed, &unix_dest, &why) == NULL);
+	EXPECT_STREQ(sv_sockrule_listen(&open, &d, 0, &why), "inbound");
+	EXPECT_TRUE(sv_sockrule_listen(&closed, &unix_dest, 0, &why) == NULL);
 	EXPECT_STREQ(why, "local");
 	d.kind = SV_DEST_UNSUPPORTED;
-	EXPECT_STREQ(sv_sockrule_listen(&open, &d, &why), "unsupported-socket");
+	EXPECT_STREQ(sv_sockrule_listen(&open, &d, 0, &why), "unsupported-socket");
 }
