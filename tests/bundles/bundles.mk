@@ -1,6 +1,6 @@
 # tests/bundles/: supervisor bundles that are not our supervisor as it is
 # (issue 13, docs/supervisor-contract.md), and the cells that qualify them.
-#   make bundles        -> build/bundles/{refusing,hang-blind,leaky}/
+#   make bundles        -> build/bundles/{refusing,hang-blind,leaky,passthrough}/
 #   make bundle-smoke   -> a few cells per bundle on debian-6.1-cloud (VM; part of make test)
 BUNDLES_SRC := $(TOP)/tests/bundles
 BUNDLES_OUT := $(BUILD)/bundles
@@ -10,6 +10,9 @@ BUNDLES_OUT := $(BUILD)/bundles
 # release supervisor (the mediation they wrap). leaky is the negative
 # control, written here: it runs the agent unsupervised and says fail.
 bundles: $(SV_RELEASE)
+	@rm -rf $(BUNDLES_OUT)/passthrough && mkdir -p $(BUNDLES_OUT)/passthrough && \
+		cp -p $(BUNDLES_SRC)/passthrough/bundle.conf $(BUNDLES_SRC)/passthrough/adapter.sh \
+			$(BUNDLES_OUT)/passthrough/
 	@for b in refusing hang-blind; do \
 		rm -rf $(BUNDLES_OUT)/$$b && mkdir -p $(BUNDLES_OUT)/$$b && \
 		cp -p $(BUNDLES_SRC)/$$b/bundle.conf $(BUNDLES_SRC)/$$b/adapter.sh $(BUNDLES_OUT)/$$b/ && \
@@ -22,7 +25,7 @@ bundles: $(SV_RELEASE)
 		'while [ $$# -gt 0 ] && [ "$$1" != -- ]; do shift; done' 'shift' '"$$@"' 'exit 10' \
 		>$(BUNDLES_OUT)/leaky/adapter.sh
 	@chmod 0755 $(BUNDLES_OUT)/leaky/adapter.sh
-	@for b in refusing hang-blind leaky; do python3 $(TOP)/initramfs/host/bundle.py check $(BUNDLES_OUT)/$$b; done
+	@for b in refusing hang-blind leaky passthrough; do python3 $(TOP)/initramfs/host/bundle.py check $(BUNDLES_OUT)/$$b; done
 
 bundle-smoke: bundles matrix-host-deps agents initramfs-guest
 	TOP=$(TOP) BUILD=$(BUILD) CACHE=$(CACHE) $(if $(ACCEL),ACCEL='$(ACCEL)') \

@@ -9,6 +9,10 @@ each, and checks each cell's outcome against the one derived by hand:
   within HANG_S (15 s) plus the poll, well before the cell's deadline.
 - leaky runs the agent unmediated and says fail: the undeclared connect
   reaches the sink, so the oracle refuses it (oracle-mismatch).
+- passthrough contains nothing and says pass: cgroup-leave's child moves
+  itself to the cgroup2 root and outlives it, which the guest's survivors
+  check must find outside the cell's cgroup (review h-attack71: it looked
+  only inside; the cell was ok).
 
 Prints `ok NAME` / `FAIL NAME: why` per check and `N passed, N failed`.
 """
@@ -40,7 +44,14 @@ PLAN = [
         "starter-undeclared.ptrace_scope=1,user=uid1000": (
             "oracle-mismatch", "says fail as expected, but 203.0.113.5:443 arrived at the sink"),
     }),
+    ("passthrough", {
+        "cgroup-leave": (
+            "oracle-mismatch", "says pass, but the agent's child left the cell's cgroup and "
+                               "outlived the run: a survivor found outside it"),
+    }),
 ]
+# A cell whose wanted outcome must also have this reason (not any mismatch).
+WANT_REASON = {("passthrough", "cgroup-leave"): "outlived the supervisor"}
 
 
 def run(bundle, cells):
@@ -77,7 +88,8 @@ def main():
         for cell, (want, why) in sorted(cells.items()):
             c = got.get(cell) or {}
             name = f"{bundle}_{cell}_is_{want}"
-            if c.get("outcome") == want:
+            reason_ok = WANT_REASON.get((bundle, cell), "") in (c.get("reason") or "")
+            if c.get("outcome") == want and reason_ok:
                 print(f"ok {name} ({why}; run {c.get('run_s')} s)")
                 passed += 1
             else:

@@ -190,6 +190,7 @@ int main(int argc, char **argv)
 	else if (argc == 4 && strcmp(argv[1], "listen-lo") == 0)
 		rc = listen_lo(argv[2], argv[3]);
 	else
-		fprintf(stderr, "usage: ha70-agent listen-lo PORT SECRET | x32-rk|x32-kdf|x32-addkey SECRET hi|lo|null\n");
+		fprintf(stderr, "usage: ha70-agent listen-lo PORT SECRET | "
+				"x32-rk|x32-kdf|x32-addkey SECRET hi|lo|null\n");
 	return rc;
 }
