@@ -56,7 +56,8 @@ static const char *const sites[] = {"recv",
 				    "map_taken",
 				    "ns_user",
 				    "ns_dir",
-				    "localnet"};
+				    "localnet",
+				    "mknod"};
 
 static struct {
 	char site[32];

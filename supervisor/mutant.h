@@ -636,4 +636,8 @@
  *   LOCALNET_LOOPBACK_TRUSTED sockrule.c  an IPv4 loopback listener is
  *                         local whatever route_localnet says: a neighbour
  *                         connects in where it is 1 (h-attack70)
+ *   MKNOD_ONLY            devnodes.c  a namespace that may not make device
+ *                         nodes refuses the root agent: a rootless
+ *                         container's root was capability-error on every
+ *                         run (h-attack72)
  * This header is documentation only; nothing includes it. */

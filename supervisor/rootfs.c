@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "devnodes.h"
 #include "fault.h"
 #include "mountinfo.h"
 
@@ -41,23 +41,6 @@
 #ifdef SV_MUTANT_PROC_BY_PATH
 #define NO_READBACK
 #endif
-
-/* What a program may need from /dev. Everything else (block devices,
- * /dev/mem, /dev/port, the serial ports, the console, /dev/kmsg, loop
- * control) stays out of the agent's namespace. The guest's harness keeps
- * the same set for its own reasons (initramfs/guest/hide.c); it must not
- * depend on the supervisor it tests, so the two lists are kept apart. */
-static const struct {
-	const char *name;
-	unsigned major, minor; /* minor ~0u: any (a misc device's is dynamic) */
-} kept_nodes[] = {{"null", 1, 3},    {"zero", 1, 5}, {"full", 1, 7},          {"random", 1, 8},
-		  {"urandom", 1, 9}, {"tty", 5, 0},  {"userfaultfd", 10, ~0u}};
-#define NKEPT (sizeof(kept_nodes) / sizeof(kept_nodes[0]))
-
-static const char *const dev_links[][2] = {{"fd", "/proc/self/fd"},
-					   {"stdin", "/proc/self/fd/0"},
-					   {"stdout", "/proc/self/fd/1"},
-					   {"stderr", "/proc/self/fd/2"}};
 
 /* Where a writable mount would reach the kernel's knobs or devices. */
 static const char *const refused_roots[] = {"/proc", "/sys", "/dev"};
@@ -221,59 +204,16 @@ static int host_read_only(void)
 	return rc;
 }
 
+/* A /dev of the namespace's own (devnodes.c). */
 static int private_dev(void)
 {
-	struct stat st[NKEPT];
-	char path[64];
-	int had_pts = access("/dev/pts/ptmx", F_OK) == 0;
+	char why[128];
+	int rc = sv_devnodes_make(&D.pts, why, sizeof(why));
 
-	/* The host's numbers, read before the new /dev covers them. */
-	/* Only a node with its usual numbers: a caller's /dev may hold
-	 * another device under the name. */
-	for (size_t i = 0; i < NKEPT; i++) {
-		snprintf(path, sizeof(path), "/dev/%s", kept_nodes[i].name);
-		if (stat(path, &st[i]) != 0 || !S_ISCHR(st[i].st_mode) ||
-		    major(st[i].st_rdev) != kept_nodes[i].major ||
-		    (kept_nodes[i].minor != ~0u && minor(st[i].st_rdev) != kept_nodes[i].minor))
-			st[i].st_mode = 0;
-	}
-	if (mount("egress-dev", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755") != 0)
-		return say(-errno, "mounting a tmpfs (CONFIG_TMPFS) on", "/dev");
-	for (size_t i = 0; i < NKEPT; i++) {
-		if (!st[i].st_mode)
-			continue;
-		snprintf(path, sizeof(path), "/dev/%s", kept_nodes[i].name);
-		if (mknod(path, S_IFCHR | (st[i].st_mode & 0777), st[i].st_rdev) != 0)
-			return say(-errno, "making (CAP_MKNOD)", path);
-		/* mknod's mode is masked by our umask. */
-		if (chmod(path, st[i].st_mode & 0777) != 0)
-			return say(-errno, "setting the mode of", path);
-	}
-	for (size_t i = 0; i < sizeof(dev_links) / sizeof(dev_links[0]); i++) {
-		snprintf(path, sizeof(path), "/dev/%s", dev_links[i][0]);
-		if (symlink(dev_links[i][1], path) != 0)
-			return say(-errno, "linking", path);
-	}
-	if (mkdir("/dev/shm", 01777) != 0 || chmod("/dev/shm", 01777) != 0)
-		return say(-errno, "making", "/dev/shm");
-	if (mount("egress-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
-		return say(-errno, "mounting a tmpfs on", "/dev/shm");
-	/* Ptys for a program that makes them (script, expect): a devpts of
-	 * the namespace's own, so no pty of the host's is reachable by path. */
-	if (had_pts) {
-		if (mkdir("/dev/pts", 0755) != 0)
-			return say(-errno, "making", "/dev/pts");
-		if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-			  "newinstance,ptmxmode=0666,mode=0620") != 0)
-			return say(-errno, "mounting a devpts (CONFIG_UNIX98_PTYS) on", "/dev/pts");
-		if (symlink("pts/ptmx", "/dev/ptmx") != 0)
-			return say(-errno, "linking", "/dev/ptmx");
-		D.pts = 1;
-	}
-	if (mount(NULL, "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
-		  NULL) != 0)
-		return say(-errno, "making read-only", "/dev");
-	return 0;
+	if (rc < 0)
+		fprintf(stderr, "egress-supervisor: a root agent's files: %s: %s\n", why,
+			strerror(-rc));
+	return rc;
 }
 
 int sv_rootfs_confine(void)
@@ -643,8 +583,8 @@ static int judge(const struct sv_mount *m)
 	if (!(f & MS_RDONLY) && !writable_ok)
 		return 0;
 	/* Kernel file systems hold no device nodes; the namespace's /dev and
-	 * devpts are the ones that must. */
-	if (!(f & MS_NODEV) && !kernel && !dev && !pts)
+	 * devpts are the ones that must, and a node devnodes.c bound there. */
+	if (!(f & MS_NODEV) && !kernel && !dev && !pts && !sv_devnodes_bound(m->mp))
 		return 0;
 	return 1;
 }

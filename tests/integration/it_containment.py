@@ -314,6 +314,31 @@ def root_supervisor_without_cap_sys_admin_refuses_root_agent(ctx):
     ctx.expect_eq(run.log, [], "the agent ran")
 
 
+@test()
+def rootless_containers_root_agent_runs_with_the_callers_nodes_bound(ctx):
+    """Root of a rootless container (unshare -Ur: uid 0 of a user namespace
+    uid 0 of the host owns here, as podman's default user's) may not make
+    device nodes: mknod is EPERM outside the initial namespace, and every
+    such run was capability-error (review h-attack72, finding 2). The nodes
+    are bound from the caller's /dev instead, read-only and nosuid, and the
+    read-back allows them: the run passes and the agent writes /dev/null.
+    Also as root on the host with seam mknod:EPERM. Mutant mknod-only
+    refuses both."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        raise Skip("needs root and unshare")
+    script = "echo x >/dev/null && test -c /dev/null && test -c /dev/urandom"
+    for binary, rc, verdict in ((SV, 0, "pass"), (mutant_binary("mknod-only"), 3, "capability-error")):
+        d, report_path, log_path = ctx.paths()
+        argv = ["unshare", "-Ur", binary, "--report", report_path, "--", "/bin/sh", "-c", script]
+        ctx.last_argv = argv
+        proc = subprocess.Popen(argv, env=dict(os.environ, EGRESS_AGENT_LOG=log_path),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        run = ctx.finish(proc, report_path, log_path)
+        expect_outcome(ctx, run, rc, verdict)
+    run = ctx.sv("/bin/sh", ["-c", script], fault="mknod:EPERM")
+    expect_outcome(ctx, run, 0, "pass")
+
+
 @test(timeout=120)
 def pid_chain_signalling_its_supervisor_leaves_no_survivor(ctx):
     proc, report_path, log_path = ctx.start("pid-chain", ["1100"])
