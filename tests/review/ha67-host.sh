@@ -24,9 +24,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 sv=${SV:-$top/build/egress-supervisor}
 mode=${1:-mapwin}
 n=${2:-20}
-u() { setpriv --reuid 1000 --regid 1000 --clear-groups "$@"; }
+# shellcheck source=tests/review/review-host.sh
+. "$(dirname "$0")/review-host.sh"
 # Background attackers are started with ue, so that $! is the process itself.
-ue() { exec setpriv --reuid 1000 --regid 1000 --clear-groups "$@"; }
 work=$(mktemp -d /tmp/ha67.XXXXXX)
 chmod 1777 "$work"
 cleanup() {
@@ -36,14 +36,6 @@ cleanup() {
 trap cleanup EXIT
 cp "$sv" "$work/sv"
 chmod 755 "$work/sv"
-verdict() {
-	python3 -c 'import json,sys
-try:
-    r=json.load(open(sys.argv[1]))
-except Exception as e:
-    print("no report (%s)" % e); sys.exit(0)
-print(r["verdict"], r.get("containment"), "userns_refused=%s" % r.get("userns_refused"))' "$1"
-}
 case $mode in
 mapwin)
 	gcc -O2 -Wall -o "$work/mapwin" "$top/tests/review/ha67-mapwin.c"

@@ -33,8 +33,8 @@ mode=${1:-cwd}
 n=${2:-10}
 shut=${SHUT_MS:-3}
 open=${OPEN_MS:-3}
-u() { setpriv --reuid 1000 --regid 1000 --clear-groups "$@"; }
-ue() { exec setpriv --reuid 1000 --regid 1000 --clear-groups "$@"; }
+# shellcheck source=tests/review/review-host.sh
+. "$(dirname "$0")/review-host.sh"
 work=$(mktemp -d /tmp/ha68.XXXXXX)
 chmod 755 "$work"
 cleanup() {
@@ -51,14 +51,6 @@ chmod 755 "$work/sv" "$work/chmodwin.py"
 mkdir -p "$work/job/run" "$work/out"
 chown -R 1000:1000 "$work/job" "$work/out"
 gcc -O2 -Wall -static -pthread -o "$work/agent" "$top/tests/review/ha65-agent.c"
-verdict() {
-	python3 -c 'import json,sys
-try:
-    r=json.load(open(sys.argv[1]))
-except Exception as e:
-    print("no report (%s)" % e); sys.exit(0)
-print(r["verdict"], r.get("containment"), "userns_refused=%s" % r.get("userns_refused"))' "$1"
-}
 # One uid-1000 run from $work/job/run: the cd is retried while the
 # attacker has the directory shut (the caller got in before it began).
 run() {

@@ -22,7 +22,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 sv=${SV:-$top/build/egress-supervisor}
 mode=${1:-proc}
 n=${2:-5}
-u() { setpriv --reuid 1000 --regid 1000 --clear-groups "$@"; }
+# shellcheck source=tests/review/review-host.sh
+. "$(dirname "$0")/review-host.sh"
 work=$(mktemp -d /tmp/ha69.XXXXXX)
 chmod 755 "$work"
 a=
@@ -39,14 +40,6 @@ chown 1000:1000 "$work/out"
 gcc -O2 -Wall -static -o "$work/nsmount" "$top/tests/review/ha69-nsmount.c"
 gcc -O2 -Wall -static -pthread -o "$work/agent" "$top/tests/review/ha65-agent.c"
 chmod 755 "$work/sv" "$work/nsmount" "$work/agent"
-verdict() {
-	python3 -c 'import json,sys
-try:
-    r=json.load(open(sys.argv[1]))
-except Exception as e:
-    print("no report (%s)" % e); sys.exit(0)
-print(r["verdict"], r.get("containment"), "userns_refused=%s" % r.get("userns_refused"))' "$1"
-}
 weak=0
 leaked=0
 for i in $(seq 1 "$n"); do

@@ -16,6 +16,9 @@
 #                                      (no /proc/sys) likewise
 # SV: the supervisor (default the worktree's build).
 set -euo pipefail
+# shellcheck source=tests/review/review-host.sh
+. "$(dirname "$0")/review-host.sh"
+VERDICT_PROBE=1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 sv=${SV:-$top/build/egress-supervisor}
 work=$(mktemp -d /tmp/ha72f.XXXXXX)
@@ -26,15 +29,6 @@ chmod 755 "$work/sv"
 mkdir "$work/out" "$work/w"
 chown 1000:1000 "$work/out" "$work/w"
 u="setpriv --reuid 1000 --regid 1000 --clear-groups"
-verdict() {
-	python3 -c 'import json,sys
-try:
-    r=json.load(open(sys.argv[1]))
-except Exception as e:
-    print("no report (%s)" % e); sys.exit(0)
-print(r["verdict"], r.get("containment"), "userns_refused=%s" % r.get("userns_refused"),
-      "probe.containment=%s" % r["probe"].get("containment"))' "$1"
-}
 one() {
 	local name=$1 pre=$2 wr=${3:-}
 	local args=(--report "$work/out/$name.json")

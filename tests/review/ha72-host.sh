@@ -27,7 +27,9 @@ sv=${SV:-$top/build/egress-supervisor}
 mode=${1:-selfsym}
 n=${2:-5}
 limit=${3:-0}
-u() { setpriv --reuid 1000 --regid 1000 --clear-groups "$@"; }
+# shellcheck source=tests/review/review-host.sh
+. "$(dirname "$0")/review-host.sh"
+VERDICT_PROBE=1
 work=$(mktemp -d /tmp/ha72.XXXXXX)
 chmod 755 "$work"
 o=
@@ -43,15 +45,6 @@ gcc -O2 -Wall -static -pthread -o "$work/agent" "$top/tests/review/ha65-agent.c"
 chmod 755 "$work/sv" "$work/launcher" "$work/agent"
 mkdir "$work/out"
 chown 1000:1000 "$work/out"
-verdict() {
-	python3 -c 'import json,sys
-try:
-    r=json.load(open(sys.argv[1]))
-except Exception as e:
-    print("no report (%s)" % e); sys.exit(0)
-print(r["verdict"], r.get("containment"), "userns_refused=%s" % r.get("userns_refused"),
-      "probe.containment=%s" % r["probe"].get("containment"))' "$1"
-}
 lmode=$mode
 [ "$mode" = shm ] && lmode=${LMODE:-selfsym}
 weak=0
