@@ -53,8 +53,8 @@ static int bind_node(int src, const char *path, char *why, size_t len)
 	snprintf(from, sizeof(from), "/proc/self/fd/%d", src);
 	if (mount(from, path, NULL, MS_BIND, NULL) != 0)
 		return fail(-errno, why, len, "binding the caller's node to", path);
-	if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) !=
-	    0)
+	if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
+		  NULL) != 0)
 		return fail(-errno, why, len, "making read-only, nosuid and noexec", path);
 	return 0;
 }
@@ -125,7 +125,8 @@ static int make_shm_pts(int had_pts, int *pts, char *why, size_t len)
 		return fail(-errno, why, len, "making", "/dev/pts");
 	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 		  "newinstance,ptmxmode=0666,mode=0620") != 0)
-		return fail(-errno, why, len, "mounting a devpts (CONFIG_UNIX98_PTYS) on", "/dev/pts");
+		return fail(-errno, why, len, "mounting a devpts (CONFIG_UNIX98_PTYS) on",
+			    "/dev/pts");
 	if (symlink("pts/ptmx", "/dev/ptmx") != 0)
 		return fail(-errno, why, len, "linking", "/dev/ptmx");
 	*pts = 1;

@@ -590,6 +590,21 @@ static int new_ctx(scmp_filter_ctx *out)
 	return 0;
 }
 
+/* The rules a run asks for (SV_FILTER_SETID, SV_FILTER_FILE_FLAGS), the
+ * same on every ABI. Returns 0 or -errno. */
+static int add_optional(scmp_filter_ctx ctx, unsigned rules)
+{
+	int rc = 0;
+
+	if (rules & SV_FILTER_SETID)
+		rc = add_setuid(ctx);
+	if (rc == 0 && (rules & SV_FILTER_SETID))
+		rc = add_cgroup_namespace(ctx);
+	if (rc == 0 && (rules & SV_FILTER_FILE_FLAGS))
+		rc = add_file_flags(ctx);
+	return rc;
+}
+
 /* The context of one foreign ABI (SCMP_ARCH_X86 or SCMP_ARCH_X32) with its
  * rules, in *out. low_word as add_common's. Returns 0 or -errno. */
 static int build_foreign(scmp_filter_ctx *out, uint32_t arch, unsigned rules, int low_word)
@@ -604,12 +619,8 @@ static int build_foreign(scmp_filter_ctx *out, uint32_t arch, unsigned rules, in
 		rc = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE);
 	if (rc == 0)
 		rc = add_foreign(ctx, low_word);
-	if (rc == 0 && (rules & SV_FILTER_SETID))
-		rc = add_setuid(ctx);
-	if (rc == 0 && (rules & SV_FILTER_SETID))
-		rc = add_cgroup_namespace(ctx);
-	if (rc == 0 && (rules & SV_FILTER_FILE_FLAGS))
-		rc = add_file_flags(ctx);
+	if (rc == 0)
+		rc = add_optional(ctx, rules);
 	if (rc < 0) {
 		seccomp_release(ctx);
 		return rc;
@@ -644,12 +655,8 @@ int sv_filter_build(void **out, unsigned rules)
 	if (rc < 0)
 		return rc;
 	rc = add_native(ctx);
-	if (rc == 0 && (rules & SV_FILTER_SETID))
-		rc = add_setuid(ctx);
-	if (rc == 0 && (rules & SV_FILTER_SETID))
-		rc = add_cgroup_namespace(ctx);
-	if (rc == 0 && (rules & SV_FILTER_FILE_FLAGS))
-		rc = add_file_flags(ctx);
+	if (rc == 0)
+		rc = add_optional(ctx, rules);
 	/* The foreign ABIs are trapped to be denied and recorded by the
 	 * supervisor: answering them inside BPF would leave no record. */
 	for (size_t i = 0; rc == 0 && i < N(foreign_abis); i++) {
