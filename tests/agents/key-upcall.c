@@ -12,6 +12,13 @@
  * mediated call made.
  *
  *   key-upcall user SECRET      request_key("user", "ha12:SECRET", "SECRET")
+ *   key-upcall x32-hi SECRET    the same on the x32 ABI (249 | 0x40000000),
+ *                               the callout at 0x100000000: a pointer whose
+ *                               low 32 bits are 0, which a filter that
+ *                               compares x32's arguments by their low word
+ *                               takes for NULL while the kernel's x32 entry
+ *                               (the native handler) reads all 64 bits
+ *                               (review h-attack70)
  *   key-upcall lookup SECRET    request_key("user", "ha12:SECRET", NULL): a
  *                               lookup without a callout never starts a
  *                               helper (the control: not trapped, ENOKEY)
@@ -39,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -113,6 +121,11 @@ static int install(const char *dest)
 	return 0;
 }
 
+/* x32's request_key (syscall_64.tbl: common 249), and the bit that makes a
+ * call an x32 one. */
+#define X32_SYSCALL_BIT 0x40000000L
+#define X32_NR_REQUEST_KEY 249L
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "user";
@@ -130,8 +143,21 @@ int main(int argc, char **argv)
 	if (getenv("HA12_SAME_SESSION") == NULL)
 		keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0);
 	snprintf(desc, sizeof(desc), "ha12:%s", arg);
-	rc = syscall(SYS_request_key, "user", desc, strcmp(mode, "lookup") == 0 ? NULL : arg,
-		     KEY_SPEC_PROCESS_KEYRING);
+	if (strcmp(mode, "x32-hi") == 0) {
+		char *high = mmap((void *)0x100000000UL, 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+		if (high != (void *)0x100000000UL) {
+			printf("agent: no page at 0x100000000: %s\n", strerror(errno));
+			return 2;
+		}
+		snprintf(high, 4096, "%s", arg);
+		rc = syscall(X32_SYSCALL_BIT | X32_NR_REQUEST_KEY, "user", desc, high,
+			     KEY_SPEC_PROCESS_KEYRING);
+	} else {
+		rc = syscall(SYS_request_key, "user", desc,
+			     strcmp(mode, "lookup") == 0 ? NULL : arg, KEY_SPEC_PROCESS_KEYRING);
+	}
 	printf("agent uid %d: request_key(%s, %s) = %ld (%s)\n", getuid(), mode, desc, rc,
 	       rc < 0 ? strerror(errno) : "ok");
 	return 0;
