@@ -19,7 +19,8 @@
 int main(void)
 {
 	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-			       .resolve = RESOLVE_NO_XDEV | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
+			       .resolve =
+				   RESOLVE_NO_XDEV | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
 	struct statfs s;
 	int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC), dir, fd;
 	int isproc = proc >= 0 && fstatfs(proc, &s) == 0 && s.f_type == PROC_SUPER_MAGIC;
@@ -29,7 +30,8 @@ int main(void)
 	if (dir < 0)
 		dir = open("/proc/self/ns", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	fd = dir >= 0 ? openat(dir, "user", O_RDONLY | O_CLOEXEC) : -1;
-	printf("procfs=%d proven=%d (openat2 %s) user=%s => %s\n", isproc, proven, proven ? "ok" : strerror(e),
-	       fd >= 0 ? "ok" : strerror(errno), fd < 0 && errno == ENOENT && proven ? "USERNS_ABSENT" : "not absent");
+	printf("procfs=%d proven=%d (openat2 %s) user=%s => %s\n", isproc, proven,
+	       proven ? "ok" : strerror(e), fd >= 0 ? "ok" : strerror(errno),
+	       fd < 0 && errno == ENOENT && proven ? "USERNS_ABSENT" : "not absent");
 	return 0;
 }
