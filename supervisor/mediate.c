@@ -221,7 +221,7 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 				    .msg_controllen = (socklen_t)have_cr};
 
 		rc = sv_mediate_send(c, &mh, quiet, target, tlen, have_cr > 0, NULL, 0);
-		if (rc == -2) {
+		if (rc == SV_SEND_FINISHED) {
 			free(payload);
 			free(ctl);
 			return;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -40,10 +41,15 @@ void sv_mediate_socket(struct sv_call *c, const __u64 *a)
 /* The bound name of the duplicate, decoded into d and noted in the record.
  * Returns 0, or -errno from getsockname. */
 /* Whether any net.ipv4.conf.*.route_localnet of our network namespace is
- * 1: 1, 0, or -errno when one cannot be read. The agent's sockets live in
+ * set: 1, 0, or -errno when one cannot be read. The agent's sockets live in
  * it: a namespace the agent makes itself has no link out (a veth end in
  * ours needs CAP_NET_ADMIN here). Read at each IPv4 loopback listen, which
- * are few: an administrator may set it at any time. */
+ * are few: an administrator may set it at any time. The kernel lets 127/8
+ * in where the value is any int but 0 (a plain proc_dointvec, tested for
+ * truth by IN_DEV_NET_ROUTE_LOCALNET), and an interface's name may start
+ * with '.' (dev_valid_name refuses only "." and ".."): reading '1' alone
+ * and skipping dotted names, a link at 2 or -1, or named .veth, let a
+ * neighbour in (review h-attack73, ha73-localnet.sh). */
 static int localnet_routed(void)
 {
 	DIR *dir = opendir("/proc/sys/net/ipv4/conf");
@@ -53,11 +59,19 @@ static int localnet_routed(void)
 	if (!dir)
 		return -errno;
 	while (!routed && !err && (errno = 0, e = readdir(dir)) != NULL) {
-		char path[320], v = '0';
+		char path[320], v[24] = "0";
+		ssize_t n;
 		int fd;
 
+#ifdef SV_MUTANT_LOCALNET_DOT_SKIPPED
+		/* MUTANT localnet-dot-skipped: every name starting with '.' is
+		 * taken for the directory's own entries, as c8b9460 did. */
 		if (e->d_name[0] == '.')
 			continue;
+#else
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+#endif
 		snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/route_localnet",
 			 e->d_name);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -68,10 +82,21 @@ static int localnet_routed(void)
 			continue;
 		}
 		errno = 0;
-		if (read(fd, &v, 1) != 1)
+		n = read(fd, v, sizeof(v) - 1);
+		if (n <= 0)
 			err = errno ? errno : EIO;
+		else
+			v[n] = 0;
 		close(fd);
-		routed = v == '1';
+#ifdef SV_MUTANT_LOCALNET_FIRST_BYTE
+		/* MUTANT localnet-first-byte: only a value starting with '1' is
+		 * set, as c8b9460 read it: 2 and -1 let 127/8 in unseen. */
+		routed = v[0] == '1';
+#else
+		/* "0\n" is the one value that keeps 127/8 out; anything else
+		 * the kernel tests as true (an int, maybe negative). */
+		routed = n > 0 && strtol(v, NULL, 10) != 0;
+#endif
 	}
 	if (!e && errno && !routed)
 		err = errno;

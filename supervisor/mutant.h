@@ -640,4 +640,12 @@
  *                         nodes refuses the root agent: a rootless
  *                         container's root was capability-error on every
  *                         run (h-attack72)
+ *   LOCALNET_FIRST_BYTE mediate_sock.c  route_localnet is set only where its
+ *                         value starts with '1': at 2 or -1 (the kernel
+ *                         tests the int for truth) a neighbour connects in
+ *                         (h-attack73)
+ *   LOCALNET_DOT_SKIPPED mediate_sock.c  every conf entry whose name starts
+ *                         with '.' is skipped: an interface named .veth
+ *                         with route_localnet 1 lets a neighbour in
+ *                         (h-attack73)
  * This header is documentation only; nothing includes it. */

@@ -167,6 +167,28 @@ def loopback_listener_a_neighbour_reaches_through_route_localnet_is_inbound(ctx)
 
 
 @test()
+def loopback_listener_where_route_localnet_is_any_true_int_or_on_a_dotted_link_is_inbound(ctx):
+    """The kernel lets 127/8 in from a link whose route_localnet is any int
+    but 0 (2, -1: a plain proc_dointvec tested for truth), and an
+    interface's name may start with '.': reading only a leading '1' and
+    skipping dotted names, a neighbour connected in and read the secret
+    (review h-attack73, 3 of 3 each). The review's reproduction
+    (ha73-localnet.sh: two network namespaces of its own, nothing of the
+    host's touched): the listen is denied as inbound-localnet; mutants
+    localnet-first-byte (value 2) and localnet-dot-skipped (.ha73a) pass
+    and the neighbour reads the secret."""
+    for mode, name in (("two", None), ("dot", None), ("two", "localnet-first-byte"),
+                       ("dot", "localnet-dot-skipped")):
+        out = review(ctx, "ha73-localnet.sh", mutant_binary(name) if name else SV, extra=(mode, "1", "root"))
+        what = "%s %s: %s" % (name or "release", mode, out[-500:])
+        if name is None:
+            ctx.expect("exit 1, fail" in out and "inbound-localnet" in out and
+                       "ha73secret" not in out.split("neighbour", 1)[-1], what)
+        else:
+            ctx.expect("exit 0, pass" in out and "read b'ha73secret" in out, what)
+
+
+@test()
 def loopback_listener_where_route_localnet_cannot_be_read_is_not_seen(ctx):
     """Whether a neighbour could reach a loopback listener is read from
     net.ipv4.conf.*.route_localnet; where it cannot be (seam localnet) the
