@@ -317,7 +317,7 @@ def run_matrix(argv, hosts_tmp):
         opts = parse_args(argv)
         commit = SH.source_commit(TOP)   # the tree that runs, recorded before it can change
         kernels = select_kernels(globs(opts.kernels))
-        known = S.known_kernels(S.live_kernels(TOP))
+        known = S.live_kernels(TOP)
         paths = [os.path.join(TOP, "scenarios")]
         if opts.extra_scenarios:
             paths.append(opts.extra_scenarios)

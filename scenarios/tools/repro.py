@@ -54,7 +54,7 @@ def plan(profile_path, opts):
         kname, why = H.choose_kernel(p, H.debian_kernels(LOCK))
     host_cfg = H.config_options(p)
     diffs = H.config_differences(host_cfg, kernel_config(kname)) if host_cfg else []
-    scenarios = S.load([os.path.join(TOP, "scenarios")], S.known_kernels(S.live_kernels(TOP)))
+    scenarios = S.load([os.path.join(TOP, "scenarios")], S.live_kernels(TOP))
     pats = opts.scenarios.split() if opts.scenarios else []
     chosen, skipped = [], []
     for sc in scenarios:

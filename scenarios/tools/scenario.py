@@ -41,15 +41,6 @@ USERS = {
     "uid1000": {"uid": "1000", "gid": "1000", "drop_cap": []},
 }
 
-# Kernel names an override's `kernel=` may match: the matrix as issue 5 plans
-# it. Validation accepts these together with the live list
-# (kernel-configs/kernels.sh names), so a scenario stays valid while a planned
-# kernel is still being built, and a misspelt name is still an error.
-PLANNED_KERNELS = ("debian-5.10", "debian-6.1", "debian-6.1-cloud", "debian-6.12",
-                   "debian-7.2", "debian-7.3", "debian-7.3-cloud",
-                   "min-6.1", "no-cross-memory-attach", "no-yama",
-                   "no-seccomp-filter", "min-5.10", "no-pidfd-getfd")
-
 # Addresses a scenario may add to the guest's lo: documentation ranges only,
 # so nothing a scenario names could ever be a real host.
 DOC_NETS = [ipaddress.ip_network(n) for n in
@@ -278,7 +269,7 @@ def known_axis(name):
 
 # ---------------------------------------------------------------- parsing
 
-def parse_file(path, kernels=PLANNED_KERNELS):
+def parse_file(path, kernels):
     """Parse and validate one scenario file. Raises ScenarioError."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -642,7 +633,7 @@ def scenario_files(paths):
     return out
 
 
-def load(paths, kernels=PLANNED_KERNELS):
+def load(paths, kernels):
     """Parse every scenario under paths; names must be unique. Returns
     scenarios sorted by name. Raises ScenarioError (the first problem)."""
     seen = {}
@@ -757,12 +748,6 @@ def live_kernels(top):
     return tuple(names)
 
 
-def known_kernels(live):
-    """What overrides are validated against: the live kernels, then the
-    planned ones not yet there."""
-    return tuple(live) + tuple(k for k in PLANNED_KERNELS if k not in live)
-
-
 def main(argv=None):
     top = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -775,7 +760,7 @@ def main(argv=None):
     p.add_argument("paths", nargs="+")
     args = ap.parse_args(argv)
     try:
-        kernels = known_kernels(live_kernels(top))
+        kernels = live_kernels(top)
     except RuntimeError as e:
         print(f"scenario.py: error: {e}", file=sys.stderr)
         return 1
