@@ -11,7 +11,7 @@ import resource
 import subprocess
 import time
 
-from harness import (AGENTS, SV, SV_FAULTS, UNDECLARED, Run, as_uid1000, check_report, errno_in,
+from harness import (AGENTS, SV, SV_FAULTS, UNDECLARED, Run, check_report, errno_in,
                      expect_agent, expect_outcome, load_report, mutant_binary, test, wait_for)
 
 

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import tempfile
 
-from harness import SV, TOP, Skip, expect_outcome, mutant_binary, review, test
+from harness import SV, Skip, expect_outcome, mutant_binary, review, test
 
 
 def require_root_and(ctx, *tools):
