@@ -386,7 +386,7 @@ class Replay(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "host-starter-declared.scenario"), "w") as f:
                 f.write(text)
-            pinned = S.load([d], S.known_kernels(S.live_kernels(TOP)))[0]
+            pinned = S.load([d], S.live_kernels(TOP))[0]
             cells = pinned.cells()
             self.assertEqual(pinned.resolve("debian-6.1", cells[0][1]).verdict, "pass")
 
@@ -413,7 +413,7 @@ class Replay(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "host-starter-declared.scenario"), "w") as f:
                 f.write(text)
-            sc = S.load([d], S.known_kernels(S.live_kernels(TOP)))[0]
+            sc = S.load([d], S.live_kernels(TOP))[0]
             _, cell = S.compile_cell(sc, sc.cells()[0][1], "debian-6.1")
             self.assertIn("guest_profile=yes\n", cell)
             self.assertIn(f"launcher={H.PROFILE_LAUNCHER}\n", cell)
@@ -426,7 +426,7 @@ class Replay(unittest.TestCase):
 
     def scenario(self, name):
         return next(sc for sc in S.load([os.path.join(TOP, "scenarios")],
-                                       S.known_kernels(S.live_kernels(TOP)))
+                                       S.live_kernels(TOP))
                     if sc.name == name)
 
     def test_a_scenario_is_pinned_to_the_host_and_still_validates(self):
@@ -439,7 +439,7 @@ class Replay(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "host-starter-undeclared.scenario"), "w") as f:
                 f.write(text)
-            sc = S.load([d], S.known_kernels(S.live_kernels(TOP)))[0]
+            sc = S.load([d], S.live_kernels(TOP))[0]
             cells = sc.cells()
             self.assertEqual([c for c, _ in cells],
                              ["host-starter-undeclared.ptrace_scope=2,user=nocap"])
