@@ -16,6 +16,9 @@
  *   ha74-agent cover CGROUP SECS    child moves to CGROUP, enters init's
  *                                   mount namespace (/proc/1/ns/mnt) and
  *                                   mounts a tmpfs over its own /proc/PID
+ *   ha74-agent chain CGROUP SECS    child moves to CGROUP, then forks every
+ *                                   5 ms and the parent exits: a different
+ *                                   pid each time, for SECS s
  *   ha74-agent comm CGROUP SECS     control: child moves to CGROUP and names
  *                                   itself ") Z 2 " (the parse holds)
  */
@@ -32,6 +35,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static unsigned secs;
@@ -139,6 +143,40 @@ static int cover(const char *cg)
 	return read(p[0], &c, 1) == 1 ? 0 : 1;
 }
 
+/* One /proc snapshot, read pid by pid, misses a process that keeps moving
+ * to a new pid: each generation forks and leaves, its child's pid is past
+ * the glob's list and its own is gone when the loop reads it. */
+static int chain(const char *cg)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p) != 0 || (pid = fork()) < 0)
+		return 1;
+	if (pid == 0) {
+		struct timespec t0, t;
+		int rc = move_to(cg);
+
+		fprintf(stderr, "ha74 chain pid %d moved: %s\n", (int)getpid(), rc ? strerror(-rc) : "ok");
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		close(p[1]);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (;;) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (t.tv_sec - t0.tv_sec >= (time_t)secs)
+				_exit(0);
+			usleep(5000);
+			pid = fork();
+			if (pid != 0)
+				_exit(0); /* the child goes on (or, fork failing, nobody) */
+		}
+	}
+	close(p[1]);
+	return read(p[0], &c, 1) == 1 ? 0 : 1;
+}
+
 /* The kernel runs core_pattern's pipe program as a usermode helper: a
  * child of kthreadd (pid 2), in the root cgroup, as full root. */
 static int umh(const char *self)
@@ -209,6 +247,10 @@ int main(int argc, char **argv)
 		secs = (unsigned)atoi(argv[3]);
 		return cover(argv[2]);
 	}
+	if (argc == 4 && strcmp(argv[1], "chain") == 0) {
+		secs = (unsigned)atoi(argv[3]);
+		return chain(argv[2]);
+	}
 	if (argc == 4 && strcmp(argv[1], "comm") == 0) {
 		secs = (unsigned)atoi(argv[3]);
 		return comm(argv[2]);
@@ -221,6 +263,6 @@ int main(int argc, char **argv)
 		secs = (unsigned)atoi(argv[2]);
 		return helper();
 	}
-	fprintf(stderr, "usage: ha74-agent zleader|cover|comm CGROUP SECS | umh SECS\n");
+	fprintf(stderr, "usage: ha74-agent zleader|cover|chain|comm CGROUP SECS | umh SECS\n");
 	return 2;
 }
