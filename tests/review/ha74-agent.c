@@ -19,6 +19,10 @@
  *   ha74-agent chain CGROUP SECS    child moves to CGROUP, then forks every
  *                                   5 ms and the parent exits: a different
  *                                   pid each time, for SECS s
+ *   ha74-agent pciw                 (part 1) writes the vendor id of the
+ *                                   first /proc/bus/pci device with the
+ *                                   value it has (read-only in hardware)
+ *   ha74-agent noop                 exits 0 (an honest cell after another)
  *   ha74-agent comm CGROUP SECS     control: child moves to CGROUP and names
  *                                   itself ") Z 2 " (the parse holds)
  */
@@ -177,6 +181,30 @@ static int chain(const char *cg)
 	return read(p[0], &c, 1) == 1 ? 0 : 1;
 }
 
+/* /proc/bus/pci/BB/DD.F is root's, mode 0644, and proc_bus_pci_write
+ * checks only lockdown: a root agent's own /proc (read-write, only
+ * /proc/sys and sysrq-trigger bound read-only) reaches the config space of
+ * the host's devices. The vendor id is written with its own value: a
+ * register the hardware does not let change. */
+static int pciw(void)
+{
+	const char *f = "/proc/bus/pci/00/00.0";
+	unsigned char v[2];
+	int fd = open(f, O_RDWR | O_CLOEXEC);
+	ssize_t r, w;
+
+	if (fd < 0) {
+		fprintf(stderr, "ha74 pciw open %s O_RDWR: %s\n", f, strerror(errno));
+		return 0;
+	}
+	r = pread(fd, v, 2, 0);
+	w = r == 2 ? pwrite(fd, v, 2, 0) : -1;
+	fprintf(stderr, "ha74 pciw %s vendor %02x%02x: read %zd, write %zd (%s)\n", f, v[1], v[0], r,
+		w, w < 0 ? strerror(errno) : "written");
+	close(fd);
+	return 0;
+}
+
 /* The kernel runs core_pattern's pipe program as a usermode helper: a
  * child of kthreadd (pid 2), in the root cgroup, as full root. */
 static int umh(const char *self)
@@ -247,6 +275,10 @@ int main(int argc, char **argv)
 		secs = (unsigned)atoi(argv[3]);
 		return cover(argv[2]);
 	}
+	if (argc == 2 && strcmp(argv[1], "pciw") == 0)
+		return pciw();
+	if (argc == 2 && strcmp(argv[1], "noop") == 0)
+		return 0;
 	if (argc == 4 && strcmp(argv[1], "chain") == 0) {
 		secs = (unsigned)atoi(argv[3]);
 		return chain(argv[2]);

@@ -23,6 +23,11 @@ for n in /dev/*; do [ -c "$n" ] && echo "node $n $(stat -c '%t:%T' "$n")"; done
 for f in core_pattern modprobe hostname; do
 	if (: >>"/proc/sys/kernel/$f") 2>/dev/null; then echo "WRITABLE /proc/sys/kernel/$f"; else echo "refused /proc/sys/kernel/$f"; fi
 done
+# Finding 5: host-wide state in the agent's own /proc (opened, never written).
+n=0; for f in /proc/bus/pci/*/* /proc/irq/default_smp_affinity /proc/irq/*/smp_affinity; do
+	[ -f "$f" ] && (exec 3>>"$f") 2>/dev/null && n=$((n + 1))
+done
+echo "OPENED FOR WRITING: $n of /proc/bus/pci/*/* and /proc/irq/*smp_affinity"
 mount -t tmpfs x /mnt 2>/dev/null && echo "MOUNTED tmpfs" || echo "refused mount"
 umount /dev/null 2>/dev/null && echo "UNMOUNTED /dev/null" || echo "refused umount /dev/null"
 mknod "$HOME/../ha74n" c 1 3 2>/dev/null && echo "MKNOD" || echo "refused mknod"
