@@ -654,12 +654,12 @@ int sv_contain_mounts(int knobs_ro, int *ns_step)
 	 * was mounted under it are hidden, and unmounting needs CAP_SYS_ADMIN. */
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
 		return -errno;
-	/* The new proc's sysctls: writable by uid 0 through its file mode. */
-	if (knobs_ro && (rc = bind_ro("/proc/sys")) < 0)
-		return rc;
-	if (knobs_ro && access("/proc/sysrq-trigger", F_OK) == 0 &&
-	    (rc = bind_ro("/proc/sysrq-trigger")) < 0)
-		return rc;
+	/* The new proc's knobs: writable by uid 0 through their file modes
+	 * (sv_rootfs_proc_knobs: the sysctls, sysrq, the hardware's). */
+	for (int i = 0; knobs_ro && sv_rootfs_proc_knobs[i]; i++)
+		if (access(sv_rootfs_proc_knobs[i], F_OK) == 0 &&
+		    (rc = bind_ro(sv_rootfs_proc_knobs[i])) < 0)
+			return rc;
 	/* Last of the mounts, so that nothing above makes them read-only
 	 * again. */
 	if (knobs_ro && (rc = sv_rootfs_open_declared()) < 0)

@@ -18,7 +18,7 @@
  * depend on the supervisor it tests, so the two lists are kept apart. */
 static const struct {
 	const char *name;
-	unsigned major, minor; /* minor ~0u: any (a misc device's is dynamic) */
+	unsigned major, minor; /* minor ~0u: a misc device's, from /proc/misc */
 } kept_nodes[] = {{"null", 1, 3},    {"zero", 1, 5}, {"full", 1, 7},          {"random", 1, 8},
 		  {"urandom", 1, 9}, {"tty", 5, 0},  {"userfaultfd", 10, ~0u}};
 #define NKEPT (sizeof(kept_nodes) / sizeof(kept_nodes[0]))
@@ -30,6 +30,25 @@ static const char *const dev_links[][2] = {{"fd", "/proc/self/fd"},
 
 /* Which kept nodes are bound mounts (sv_devnodes_bound). */
 static int bound[NKEPT];
+
+/* A misc device's minor by its name in /proc/misc ("%u name" lines), or
+ * ~0u where it is not listed. Dynamic, so read, never assumed: any number
+ * under major 10 let a caller's /dev/fuse pass for userfaultfd (review
+ * h-attack74). */
+static unsigned misc_minor(const char *name)
+{
+	FILE *f = fopen("/proc/misc", "re");
+	char line[128], got[64];
+	unsigned minor, found = ~0u;
+
+	if (!f)
+		return ~0u;
+	while (found == ~0u && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %63s", &minor, got) == 2 && strcmp(got, name) == 0)
+			found = minor;
+	fclose(f);
+	return found;
+}
 
 static int fail(int err, char *why, size_t len, const char *what, const char *path)
 {
@@ -145,12 +164,23 @@ int sv_devnodes_make(int *pts, char *why, size_t len)
 	 * device under the name. Each is held open (O_PATH, which opens no
 	 * device) for a bind where mknod is refused. */
 	for (size_t i = 0; i < NKEPT; i++) {
+		unsigned want = kept_nodes[i].minor;
+		int any = 0;
+
+		/* A misc device not listed keeps ~0u, which no node has. */
+		if (want == ~0u)
+			want = misc_minor(kept_nodes[i].name);
+#ifdef SV_MUTANT_MISC_MINOR_ANY
+		/* MUTANT misc-minor-any: any minor of major 10 passes for a
+		 * misc device, as before review h-attack74. */
+		any = kept_nodes[i].minor == ~0u;
+#endif
 		snprintf(path, sizeof(path), "/dev/%s", kept_nodes[i].name);
 		src[i] = open(path, O_PATH | O_CLOEXEC);
 		bound[i] = 0;
 		if (src[i] < 0 || fstat(src[i], &st[i]) != 0 || !S_ISCHR(st[i].st_mode) ||
 		    major(st[i].st_rdev) != kept_nodes[i].major ||
-		    (kept_nodes[i].minor != ~0u && minor(st[i].st_rdev) != kept_nodes[i].minor))
+		    (!any && minor(st[i].st_rdev) != want))
 			st[i].st_mode = 0;
 	}
 	if (mount("egress-dev", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755") != 0)

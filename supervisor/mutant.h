@@ -648,4 +648,11 @@
  *                         with '.' is skipped: an interface named .veth
  *                         with route_localnet 1 lets a neighbour in
  *                         (h-attack73)
+ *   PROC_HARDWARE_WRITABLE rootfs.c  only /proc/sys and /proc/sysrq-trigger
+ *                         are bound read-only: a root agent writes a PCI
+ *                         device's config space or an interrupt's CPUs
+ *                         through its own /proc (h-attack74)
+ *   MISC_MINOR_ANY        devnodes.c  any minor of major 10 passes for
+ *                         /dev/userfaultfd: a caller's /dev/fuse under that
+ *                         name reaches the agent (h-attack74)
  * This header is documentation only; nothing includes it. */

@@ -101,6 +101,19 @@ int sv_rootfs_declared(const char *const **paths)
 	return D.n;
 }
 
+const char *const sv_rootfs_proc_knobs[] = {"/proc/sys", "/proc/sysrq-trigger",
+#ifndef SV_MUTANT_PROC_HARDWARE_WRITABLE
+					    /* MUTANT proc-hardware-writable: only
+					     * the sysctls and sysrq, as before review
+					     * h-attack74 (a root agent wrote a PCI
+					     * device's config space). Docker's
+					     * read-only and masked /proc paths. */
+					    "/proc/bus", "/proc/fs", "/proc/irq", "/proc/acpi",
+					    "/proc/scsi", "/proc/driver", "/proc/asound",
+					    "/proc/mtrr",
+#endif
+					    NULL};
+
 static int say(int err, const char *what, const char *path)
 {
 	fprintf(stderr, "egress-supervisor: a root agent's files: %s %s: %s\n", what, path,
@@ -637,11 +650,10 @@ int sv_rootfs_check(void)
 		rc = cwd_judged(t, n);
 	sv_mountinfo_free(t, n);
 	/* The new proc's own knobs, bound read-only by contain.c. */
-	if (rc == 0 && !read_only("/proc/sys"))
-		rc = say(-ENOTRECOVERABLE, "still writable:", "/proc/sys");
-	if (rc == 0 && access("/proc/sysrq-trigger", F_OK) == 0 &&
-	    !read_only("/proc/sysrq-trigger"))
-		rc = say(-ENOTRECOVERABLE, "still writable:", "/proc/sysrq-trigger");
+	for (int i = 0; rc == 0 && sv_rootfs_proc_knobs[i]; i++)
+		if (access(sv_rootfs_proc_knobs[i], F_OK) == 0 &&
+		    !read_only(sv_rootfs_proc_knobs[i]))
+			rc = say(-ENOTRECOVERABLE, "still writable:", sv_rootfs_proc_knobs[i]);
 	return rc;
 }
 

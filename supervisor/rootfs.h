@@ -68,6 +68,14 @@ int sv_rootfs_confine(void);
  * stderr. */
 int sv_rootfs_open_declared(void);
 
+/* The new /proc's entries through which a root agent would write the
+ * kernel's knobs or the host's hardware: root owns their files, and most
+ * check no capability (a PCI device's config space under /proc/bus/pci,
+ * an interrupt's CPUs under /proc/irq: review h-attack74). contain.c binds
+ * each that exists read-only; sv_rootfs_check reads each back.
+ * NULL-terminated. */
+extern const char *const sv_rootfs_proc_knobs[];
+
 /* Reads the namespace back from mountinfo, last: every mount reachable by
  * its path is read-only, except the new /proc, /dev/pts, /dev/shm and the
  * declared paths, and nodev, except /dev and /dev/pts; a declared path is

@@ -289,3 +289,50 @@ def root_agent_finds_only_setid_and_capable_programs_read_only_under_a_declared_
     named = re.search(r"rootfs/\S+ \(.*\) is still writable or allows device nodes", run.err)
     ctx.expect(named, "stderr names a program: %r" % run.err[-300:])
     ctx.expect_eq(run.log, [], "the agent ran")
+
+
+@test()
+def root_agent_cannot_open_the_hosts_hardware_knobs_in_proc(ctx):
+    """A root agent's own /proc still reached the host's hardware: root owns
+    /proc/bus/pci's config space files and /proc/irq's affinities, and their
+    writes check no capability (review h-attack74 wrote a PCI device's
+    vendor id under our supervisor, pass). They are bound read-only with
+    the sysctls now (sv_rootfs_proc_knobs) and read back: opening one for
+    writing is EROFS. Only opened, never written. Mutant
+    proc-hardware-writable opens them."""
+    require_root_and(ctx)
+    probe = ("for f in /proc/irq/default_smp_affinity /proc/bus/pci/*/*; do "
+             "[ -f \"$f\" ] || continue; (exec 3>>\"$f\") 2>/dev/null && echo \"OPENED $f\"; "
+             "done; echo probed")
+    for binary, opened in ((SV, False), (mutant_binary("proc-hardware-writable"), True)):
+        run = ctx.sv("/bin/sh", ["-c", probe], binary=binary)
+        what = os.path.basename(os.path.dirname(binary))
+        expect_outcome(ctx, run, 0, "pass")
+        ctx.expect("probed" in run.out, "%s: the probe ran: %r" % (what, run.out[-300:]))
+        ctx.expect_eq("OPENED /proc/irq/" in run.out, opened,
+                      "%s: /proc/irq opened for writing: %r" % (what, run.out[-300:]))
+
+
+@test()
+def root_agents_dev_keeps_a_misc_node_only_with_its_own_minor(ctx):
+    """/dev/userfaultfd is a misc device (major 10), its minor dynamic: any
+    minor passed, so a caller's /dev that holds another misc device under
+    the name (review h-attack74: /dev/fuse, 10:229) handed it to the agent
+    read-write. The minor is read from /proc/misc now: the caller's
+    impostor is left out. The caller's /dev is made in a mount namespace of
+    the test's own; mutant misc-minor-any keeps the impostor."""
+    require_root_and(ctx, "unshare")
+    if not os.path.exists("/dev/fuse") or not os.path.exists("/dev/userfaultfd"):
+        raise Skip("needs /dev/fuse and /dev/userfaultfd to make the impostor")
+    for binary, kept in ((SV, False), (mutant_binary("misc-minor-any"), True)):
+        d, report_path, log_path = ctx.paths()
+        script = ("mount --bind /dev/fuse /dev/userfaultfd && exec \"$0\" --report \"$1\" -- "
+                  "/bin/sh -c 'ls -l /dev/userfaultfd 2>&1; echo listed'")
+        argv = ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script, binary,
+                report_path]
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+        what = os.path.basename(os.path.dirname(binary))
+        ctx.expect_eq(p.returncode, 0, "%s: exit status (%s)" % (what, p.stderr[-300:]))
+        ctx.expect("listed" in p.stdout, "%s: the agent ran: %r" % (what, p.stdout[-300:]))
+        ctx.expect_eq("10, 229" in p.stdout, kept, "%s: the impostor in the agent's /dev: %r"
+                      % (what, p.stdout[-300:]))
