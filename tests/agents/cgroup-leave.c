@@ -14,21 +14,61 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+static long secs;
+
+static void *live_on(void *arg)
+{
+	(void)arg;
+	sleep((unsigned)secs);
+	_exit(0);
+	return NULL;
+}
+
+/* After the move: what the child does until SECS have passed. */
+static void live(const char *shape)
+{
+	if (strcmp(shape, "zleader") == 0) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, live_on, NULL) == 0)
+			syscall(SYS_exit, 0); /* the leader alone */
+	} else if (strcmp(shape, "chain") == 0) {
+		struct timespec start, now;
+
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		do {
+			struct timespec tick = {0, 5 * 1000 * 1000};
+
+			nanosleep(&tick, NULL);
+			if (fork() > 0)
+				_exit(0); /* the parent goes; its child carries on */
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		} while (now.tv_sec - start.tv_sec < secs);
+		_exit(0);
+	}
+	sleep((unsigned)secs);
+}
 
 int main(int argc, char **argv)
 {
 	char path[512], c = 0;
-	long secs;
+	const char *shape = argc == 4 ? argv[3] : "plain";
 	int p[2];
 	pid_t pid;
 
 	agent_init("cgroup-leave");
-	if (argc != 3 || (secs = agent_parse_count(argv[2])) < 0 ||
+	if (argc < 3 || argc > 4 || (secs = agent_parse_count(argv[2])) < 0 ||
+	    (strcmp(shape, "plain") != 0 && strcmp(shape, "zleader") != 0 &&
+	     strcmp(shape, "chain") != 0) ||
 	    (size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", argv[1]) >= sizeof(path))
-		return agent_usage("CGROUP SECS");
+		return agent_usage("CGROUP SECS [plain|zleader|chain]");
 	if (pipe(p) != 0 || (pid = fork()) < 0) {
 		agent_log("fork", NULL, -1, errno, NULL);
 		return 1;
@@ -47,7 +87,7 @@ int main(int argc, char **argv)
 		if (write(p[1], "x", 1) != 1)
 			_exit(1);
 		close(p[1]);
-		sleep((unsigned)secs);
+		live(shape);
 		_exit(0);
 	}
 	close(p[1]);

@@ -12,7 +12,8 @@ each, and checks each cell's outcome against the one derived by hand:
 - passthrough contains nothing and says pass: cgroup-leave's child moves
   itself to the cgroup2 root and outlives it, which the guest's survivors
   check must find outside the cell's cgroup (review h-attack71: it looked
-  only inside; the cell was ok).
+  only inside; the cell was ok), also as a zombie leader with a live
+  thread and as a chain of forks (review h-attack74).
 
 Prints `ok NAME` / `FAIL NAME: why` per check and `N passed, N failed`.
 """
@@ -48,10 +49,17 @@ PLAN = [
         "cgroup-leave": (
             "oracle-mismatch", "says pass, but the agent's child left the cell's cgroup and "
                                "outlived the run: a survivor found outside it"),
+        "cgroup-leave-zleader": (
+            "oracle-mismatch", "the same child with its leader a zombie and a thread alive "
+                               "(review h-attack74: skipped as dead)"),
+        "cgroup-leave-chain": (
+            "oracle-mismatch", "the same child forking to new pids every 5 ms (review "
+                               "h-attack74: it outran the walk)"),
     }),
 ]
 # A cell whose wanted outcome must also have this reason (not any mismatch).
-WANT_REASON = {("passthrough", "cgroup-leave"): "outlived the supervisor"}
+WANT_REASON = {("passthrough", c): "outlived the supervisor"
+               for c in ("cgroup-leave", "cgroup-leave-zleader", "cgroup-leave-chain")}
 
 
 def run(bundle, cells):
