@@ -107,7 +107,8 @@ static int comm(const char *cg)
 		int rc = move_to(cg);
 
 		prctl(PR_SET_NAME, ") Z 2 ", 0, 0, 0);
-		fprintf(stderr, "ha74 comm pid %d moved: %s\n", (int)getpid(), rc ? strerror(-rc) : "ok");
+		fprintf(stderr, "ha74 comm pid %d moved: %s\n", (int)getpid(),
+			rc ? strerror(-rc) : "ok");
 		if (write(p[1], "x", 1) != 1)
 			_exit(1);
 		sleep(secs);
@@ -162,7 +163,8 @@ static int chain(const char *cg)
 		struct timespec t0, t;
 		int rc = move_to(cg);
 
-		fprintf(stderr, "ha74 chain pid %d moved: %s\n", (int)getpid(), rc ? strerror(-rc) : "ok");
+		fprintf(stderr, "ha74 chain pid %d moved: %s\n", (int)getpid(),
+			rc ? strerror(-rc) : "ok");
 		if (write(p[1], "x", 1) != 1)
 			_exit(1);
 		close(p[1]);
@@ -199,8 +201,8 @@ static int pciw(void)
 	}
 	r = pread(fd, v, 2, 0);
 	w = r == 2 ? pwrite(fd, v, 2, 0) : -1;
-	fprintf(stderr, "ha74 pciw %s vendor %02x%02x: read %zd, write %zd (%s)\n", f, v[1], v[0], r,
-		w, w < 0 ? strerror(errno) : "written");
+	fprintf(stderr, "ha74 pciw %s vendor %02x%02x: read %zd, write %zd (%s)\n", f, v[1], v[0],
+		r, w, w < 0 ? strerror(errno) : "written");
 	close(fd);
 	return 0;
 }
