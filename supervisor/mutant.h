@@ -655,4 +655,8 @@
  *   MISC_MINOR_ANY        devnodes.c  any minor of major 10 passes for
  *                         /dev/userfaultfd: a caller's /dev/fuse under that
  *                         name reaches the agent (h-attack74)
+ *   REAPER_SHARES_SESSION spawn.c  the pid namespace's reaper stays in the
+ *                         caller's session: a root agent writes 19 to
+ *                         /proc/1/autogroup and the caller's session runs
+ *                         at nice 19 after the run (h-attack75)
  * This header is documentation only; nothing includes it. */

@@ -120,7 +120,7 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	fsize-export-trusted cwd-refusal-hosts own-userns-hosts userns-absent-ours \
 	userns-absent-unproven sort-probe-performed x32-pointer-low-word ns-dir-through-mounts \
 	localnet-loopback-trusted mknod-only localnet-first-byte localnet-dot-skipped \
-	proc-hardware-writable misc-minor-any
+	proc-hardware-writable misc-minor-any reaper-shares-session
 mutant_macro = SV_MUTANT_$(shell echo '$(1)' | tr 'a-z-' 'A-Z_')
 # MUTANT may name several, joined by '+' (silent-eperm+enosys-probe): the
 # original report needed both defects at once.

@@ -64,7 +64,7 @@ IT_MUTANTS := report-fd-leak leader-table denial-as-abandoned shared-session std
 	gone-walk-denied listener-errno-mapped rthdr2292-denied closed-sockets-silent \
 	fsize-export-trusted cwd-refusal-hosts own-userns-hosts ns-dir-through-mounts \
 	localnet-loopback-trusted mknod-only localnet-first-byte localnet-dot-skipped \
-	proc-hardware-writable misc-minor-any
+	proc-hardware-writable misc-minor-any reaper-shares-session
 integration-bins: $(foreach m,$(IT_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 # Mutants that need the fault seam's widened windows (make mutant-faults-bin).
 IT_FAULT_MUTANTS := listen-name-unchecked id-valid-eintr leader-ebadf-trusted \

@@ -336,3 +336,29 @@ def root_agents_dev_keeps_a_misc_node_only_with_its_own_minor(ctx):
         ctx.expect("listed" in p.stdout, "%s: the agent ran: %r" % (what, p.stdout[-300:]))
         ctx.expect_eq("10, 229" in p.stdout, kept, "%s: the impostor in the agent's /dev: %r"
                       % (what, p.stdout[-300:]))
+
+
+@test()
+def root_agent_cannot_renice_its_callers_session_through_the_reaper(ctx):
+    """The agent names its namespace's reaper /proc/1, and root owns
+    /proc/1/autogroup: a write of 19 lowered the nice of the reaper's
+    autogroup, the caller's session (review h-attack75: the CI runner ran
+    at nice 19 after a run that passed). The reaper has a session of its
+    own now. The caller here is a session of the test's own (setsid), read
+    back after the run; mutant reaper-shares-session lowers it."""
+    require_root_and(ctx, "setsid")
+    if not os.path.exists("/proc/self/autogroup"):
+        raise Skip("no CONFIG_SCHED_AUTOGROUP")
+    for binary, lowered in ((SV, False), (mutant_binary("reaper-shares-session"), True)):
+        d, report_path, log_path = ctx.paths()
+        # Without CAP_SYS_ADMIN the kernel takes one such write a tenth of
+        # a second (EAGAIN otherwise): asked again until it lands.
+        script = ("\"$0\" --report \"$1\" -- /bin/sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do "
+                  "echo 19 >/proc/1/autogroup 2>/dev/null && break; sleep 0.05; done; echo wrote'; "
+                  "cat /proc/self/autogroup")
+        p = subprocess.run(["setsid", "-w", "/bin/sh", "-c", script, binary, report_path],
+                           capture_output=True, text=True, timeout=60, check=False)
+        what = os.path.basename(os.path.dirname(binary))
+        ctx.expect("wrote" in p.stdout, "%s: the agent ran: %r" % (what, p.stdout[-300:]))
+        ctx.expect_eq("nice 19" in p.stdout, lowered,
+                      "%s: the caller's autogroup after the run: %r" % (what, p.stdout[-300:]))
