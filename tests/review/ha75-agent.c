@@ -16,6 +16,12 @@
  *                                    helpers' kill after the check makes
  *                                    the kernel start it (kthreadd's child,
  *                                    cgroup2 root), which lives SECS s
+ *   ha75-agent nlname SECS           child makes a cgroup2 cgroup named
+ *                                    "ha75\n0::" below the root, in it one
+ *                                    named "egress-cell", and moves into that: its /proc/PID/cgroup
+ *                                    then ends in the line "0::/egress-cell",
+ *                                    the last 0:: line escaped_procs keeps
+ *                                    (held: cgroup_mkdir refuses a newline)
  *   ha75-agent procmount SECS        child moves to the cgroup2 root, waits
  *                                    until init has reaped the supervisor,
  *                                    mounts a tmpfs at /proc itself (not
@@ -169,11 +175,31 @@ int main(int argc, char **argv)
 	}
 	if (argc == 2 && strcmp(argv[1], "noop") == 0)
 		return 0;
+	if (argc == 3 && strcmp(argv[1], "nlname") == 0) {
+		/* A kernfs name may hold a newline: one cgroup, two lines. */
+		static char cg[] = "/sys/fs/cgroup/ha75\n0::/egress-cell";
+		int rc = 0;
+
+		cg[strlen(cg) - strlen("/egress-cell")] = 0;
+		if (mkdir(cg, 0755) != 0)
+			rc = -errno;
+		cg[strlen(cg)] = '/';
+		if (rc == 0 && mkdir(cg, 0755) != 0)
+			rc = -errno;
+
+		static char *args[5] = {"ha75-agent", "nlname", cg, NULL, NULL};
+
+		fprintf(stderr, "ha75 nlname mkdir: %s\n", rc ? strerror(-rc) : "ok");
+		args[3] = argv[2];
+		argv = args;
+		argc = 4;
+	}
 	if (argc == 3 && strcmp(argv[1], "procmount") == 0)
 		return procmount((unsigned)strtoul(argv[2], NULL, 10));
-	if (argc != 4 || (strcmp(argv[1], "helpercg") != 0 && strcmp(argv[1], "release") != 0)) {
-		fprintf(stderr,
-			"usage: ha75-agent helpercg|release CGROUP SECS | procmount SECS | noop\n");
+	if (argc != 4 || (strcmp(argv[1], "helpercg") != 0 && strcmp(argv[1], "release") != 0 &&
+			  strcmp(argv[1], "nlname") != 0)) {
+		fprintf(stderr, "usage: ha75-agent helpercg|release CGROUP SECS | nlname|procmount "
+				"SECS | noop\n");
 		return 2;
 	}
 	secs = (unsigned)strtoul(argv[3], NULL, 10);

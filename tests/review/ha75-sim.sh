@@ -8,6 +8,7 @@
 # (sh -c) that leaves a survivor shaped by MODE:
 #   helpercg   the survivor moves into egress-init-cell (init's helpers')
 #   procmount  ha75-agent procmount: tmpfs at /proc during the check
+#   nlname     ha75-agent nlname: a cgroup named "ha75\n0::/egress-cell"
 #   root       control: the survivor moves to the cgroup2 root (caught)
 # Prints the check's precondition line, the survivors record, and whether
 # the survivor was alive after the check. As root, from the worktree:
@@ -44,6 +45,7 @@ precondition() { echo "precondition $*"; }
 	# The supervisor: in the cell's cgroup, runs the agent, exits.
 	sh -c 'echo $$ >/sys/fs/cgroup/egress-cell/cgroup.procs; case $1 in
 		procmount) $0/ha75-agent procmount 3 ;;
+		nlname) $0/ha75-agent nlname 3 ;;
 		helpercg) $0/ha75-agent helpercg /sys/fs/cgroup/egress-init-cell 3 ;;
 		root) $0/ha75-agent helpercg /sys/fs/cgroup 3 ;;
 		esac; true' "$tmp" "$mode" &
@@ -60,7 +62,7 @@ precondition() { echo "precondition $*"; }
 )
 kill -KILL $(cat $HELPER_CG/cgroup.procs /sys/fs/cgroup/cgroup.procs 2>/dev/null | grep -vx 1) 2>/dev/null
 sleep 0.2
-rmdir $CELL_CG $HELPER_CG
+rmdir /sys/fs/cgroup/ha75*/egress-cell 2>/dev/null; rmdir $CELL_CG $HELPER_CG /sys/fs/cgroup/ha75* 2>/dev/null
 SIM
 for i in $(seq 1 "$runs"); do
 	echo "=== $mode run $i"
