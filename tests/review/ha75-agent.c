@@ -23,7 +23,7 @@
  *                                    the last 0:: line escaped_procs keeps
  *                                    (held: cgroup_mkdir refuses a newline)
  *   ha75-agent procmount SECS        child moves to the cgroup2 root, waits
- *                                    until init has reaped the supervisor,
+ *                                    until its supervisor is a zombie,
  *                                    mounts a tmpfs at /proc itself (not
  *                                    under it: proc_cover_mounts matches
  *                                    /proc/ * only) in init's mount
@@ -124,12 +124,16 @@ static int procmount(unsigned secs)
 	pid_t sv = getppid(), pid;
 	char path[64];
 	struct stat st;
+	int p[2];
+	char c;
 
-	pid = fork();
-	if (pid < 0)
+	if (pipe(p) != 0 || (pid = fork()) < 0)
 		return 1;
-	if (pid > 0)
-		return 0;
+	if (pid > 0) { /* until the child has moved and joined */
+		close(p[1]);
+		return read(p[0], &c, 1) == 1 ? 0 : 1;
+	}
+	close(p[0]);
 	setsid();
 	signal(SIGCONT, on_cont);
 	int rc = put("/sys/fs/cgroup/cgroup.procs", "0");
@@ -138,16 +142,29 @@ static int procmount(unsigned secs)
 
 	fprintf(stderr, "ha75 procmount pid %d supervisor %d moved: %s, setns: %s\n", (int)getpid(),
 		(int)sv, rc ? strerror(-rc) : "ok", jn ? strerror(-jn) : "ok");
+	if (write(p[1], "x", 1) != 1)
+		_exit(1);
+	close(p[1]);
 	int nul = open("/dev/null", O_RDWR);
 	if (nul >= 0) {
 		dup2(nul, 0);
 		dup2(nul, 1);
 		dup2(nul, 2);
 	}
-	/* Until init has reaped the supervisor (its /proc/PID goes then). */
-	snprintf(path, sizeof(path), "/proc/%d", (int)sv);
-	for (int i = 0; i < 60000 && stat(path, &st) == 0; i++)
-		usleep(1000);
+	/* Until the supervisor has exited (a zombie, or reaped): init's
+	 * steps from its wait to the check read no /proc. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)sv);
+	for (int i = 0; i < 600000 && stat(path, &st) == 0; i++) {
+		char b[256] = "";
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, b, sizeof(b) - 1) : -1;
+		char *r = n > 0 ? strrchr(b, ')') : NULL;
+
+		if (fd >= 0)
+			close(fd);
+		if (r && r[1] == ' ' && r[2] == 'Z')
+			break;
+	}
 	if (mount("ha75", "/proc", "tmpfs", 0, "size=4k") == 0)
 		mounted = 1;
 	kmsg(mounted ? "procmount mounted" : "procmount mount-failed", 0);
