@@ -23,7 +23,7 @@
  * CLONE_NEWCGROUP. With SV_FILTER_FILE_FLAGS (a run
  * whose AF_UNIX names are judged, sv_contain_judges_names), on every ABI
  * also: fcntl (and i386's fcntl64) F_SETFL without O_NONBLOCK, and ioctl
- * FIONBIO. Used by sv_filter_install and by the filter table tests
+ * FIONBIO. Used by sv_filterload_install and by the filter table tests
  * (filter-export). */
 enum { SV_FILTER_SETID = 1u, SV_FILTER_FILE_FLAGS = 2u };
 
@@ -46,12 +46,5 @@ int sv_filter_build(void **ctx, unsigned rules);
 #define SV_NR_FCHROOT 472
 /* The x32 ABI's syscall numbers carry this bit (arch/x86/include/uapi). */
 #define SV_X32_SYSCALL_BIT 0x40000000u
-
-/* Installs the filter in the calling process (with no_new_privs), with the
- * root agent's rules where its effective uid is 0 and the file-flag rules
- * where names_judged (the run's AF_UNIX names are judged), and returns the
- * new listener fd (close-on-exec), or -errno. Must be called in the child
- * that becomes the agent, before execve, with a single thread. */
-int sv_filter_install(int names_judged);
 
 #endif

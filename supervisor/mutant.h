@@ -472,7 +472,7 @@
  *   SORT_PROBE_DENIED     call.c  glibc's address-sorting probe (a UDP
  *                         connect to port 0) is a denial: a false red for
  *                         every name of two addresses (h-realprog)
- *   FCHROOT_OPEN          filter.c  fchroot (Linux 7.3) passes: a root
+ *   FCHROOT_OPEN          filter.c, filterload.c  fchroot (Linux 7.3) passes: a root
  *                         agent's root on failfs makes the supervisor's
  *                         lookup of its AF_UNIX names fail, a mechanism
  *                         failure, and it chooses capability-error over its
@@ -589,7 +589,7 @@
  *   GONE_WALK_DENIED      unixpath.c  a thread that died while its walk waited
  *                         for an instance is denied unix-peer, not abandoned
  *                         (h-attack64)
- *   LISTENER_ERRNO_MAPPED filter.c  libseccomp loads the filter: a listener
+ *   LISTENER_ERRNO_MAPPED filterload.c  libseccomp loads the filter: a listener
  *                         already in the chain (a supervisor inside another)
  *                         reaches the probe as ECANCELED, no hint naming it
  *                         (the style review's SCMP_FLTATR_API_SYSRAWRC item)
@@ -605,7 +605,7 @@
  *   MAP_TAKEN_TRUSTED     contain.c  an id map another process of our uid
  *                         wrote first reads as the host's EPERM: the trial
  *                         picks the subreaper (h-attack67)
- *   FSIZE_EXPORT_TRUSTED  filter.c  the filter is exported through a memfd
+ *   FSIZE_EXPORT_TRUSTED  filterload.c  the filter is exported through a memfd
  *                         under a finite RLIMIT_FSIZE: cut short, refused by
  *                         the kernel (h-attack67)
  *   CWD_REFUSAL_HOSTS     contain.c  the child's chdir to the run's working

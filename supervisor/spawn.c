@@ -15,7 +15,7 @@
 #include "caps.h"
 #include "fault.h"
 #include "fds.h"
-#include "filter.h"
+#include "filterload.h"
 #include "landlock.h"
 #include "notify.h"
 
@@ -119,7 +119,7 @@ static void child(const struct child_args *a)
 	prctl(PR_SET_DUMPABLE, 1);
 	sv_caps_drop_for_agent();
 
-	msg[0] = msg[2] == 0 ? sv_filter_install(sv_contain_judges_names(a->mode)) : -ECANCELED;
+	msg[0] = msg[2] == 0 ? sv_filterload_install(sv_contain_judges_names(a->mode)) : -ECANCELED;
 	/* Without a pid namespace, the Landlock domain is what keeps the agent
 	 * away from other processes of its uid: required. In a root agent's
 	 * pid namespace outsiders cannot be named; the domain is not needed
