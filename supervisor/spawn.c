@@ -169,9 +169,10 @@ static void child(const struct child_args *a)
 		if (a->sentinels)
 			sv_notify_sentinel_call(1);
 #endif
-#ifndef SV_MUTANT_REAPER_SHARES_SESSION
-		/* A session, so an autogroup, of its own: the namespace's pid 1,
-		 * it is what the agent names /proc/1, and root owns
+#if !defined(SV_MUTANT_REAPER_SHARES_SESSION) && !defined(SV_MUTANT_SHARED_SESSION)
+		/* MUTANT shared-session keeps the agent in the caller's session,
+		 * so the reaper stays there too. A session, so an autogroup, of its own: the
+		 * namespace's pid 1, it is what the agent names /proc/1, and root owns
 		 * /proc/1/autogroup, whose write lowers the nice of every
 		 * process in the autogroup with no capability (review
 		 * h-attack75: the caller's whole session ran at nice 19 after a
