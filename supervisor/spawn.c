@@ -169,7 +169,8 @@ static void child(const struct child_args *a)
 		if (a->sentinels)
 			sv_notify_sentinel_call(1);
 #endif
-#if !defined(SV_MUTANT_REAPER_SHARES_SESSION) && !defined(SV_MUTANT_SHARED_SESSION)
+#ifndef SV_MUTANT_REAPER_SHARES_SESSION
+#ifndef SV_MUTANT_SHARED_SESSION
 		/* MUTANT shared-session keeps the agent in the caller's session,
 		 * so the reaper stays there too. A session, so an autogroup, of its own: the
 		 * namespace's pid 1, it is what the agent names /proc/1, and root owns
@@ -179,6 +180,7 @@ static void child(const struct child_args *a)
 		 * run that passed). Unmade, the agent must not run. */
 		if (setsid() < 0)
 			_exit(127);
+#endif
 #endif
 		pid = fork();
 		if (pid == 0) {
