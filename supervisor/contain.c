@@ -462,6 +462,15 @@ int sv_contain_choose(enum sv_contain_mode *out)
 	return C.err;
 }
 
+/* The errnos a host refuses namespaces with (an allow-list, not the errnos
+ * of what can be used up): one list for the fallback and for the hint of a
+ * refusal in a namespace our uid owns. */
+static int host_refusal_errno(int err)
+{
+	return err == -EPERM || err == -EACCES || err == -EINVAL || err == -ENOSYS ||
+	       err == -EUSERS;
+}
+
 int sv_contain_host_refuses(int err)
 {
 #ifdef SV_MUTANT_FALLBACK_ANY_ERRNO
@@ -480,7 +489,7 @@ int sv_contain_host_refuses(int err)
 	 * one foresaw (another process's interference, a profile's errno 256)
 	 * refuses the run with its name, never runs it weaker. EUSERS: nested
 	 * 32 user namespaces deep, where the host put us. */
-	if (err == -EPERM || err == -EACCES || err == -EINVAL || err == -ENOSYS || err == -EUSERS)
+	if (host_refusal_errno(err))
 		return 1;
 	return err == -ENOSPC && host_limit_zero();
 }
@@ -491,8 +500,7 @@ int sv_contain_refused_as_ours(int err)
 	 * and init's namespace, whose owner reads as 0, is no sandbox of its. */
 	if (geteuid() == 0 || started_in_our_userns() != 1)
 		return 0;
-	return err == -EPERM || err == -EACCES || err == -EINVAL || err == -ENOSYS ||
-	       err == -EUSERS || err == -ENOSPC;
+	return host_refusal_errno(err) || err == -ENOSPC;
 }
 
 void sv_contain_fall_back(int err)
