@@ -12,6 +12,7 @@ exec </dev/null
 declare -A TARGET=(
 	[format]=check-format
 	[shellcheck]=shellcheck
+	[pyflakes]=pyflakes
 	[unit]=unit-test
 	[kconfig]=kconfig-test
 	[seam-absent]=release-has-no-seam

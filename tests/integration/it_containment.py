@@ -20,7 +20,7 @@ import time
 from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      subreaper_containment, expect_agent,
                      expect_event, expect_inherited_socket_closed, expect_outcome, host_descendants,
-                     in_pid_namespace, landlock_abi, load_report, mutant_binary, read_log, mutant_faults_binary, review, rewrite_run, run_script, start_launched,
+                     in_pid_namespace, load_report, mutant_binary, read_log, mutant_faults_binary, review, rewrite_run, run_script, start_launched,
                      test, wait_for)
 
 

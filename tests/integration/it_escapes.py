@@ -16,7 +16,7 @@ import sys
 import time
 
 from harness import (AGENTS, DECLARED, NO_USERNS, SV, SV_FAULTS, TOP, UNDECLARED, USERNS_CONTAINMENT, Skip,
-                     mutant_faults_binary, expect_agent, expect_event,
+                     expect_agent, expect_event,
                      expect_outcome, landlock_abi, mutant_binary, mutant_faults_binary, read_log, run_script,
                      test, wait_for)
 

@@ -386,7 +386,7 @@ def non_root_agent_keeps_its_uids_reach_to_unix_sockets(ctx):
         raise Skip("needs setpriv")
     hd = host_dir(ctx)
     os.chmod(hd, 0o777)
-    host = listen(ctx, hd + "/svc.sock")
+    listen(ctx, hd + "/svc.sock")
     os.chmod(hd + "/svc.sock", 0o777)
     rc, report, got = run_cases(ctx, [["path", hd + "/svc.sock", "stream", "connect"]],
                                 uid1000=True)

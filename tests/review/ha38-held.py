@@ -10,7 +10,7 @@ import errno
 import os
 import socket
 import sys
-import threading
+import threading  # noqa: F401 (kept as the review ran it)
 import time
 
 U = ("127.0.0.2", 9999)

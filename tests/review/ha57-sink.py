@@ -3,7 +3,7 @@
 127.0.0.1:PORT, every payload appended to LOG), and the outside process of
 mode scm: on abstract @ha57-scm it hands each peer a UDP socket connected to
 the sink (SCM_RIGHTS)."""
-import os
+import os  # noqa: F401 (kept as the review ran it)
 import socket
 import sys
 import threading

@@ -6,7 +6,7 @@ namespace below) in SCM_CREDENTIALS; the receiver, in that namespace with
 SO_PASSCRED, sees the pid translated (2), as a root supervisor performing
 the agent's sendmsg could attach its caller's tgid.
 """
-import os, socket, struct, subprocess, sys, time
+import os, socket, struct, subprocess, sys, time  # noqa: F401 (kept as the review ran it)
 a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 # receiver in a new pid namespace: it forks a child (pid 2 inside) that just sleeps; we learn its host pid
 r = subprocess.Popen(["unshare", "-p", "-f", "--", sys.executable, "-c", """

@@ -654,7 +654,7 @@ def run_one(sv, o, P, sink, dns, name, w, aim, argv, want, opt, allow_base, dns_
         if "client" in opt and not res.get("ok"):
             good = False
     else:
-        ue = opt.get("undecl_exit", "any")
+        ue = opt.get("undecl_exit", "any")  # noqa: F841 (kept as the review ran it)
         expect = "fail/sink0"
         good = rc == 1 and nbytes == 0 and conns == 0
         if opt.get("dns_undeclared") and dq != (0, 0):

@@ -4,9 +4,9 @@
 Prints "OK ..." and exits 0 when the program's own work succeeded, else 1.
 """
 import asyncio
-import os
+import os  # noqa: F401 (kept as the review ran it)
 import socket
-import subprocess
+import subprocess  # noqa: F401 (kept as the review ran it)
 import sys
 
 

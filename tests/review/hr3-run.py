@@ -207,7 +207,7 @@ def main():
             if all(abs(p - v) > 3 for v in P.values()) and hr2.free_port_ok(p):
                 break
         P[k] = p
-    dns = hr2.Dns()
+    dns = hr2.Dns()  # noqa: F841 (the server lives while the run does)
     H = git_handler(os.path.join(out, "www"), o["git"])
     hr2.serve(ThreadingHTTPServer(("127.0.0.1", P["http"]), H))
     hr2.serve(hr2.Http6(("::1", P["http"]), H))
