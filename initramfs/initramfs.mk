@@ -34,9 +34,9 @@ IRFS_ARGS = --out $(INITRAMFS) --guest-bin $(IRFS_GUEST_BIN) --supervisor $(SUPE
 .PHONY: initramfs initramfs-guest initramfs-repro-test initramfs-test initramfs-modules-test
 
 # envexec links libseccomp only for syscall name -> number resolution.
-ENVEXEC_SRCS := $(IRFS_DIR)/guest/envexec.c $(IRFS_DIR)/guest/hide.c $(IRFS_DIR)/guest/caller.c \
+ENVEXEC_SRCS := $(IRFS_DIR)/guest/envexec.c $(IRFS_DIR)/guest/cellfile.c $(IRFS_DIR)/guest/hide.c $(IRFS_DIR)/guest/caller.c \
 	$(IRFS_DIR)/guest/names.c $(SV_DIR)/errnames.c
-ENVEXEC_DEPS := $(ENVEXEC_SRCS) $(IRFS_DIR)/guest/hide.h $(IRFS_DIR)/guest/caller.h \
+ENVEXEC_DEPS := $(ENVEXEC_SRCS) $(IRFS_DIR)/guest/cellfile.h $(IRFS_DIR)/guest/hide.h $(IRFS_DIR)/guest/caller.h \
 	$(IRFS_DIR)/guest/names.h $(SV_DIR)/errnames.h
 $(IRFS_GUEST_BIN)/egress-envexec: $(ENVEXEC_DEPS) | sv-toolchain
 	$(call musl_prog,$@,$(ENVEXEC_SRCS) $(LIBSECCOMP))

@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "caller.h"
+#include "cellfile.h"
 #include "hide.h"
 #include "names.h"
 
@@ -62,41 +63,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
-#include <seccomp.h> /* name -> number only; the mask filter is raw BPF */
-
 #define EXIT_PRECONDITION 125
 #define EXIT_INFRA 126
-#define MAX_ITEMS 128
-#define MAX_CELL_BYTES 65536
-
-struct mask_rule {
-	const char *name;
-	int nr;
-	int err;
-};
-
-struct cell {
-	uid_t uid;
-	gid_t gid;
-	int have_gid;
-	int loopback;
-	uint64_t drop; /* capability bits to drop */
-	const char *allow[MAX_ITEMS];
-	int nallow;
-	const char *agent[MAX_ITEMS];
-	int nagent;
-	struct mask_rule mask[MAX_ITEMS];
-	int nmask;
-	struct ev_stdio stdio[3]; /* stdio=: what the caller puts on 0-2 */
-	int nstdio;
-	const char *mount[4]; /* mount=: what the caller has mounted */
-	int nmount;
-	const char *writable[4]; /* writable=: directories the agent may write */
-	int nwritable;
-	const char *unix_peer[4]; /* unix_peer=: declared AF_UNIX peers */
-	int nunix_peer;
-};
-
 struct opts {
 	const char *cell;
 	const char *readback;
@@ -113,7 +81,6 @@ struct opts {
 	uint64_t expect_bnd;
 };
 
-static char cell_text[MAX_CELL_BYTES + 1];
 static int readback_fd = -1;
 static int failures;
 
@@ -150,156 +117,6 @@ static _Noreturn void die_infra(const char *what, const char *fmt, ...)
 	va_end(ap);
 	readback("error", what, "%s", detail);
 	exit(EXIT_INFRA);
-}
-
-/* mask=SYSCALL:ERRNO, resolved for the native x86_64 table. */
-static void parse_mask(struct cell *c, char *val, int lineno)
-{
-	char *colon = strrchr(val, ':');
-	struct mask_rule *m;
-	int nr;
-	int err;
-
-	if (!colon)
-		die_infra("cell", "line %d: mask=%s: want SYSCALL:ERRNO", lineno, val);
-	*colon = '\0';
-	nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, val);
-	err = ev_parse_errno(colon + 1);
-	if (nr < 0)
-		die_infra("cell", "line %d: mask: unknown x86_64 syscall %s", lineno, val);
-	if (err < 0)
-		die_infra("cell", "line %d: mask: unknown errno %s", lineno, colon + 1);
-	if (c->nmask == MAX_ITEMS)
-		die_infra("cell", "line %d: too many mask lines", lineno);
-	m = &c->mask[c->nmask++];
-	m->name = val;
-	m->nr = nr;
-	m->err = err;
-}
-
-/*
- * The guest init has validated every key already; this parser takes the keys
- * it needs and accepts the others the contract defines.
- */
-static void parse_cell(const char *path, struct cell *c)
-{
-	static const char *const other_keys[] = {
-	    "scenario",
-	    "cell",
-	    "sysctl",
-	    "service",
-	    "addr",
-	    "route",
-	    "requires",
-	    "expect",
-	    "expect_why",
-	    "timeout",
-	    "sink",
-	    "kill_supervisor_after",
-	    "expect_agent_exit",
-	    "launcher",
-	    "guest_profile",
-	    "cgroup",
-	};
-	char err[256];
-	char *line, *next;
-	unsigned long v;
-	ssize_t n;
-	int fd, lineno = 0;
-	size_t i;
-
-	memset(c, 0, sizeof(*c));
-	c->loopback = 1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		die_infra("cell", "%s: %s", path, strerror(errno));
-	n = read(fd, cell_text, MAX_CELL_BYTES);
-	close(fd);
-	if (n < 0 || n == MAX_CELL_BYTES)
-		die_infra("cell", "%s: unreadable or larger than %d bytes", path, MAX_CELL_BYTES);
-	cell_text[n] = '\0';
-	for (line = cell_text; line && *line; line = next) {
-		char *key = line, *val;
-		int cap;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		if (*line == '\0' || *line == '#')
-			continue;
-		val = strchr(line, '=');
-		if (!val)
-			die_infra("cell", "line %d: not KEY=VALUE", lineno);
-		*val++ = '\0';
-		if (strcmp(key, "agent_arg") == 0) {
-			if (c->nagent == MAX_ITEMS - 1)
-				die_infra("cell", "line %d: too many agent_arg lines", lineno);
-			c->agent[c->nagent++] = val;
-		} else if (strcmp(key, "allow") == 0) {
-			if (c->nallow == MAX_ITEMS)
-				die_infra("cell", "line %d: too many allow lines", lineno);
-			c->allow[c->nallow++] = val;
-		} else if (strcmp(key, "loopback") == 0) {
-			if (strcmp(val, "yes") && strcmp(val, "no"))
-				die_infra("cell", "line %d: loopback=%s: want yes or no", lineno,
-					  val);
-			c->loopback = strcmp(val, "yes") == 0;
-		} else if (strcmp(key, "uid") == 0) {
-			if (ev_parse_uint(val, 65535, &v))
-				die_infra("cell", "line %d: uid=%s: want 0..65535", lineno, val);
-			c->uid = (uid_t)v;
-		} else if (strcmp(key, "gid") == 0) {
-			if (ev_parse_uint(val, 65535, &v))
-				die_infra("cell", "line %d: gid=%s: want 0..65535", lineno, val);
-			c->gid = (gid_t)v;
-			c->have_gid = 1;
-		} else if (strcmp(key, "drop_cap") == 0) {
-			cap = ev_parse_cap(val);
-			if (cap < 0)
-				die_infra("cell", "line %d: drop_cap=%s: unknown capability",
-					  lineno, val);
-			c->drop |= 1ULL << cap;
-		} else if (strcmp(key, "mask") == 0) {
-			parse_mask(c, val, lineno);
-		} else if (strcmp(key, "stdio") == 0) {
-			if (c->nstdio == 3 ||
-			    ev_caller_parse_stdio(val, &c->stdio[c->nstdio], err, sizeof(err)))
-				die_infra("cell", "line %d: %s", lineno,
-					  c->nstdio == 3 ? "more than 3 stdio lines" : err);
-			c->nstdio++;
-		} else if (strcmp(key, "writable") == 0) {
-			if (c->nwritable == 4)
-				die_infra("cell", "line %d: more than 4 writable lines", lineno);
-			if (strncmp(val, "/tmp/", 5) != 0 || strstr(val, "/.."))
-				die_infra("cell", "line %d: writable=%s: want /tmp/PATH", lineno,
-					  val);
-			c->writable[c->nwritable++] = val;
-		} else if (strcmp(key, "unix_peer") == 0) {
-			if (c->nunix_peer == 4)
-				die_infra("cell", "line %d: more than 4 unix_peer lines", lineno);
-			if ((strncmp(val, "/tmp/", 5) != 0 && val[0] != '@') || strstr(val, "/.."))
-				die_infra("cell", "line %d: unix_peer=%s: want /tmp/PATH or @NAME",
-					  lineno, val);
-			c->unix_peer[c->nunix_peer++] = val;
-		} else if (strcmp(key, "mount") == 0) {
-			if (c->nmount == 4)
-				die_infra("cell", "line %d: more than 4 mount lines", lineno);
-			c->mount[c->nmount++] = val;
-		} else {
-			for (i = 0; i < sizeof(other_keys) / sizeof(other_keys[0]); i++) {
-				if (strcmp(key, other_keys[i]) == 0)
-					break;
-			}
-			if (i == sizeof(other_keys) / sizeof(other_keys[0]))
-				die_infra("cell", "line %d: unknown key %s", lineno, key);
-		}
-	}
-	/* Without gid=, the supervisor runs in the uid's own group, like a login. */
-	if (!c->have_gid)
-		c->gid = (gid_t)c->uid;
-	if (c->nagent == 0)
-		die_infra("cell", "%s: no agent_arg", path);
 }
 
 /* Reads "Key:\tvalue" from /proc/self/status into buf; 0 or -errno. */
@@ -353,9 +170,9 @@ static int status_caps(const char *key, uint64_t *out)
  * other architecture passes untouched, so the i386 and x32 entry points the
  * supervisor must see are not hidden by the emulation.
  */
-static int install_mask(const struct cell *c)
+static int install_mask(const struct ev_cell *c)
 {
-	struct sock_filter insn[4 + 2 * MAX_ITEMS];
+	struct sock_filter insn[4 + 2 * EV_CELL_MAX_ITEMS];
 	struct sock_fprog prog;
 	unsigned short n = 0;
 	int i;
@@ -435,7 +252,7 @@ static void hide_guest_state(const struct opts *o)
 		 "run's own mount namespace");
 }
 
-static void apply(const struct opts *o, const struct cell *c)
+static void apply(const struct opts *o, const struct ev_cell *c)
 {
 	char fdbuf[16], bndbuf[32], cellfd[16], cellpath[40], ttyfd[16] = "-1", err[512];
 	uint64_t bnd;
@@ -590,7 +407,7 @@ static void check_caps(const char *key, uint64_t want, uint64_t must_clear)
 }
 
 /* Calls the masked syscall in a child (no side effect on this process). */
-static void check_mask(const struct mask_rule *m)
+static void check_mask(const struct ev_mask_rule *m)
 {
 	int status;
 	pid_t pid = fork();
@@ -617,9 +434,9 @@ static void check_mask(const struct mask_rule *m)
 			 ev_errno_name(WEXITSTATUS(status)));
 }
 
-static void verify_and_exec(const struct opts *o, const struct cell *c)
+static void verify_and_exec(const struct opts *o, const struct ev_cell *c)
 {
-	const char *argv[3 * MAX_ITEMS + 32];
+	const char *argv[3 * EV_CELL_MAX_ITEMS + 32];
 	char logdir[256];
 	char buf[64];
 	int argc = 0, i, dumpable;
@@ -778,8 +595,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
+	/* Static: the cell's text is in it (64 KiB), and it outlives main's frame
+	 * only in that the strings the exec passes point into it. */
+	static struct ev_cell c;
 	struct opts o;
-	struct cell c;
+	char err[256];
 
 	parse_opts(argc, argv, &o);
 	if (o.verify) {
@@ -792,7 +612,8 @@ int main(int argc, char **argv)
 			return EXIT_INFRA;
 		}
 	}
-	parse_cell(o.cell, &c);
+	if (ev_cell_parse(o.cell, &c, err, sizeof(err)) < 0)
+		die_infra("cell", "%s: %s", o.cell, err);
 	/* Read: nothing the supervisor starts may hold the cell file. */
 	if (o.verify && o.cell_fd > 2)
 		close(o.cell_fd);
