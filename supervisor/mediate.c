@@ -237,11 +237,49 @@ static void on_sendto(struct sv_call *c, const __u64 *a)
 	sv_call_answer_performed(c, why, rc, err);
 }
 
+/* SO_PASSRIGHTS turned off: it only narrows what the kernel lets in, on
+ * any socket (systemd's notification receivers and its
+ * AcceptFileDescriptors=no sockets do it from v258; denied, the run failed:
+ * review h-attack76). Performed on the duplicate with our own zero, never
+ * the agent's memory, which a thread may turn to 1 after the read; any
+ * other value (turning it back on, on a socket stdfds.c turned off) stays
+ * denied. Returns 1 when the call is finished. */
+static int passrights_off(struct sv_call *c, const __u64 *a)
+{
+	static const int zero;
+	int v, rc;
+
+	if ((uint32_t)a[1] != SOL_SOCKET || (uint32_t)a[2] != SV_SO_PASSRIGHTS)
+		return 0;
+	/* The kernel reads an int; a shorter optlen is its EINVAL, and such a
+	 * call is denied as any other value is. */
+	if ((int32_t)a[4] < (int32_t)sizeof(v))
+		return 0;
+	if (sv_call_read(c, a[3], &v, sizeof(v)))
+		return 1;
+#ifndef SV_MUTANT_PASSRIGHTS_ANY_VALUE
+	if (v != 0)
+		return 0;
+#endif
+	if (sv_call_still_valid(c))
+		return 1;
+#ifdef SV_MUTANT_PASSRIGHTS_ANY_VALUE
+	/* MUTANT passrights-any-value: the agent's value is set, whatever it
+	 * is: a socket on 0-2 takes descriptors again. */
+	rc = setsockopt(c->dup, SOL_SOCKET, SV_SO_PASSRIGHTS, &v, sizeof(v));
+	(void)zero;
+#else
+	rc = setsockopt(c->dup, SOL_SOCKET, SV_SO_PASSRIGHTS, &zero, sizeof(zero));
+#endif
+	sv_call_answer_performed(c, "passrights-off", rc, rc < 0 ? errno : 0);
+	return 1;
+}
+
 /* setsockopt() reaches us only for the options the filter traps (source
  * routes, flow labels, free binding, the output interface): each chooses a
  * hop, a link or the source after the destination was judged; and
  * SO_PASSRIGHTS, which would let descriptors in again through a socket on
- * 0-2 (stdfds.c). */
+ * 0-2 (stdfds.c), unless it turns them off. */
 static void on_setsockopt(struct sv_call *c, const __u64 *a)
 {
 	const char *why = sv_filtertab_option_reason((uint32_t)a[1], (uint32_t)a[2]);
@@ -249,7 +287,7 @@ static void on_setsockopt(struct sv_call *c, const __u64 *a)
 	/* A descriptor that is not a socket is the agent's own mistake
 	 * (EBADF, ENOTSOCK: invalid, as the kernel answers), not a denial
 	 * (review h-attack13). */
-	if (sv_call_prepare(c, (int)a[0]))
+	if (sv_call_prepare(c, (int)a[0]) || passrights_off(c, a))
 		return;
 	sv_call_finish(c, SV_DENIED, why ? why : "source-route", SV_ACT_ERRNO,
 		       sv_call_denial_errno(c), 0);

@@ -70,6 +70,8 @@
  *   PASSRIGHTS_OPEN       stdfds.c, filtertab.c  an AF_UNIX socket on 0-2 keeps taking
  *                         descriptors during the run (6.16+), and the agent may
  *                         set SO_PASSRIGHTS
+ *   PASSRIGHTS_ANY_VALUE  mediate.c  a SO_PASSRIGHTS the agent sets is performed with
+ *                         its own value: a socket on 0-2 takes descriptors again
  *   CLONE3_OPEN           filter.c   clone3 passes: CLONE_INTO_CGROUP puts a child in a
  *                         sibling of a delegated cgroup, out of reach of cgroup.kill
  *   NO_CGROUP_PROOF       landlock.c  the domain is trusted as built: no cgroup file of

@@ -12,22 +12,9 @@
 
 /* The keys of the contract that the guest init acts on, not envexec. */
 static const char *const init_keys[] = {
-    "scenario",
-    "cell",
-    "sysctl",
-    "service",
-    "addr",
-    "route",
-    "requires",
-    "expect",
-    "expect_why",
-    "timeout",
-    "sink",
-    "kill_supervisor_after",
-    "expect_agent_exit",
-    "launcher",
-    "guest_profile",
-    "cgroup",
+    "scenario",          "cell",     "sysctl",        "service", "addr", "route",
+    "requires",          "expect",   "expect_why",    "timeout", "sink", "kill_supervisor_after",
+    "expect_agent_exit", "launcher", "guest_profile", "cgroup",
 };
 
 static int parse_mask(struct ev_cell *c, char *val, int lineno, char *err, size_t errlen)
@@ -83,7 +70,8 @@ static int parse_line(struct ev_cell *c, const char *key, char *val, int lineno,
 		c->agent[c->nagent++] = val;
 	} else if (strcmp(key, "allow") == 0) {
 		if (c->nallow == EV_CELL_MAX_ITEMS)
-			return ev_fail(err, errlen, EINVAL, "line %d: too many allow lines", lineno);
+			return ev_fail(err, errlen, EINVAL, "line %d: too many allow lines",
+				       lineno);
 		c->allow[c->nallow++] = val;
 	} else if (strcmp(key, "loopback") == 0) {
 		if (strcmp(val, "yes") && strcmp(val, "no"))
@@ -92,19 +80,19 @@ static int parse_line(struct ev_cell *c, const char *key, char *val, int lineno,
 		c->loopback = strcmp(val, "yes") == 0;
 	} else if (strcmp(key, "uid") == 0) {
 		if (ev_parse_uint(val, 65535, &v))
-			return ev_fail(err, errlen, EINVAL, "line %d: uid=%s: want 0..65535", lineno,
-				       val);
+			return ev_fail(err, errlen, EINVAL, "line %d: uid=%s: want 0..65535",
+				       lineno, val);
 		c->uid = (uid_t)v;
 	} else if (strcmp(key, "gid") == 0) {
 		if (ev_parse_uint(val, 65535, &v))
-			return ev_fail(err, errlen, EINVAL, "line %d: gid=%s: want 0..65535", lineno,
-				       val);
+			return ev_fail(err, errlen, EINVAL, "line %d: gid=%s: want 0..65535",
+				       lineno, val);
 		c->gid = (gid_t)v;
 	} else if (strcmp(key, "drop_cap") == 0) {
 		cap = ev_parse_cap(val);
 		if (cap < 0)
-			return ev_fail(err, errlen, EINVAL, "line %d: drop_cap=%s: unknown capability",
-				       lineno, val);
+			return ev_fail(err, errlen, EINVAL,
+				       "line %d: drop_cap=%s: unknown capability", lineno, val);
 		c->drop |= 1ULL << cap;
 	} else if (strcmp(key, "mask") == 0) {
 		return parse_mask(c, val, lineno, err, errlen);
@@ -112,7 +100,8 @@ static int parse_line(struct ev_cell *c, const char *key, char *val, int lineno,
 		char why[256];
 
 		if (c->nstdio == 3)
-			return ev_fail(err, errlen, EINVAL, "line %d: more than 3 stdio lines", lineno);
+			return ev_fail(err, errlen, EINVAL, "line %d: more than 3 stdio lines",
+				       lineno);
 		if (ev_caller_parse_stdio(val, &c->stdio[c->nstdio], why, sizeof(why)))
 			return ev_fail(err, errlen, EINVAL, "line %d: %s", lineno, why);
 		c->nstdio++;
@@ -130,11 +119,13 @@ static int parse_line(struct ev_cell *c, const char *key, char *val, int lineno,
 				       lineno);
 		if ((strncmp(val, "/tmp/", 5) != 0 && val[0] != '@') || strstr(val, "/.."))
 			return ev_fail(err, errlen, EINVAL,
-				       "line %d: unix_peer=%s: want /tmp/PATH or @NAME", lineno, val);
+				       "line %d: unix_peer=%s: want /tmp/PATH or @NAME", lineno,
+				       val);
 		c->unix_peer[c->nunix_peer++] = val;
 	} else if (strcmp(key, "mount") == 0) {
 		if (c->nmount == 4)
-			return ev_fail(err, errlen, EINVAL, "line %d: more than 4 mount lines", lineno);
+			return ev_fail(err, errlen, EINVAL, "line %d: more than 4 mount lines",
+				       lineno);
 		c->mount[c->nmount++] = val;
 	} else if (!is_init_key(key)) {
 		return ev_fail(err, errlen, EINVAL, "line %d: unknown key %s", lineno, key);

@@ -280,6 +280,53 @@ def descriptor_sent_to_unix_stdin_during_the_run_is_refused_by_the_kernel(ctx):
     ctx.expect(wait_for(lambda: sink.got(), 2), "passrights-open mutant: nothing arrived")
 
 
+@test(timeout=60)
+def passrights_turned_off_on_own_socket_is_performed(ctx):
+    # Review h-attack76: SO_PASSRIGHTS turned off on a socket of the agent's
+    # own (systemd's notification receivers from v258) only narrows what the
+    # kernel lets in, and was denied: verdict fail, a false red. Now it is
+    # performed on the supervisor's duplicate with its own zero (the kernel
+    # then refuses a descriptor sent over the pair: EPERM), root and uid
+    # 1000; turning it on stays denied.
+    if not kernel_has_so_passrights():
+        raise Skip("no SO_PASSRIGHTS on this kernel (6.16+)")
+    for uid1000 in (False, True):
+        who = "uid 1000" if uid1000 else "root"
+        run = ctx.sv("passrights", ["own-off"], uid1000=uid1000)
+        expect_outcome(ctx, run, 0, "pass")
+        expect_agent(ctx, run, "setsockopt", result=0)
+        line = expect_agent(ctx, run, "send_rights")
+        ctx.expect_eq((line.get("result"), line.get("errno")), (-1, "EPERM"),
+                      "%s: a descriptor sent over the pair it turned off" % who)
+        expect_event(ctx, run, "%s: the option performed" % who, bucket="allowed",
+                     reason="passrights-off")
+        run = ctx.sv("passrights", ["own-on"], uid1000=uid1000)
+        expect_outcome(ctx, run, 1, "fail")
+        expect_event(ctx, run, "%s: turning it on" % who, bucket="denied",
+                     reason="descriptor-passing")
+
+
+@test(timeout=60)
+def passrights_turned_on_on_stdin_socket_is_denied(ctx):
+    # The reason the option is trapped at all: stdfds.c turns SO_PASSRIGHTS
+    # off on an AF_UNIX socket on 0-2, and the agent must not turn it back
+    # on. Mutant passrights-any-value performs whatever value the agent
+    # asked for: the option reads back 1 and the run passes.
+    if not kernel_has_so_passrights():
+        raise Skip("no SO_PASSRIGHTS on this kernel (6.16+)")
+    import socket
+    for binary, want in ((SV, (1, "fail", 0)), (mutant_binary("passrights-any-value"), (0, "pass", 1))):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        ctx.closers += [ours.close, theirs.close]
+        proc, report_path, log_path = ctx.start("passrights", ["stdin-on"], binary=binary,
+                                                preexec=lambda fd=ours.fileno(): os.dup2(fd, 0))
+        run = ctx.finish(proc, report_path, log_path)
+        line = run.agent_lines(call="getsockopt")
+        got = (run.rc, (run.report or {}).get("verdict"), line[0].get("result") if line else None)
+        ctx.expect_eq(got, want, "%s: exit status, verdict, SO_PASSRIGHTS read back on 0"
+                      % os.path.basename(os.path.dirname(binary)))
+
+
 # --------------------------------------------- a cgroup delegated to the agent's uid
 
 def delegated_cgroup(ctx):
