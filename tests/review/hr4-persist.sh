@@ -5,12 +5,15 @@
 # the run of a finished `ssh host echo OK` ends only when the master does
 # (ControlPersist=30: 30 s; =yes: never, here cut by timeout(1) at LIMIT s).
 # Prints the elapsed time, the supervisor's exit status and its stderr.
-#     tests/review/hr4-persist.sh SUPERVISOR [PERSIST] [LIMIT] [root|uid1000]
+# With "git" last, the agent is `git clone` over ssh with the same options
+# in GIT_SSH_COMMAND (a ~/.ssh/config with ControlPersist does the same).
+#     tests/review/hr4-persist.sh SUPERVISOR [PERSIST] [LIMIT] [root|uid1000] [ssh|git]
 set -euo pipefail
 sv=$(realpath "$1")
 persist=${2:-yes}
 limit=${3:-20}
 who=${4:-root}
+prog=${5:-ssh}
 work=$(mktemp -d /tmp/hr4-persist.XXXXXX)
 sshd_pid=
 cleanup() {
@@ -47,16 +50,22 @@ exec 3<>"$work/report"
 rm -f "$work/report"
 start=$(date +%s.%N)
 set +e
-env -i PATH=/usr/bin:/bin HOME="$work/w" timeout --preserve-status "$limit" "${pre[@]}" "$sv" --report-fd 3 --no-loopback --writable "$work/w" \
-	--allow "127.0.0.1:$port" -- \
-	ssh -F /dev/null -i "$work/id" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes \
-	-o LogLevel=ERROR -o ControlMaster=auto -o "ControlPath=$work/w/cm-%C" -o "ControlPersist=$persist" \
-	-p "$port" root@127.0.0.1 echo agent-said-OK >"$work/out" 2>"$work/err"
+sshcmd=(ssh -F /dev/null -i "$work/id" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes
+	-o LogLevel=ERROR -o ControlMaster=auto -o "ControlPath=$work/w/cm-%C" -o "ControlPersist=$persist")
+if [ "$prog" = git ]; then
+	git init -q --bare "$work/r.git"
+	agent=(env "GIT_SSH_COMMAND=${sshcmd[*]}" git clone -q "ssh://root@127.0.0.1:$port$work/r.git" "$work/w/clone")
+else
+	agent=("${sshcmd[@]}" -p "$port" root@127.0.0.1 echo agent-said-OK)
+fi
+env -i PATH=/usr/bin:/bin HOME="$work/w" timeout --preserve-status "$limit" "${pre[@]}" "$sv" --report-fd 3 --no-loopback \
+	--writable "$work/w" --allow "127.0.0.1:$port" -- "${agent[@]}" >"$work/out" 2>"$work/err"
 rc=$?
 set -e
 end=$(date +%s.%N)
-echo "ControlPersist=$persist as $who: supervisor exit $rc after $(python3 -c "print(round($end-$start,1))") s (limit $limit s)"
+echo "$prog, ControlPersist=$persist as $who: supervisor exit $rc after $(python3 -c "print(round($end-$start,1))") s (limit $limit s)"
 echo "agent stdout: $(cat "$work/out")"
+if [ "$prog" = git ]; then echo "clone made: $(test -d "$work/w/clone/.git" && echo yes || echo no)"; fi
 echo "supervisor stderr:"
 sed "s/^/  /" "$work/err"
 echo "report:"
