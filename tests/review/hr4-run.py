@@ -60,7 +60,7 @@ def cases(o, P):
     w = o["w"]
     sshopt = (f"-F /dev/null -i {o['sshkey']} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
               "-o BatchMode=yes -o LogLevel=ERROR")
-    ssh = ["ssh"] + sshopt.split() + ["-p", str(ss)]
+    ssh = ["ssh"] + sshopt.split() + ["-p", str(ss)]  # noqa: F841 (kept as the review ran it)
     cgo = {"env": {"GODEBUG": "netdns=cgo"}}
     gogo = {"env": {"GODEBUG": "netdns=go"}}
     tlsenv = {"env": {"SSL_CERT_FILE": o["cert"]}}  # noqa: F841 (kept as the review ran it)
