@@ -737,7 +737,7 @@ int sv_contain_close_fds(int keep)
 	return rc;
 }
 
-int sv_contain_reap(pid_t agent)
+int sv_contain_reap(pid_t agent, int status_fd)
 {
 	int agent_status = -1;
 
@@ -745,10 +745,29 @@ int sv_contain_reap(pid_t agent)
 		int status;
 		pid_t w = waitpid(-1, &status, __WALL);
 
-		if (w == agent)
+		if (w == agent) {
 			agent_status = status;
+#ifndef SV_MUTANT_AGENT_STATUS_AT_END
+			/* Said now, not when the namespace is empty: a run cut
+			 * short while a process the agent left lives on (ssh's
+			 * ControlPersist master) kills this reaper before it
+			 * could say, and the agent that had exited 0 was
+			 * reported killed (review h-realprog4). */
+			if (write(status_fd, &status, sizeof(status)) < 0)
+				_exit(1);
+#endif
+		}
 		if (w < 0 && errno == ECHILD)
 			break;
 	}
+#ifdef SV_MUTANT_AGENT_STATUS_AT_END
+	/* MUTANT agent-status-at-end: said only once the namespace is empty. */
+	if (write(status_fd, &agent_status, sizeof(agent_status)) < 0)
+		_exit(1);
+#else
+	/* The agent never reaped (it never ran): -1 says so. */
+	if (agent_status == -1 && write(status_fd, &agent_status, sizeof(agent_status)) < 0)
+		_exit(1);
+#endif
 	return agent_status;
 }

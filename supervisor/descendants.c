@@ -19,46 +19,6 @@
 #define SYS_pidfd_send_signal 424
 #endif
 
-#ifdef SV_MUTANT_OLD_DESCENDANT_KILL
-/* MUTANT old-descendant-kill: one pass over /proc in pid order per round,
- * direct children only, at most 1000 rounds. */
-void sv_descendants_kill(int pidns, void (*reaped)(pid_t pid, int status))
-{
-	pid_t self = getpid();
-
-	(void)pidns;
-	for (int round = 0; round < 1000; round++) {
-		DIR *d = opendir("/proc");
-		struct dirent *e;
-		int status;
-		pid_t w;
-
-		while (d && (e = readdir(d))) {
-			char path[300], buf[512], *p;
-			int ppid = 0;
-			FILE *f;
-
-			if (e->d_name[0] < '1' || e->d_name[0] > '9')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-			f = fopen(path, "re");
-			if (!f)
-				continue;
-			if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
-			    sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == self)
-				kill(atoi(e->d_name), SIGKILL);
-			fclose(f);
-		}
-		if (d)
-			closedir(d);
-		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
-			reaped(w, status);
-		if (w < 0 && errno == ECHILD)
-			return;
-		usleep(1000);
-	}
-}
-#else
 struct proc_link {
 	pid_t pid, ppid;
 };
@@ -128,6 +88,46 @@ static int read_parents(struct proc_link **out, size_t *n)
 	return 0;
 }
 
+#ifdef SV_MUTANT_OLD_DESCENDANT_KILL
+/* MUTANT old-descendant-kill: one pass over /proc in pid order per round,
+ * direct children only, at most 1000 rounds. */
+void sv_descendants_kill(int pidns, void (*reaped)(pid_t pid, int status))
+{
+	pid_t self = getpid();
+
+	(void)pidns;
+	for (int round = 0; round < 1000; round++) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+		int status;
+		pid_t w;
+
+		while (d && (e = readdir(d))) {
+			char path[300], buf[512], *p;
+			int ppid = 0;
+			FILE *f;
+
+			if (e->d_name[0] < '1' || e->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+			f = fopen(path, "re");
+			if (!f)
+				continue;
+			if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
+			    sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == self)
+				kill(atoi(e->d_name), SIGKILL);
+			fclose(f);
+		}
+		if (d)
+			closedir(d);
+		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
+			reaped(w, status);
+		if (w < 0 && errno == ECHILD)
+			return;
+		usleep(1000);
+	}
+}
+#else
 static int by_pid(const void *a, const void *b)
 {
 	pid_t x = ((const struct proc_link *)a)->pid, y = ((const struct proc_link *)b)->pid;
@@ -373,3 +373,50 @@ void sv_descendants_kill(int pidns, void (*reaped)(pid_t pid, int status))
 	}
 }
 #endif
+
+int sv_descendants_describe(int pidns, char *names, size_t len)
+{
+	struct proc_link *v = NULL;
+	pid_t self = getpid();
+	size_t n = 0, used = 0;
+	int count = 0, rc;
+
+	names[0] = '\0';
+	if ((rc = read_parents(&v, &n)) < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		char path[64], comm[32] = "?";
+		pid_t up = v[i].ppid;
+		size_t hops = 0;
+		int fd, w;
+		ssize_t got;
+
+		/* Up the parents to us; a pid-namespace reaper (our child) is
+		 * ours, not the agent's. */
+		while (up != self && up > 1 && hops++ < n) {
+			size_t j;
+
+			for (j = 0; j < n && v[j].pid != up; j++)
+				;
+			up = j < n ? v[j].ppid : 0;
+		}
+		if (up != self || (pidns && v[i].ppid == self))
+			continue;
+		count++;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)v[i].pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+			got = read(fd, comm, sizeof(comm) - 1);
+			close(fd);
+			comm[got > 0 ? got : 0] = '\0';
+			comm[strcspn(comm, "\n")] = '\0';
+		}
+		w = snprintf(names + used, len - used, "%s%s (%d)", used ? ", " : "", comm,
+			     (int)v[i].pid);
+		if (w < 0 || (size_t)w >= len - used)
+			names[used] = '\0'; /* the count goes on; the names stop */
+		else
+			used += (size_t)w;
+	}
+	free(v);
+	return count;
+}

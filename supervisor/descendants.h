@@ -4,6 +4,7 @@
 #ifndef SV_DESCENDANTS_H
 #define SV_DESCENDANTS_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /* SIGKILLs every descendant of ours, however deep, and reaps our children
@@ -26,5 +27,12 @@
  * pidfd_open (before 5.3) gets our children by number, a generation per
  * round. */
 void sv_descendants_kill(int pidns, void (*reaped)(pid_t pid, int status));
+
+/* For the caller's information while the run goes on: how many processes
+ * of the agent's tree there are now (our descendants, not counting our own
+ * children when pidns, which are the namespaces' reapers), with
+ * "comm (pid)" of as many as fit in names (always terminated). Reads
+ * /proc only; signals nothing. Returns the count or -errno. */
+int sv_descendants_describe(int pidns, char *names, size_t len);
 
 #endif

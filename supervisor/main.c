@@ -96,10 +96,52 @@ static int resolve_program(const char *prog)
  * pid-namespace mode (the reaper says what the agent's status was). */
 static struct sv_child agent_ch = {.pid = -1, .listener = -1, .status_fd = -1};
 
+/* When the agent itself exited (CLOCK_MONOTONIC), 0 while it runs: the run
+ * goes on until every process it started has exited. */
+static struct timespec agent_gone;
+
+static void note_agent_exit(int status)
+{
+	sv_report_set_agent_exit(status);
+	if (!agent_gone.tv_sec && !agent_gone.tv_nsec)
+		clock_gettime(CLOCK_MONOTONIC, &agent_gone);
+}
+
 static void record_exit(pid_t w, pid_t agent, int status)
 {
 	if (w == agent)
-		sv_report_set_agent_exit(sv_spawn_agent_status(&agent_ch, status));
+		note_agent_exit(sv_spawn_agent_status(&agent_ch, status));
+}
+
+/* Seconds after the agent's exit before the caller is told what the run
+ * still waits for: ssh's ControlPersist master, a daemon the agent started
+ * (review h-realprog4: a run that seemed to hang for ever, with no word). */
+#define LINGER_NOTE_S 5
+
+/* Once per run, on stderr: the agent has exited, and the run waits for the
+ * processes it left (every process the agent starts is part of the run). */
+static void note_lingering(void)
+{
+	static int said;
+	struct timespec now;
+	char names[256];
+	int status, n;
+
+	if (said)
+		return;
+	if (agent_ch.mode != SV_CONTAIN_SUBREAPER && sv_spawn_agent_poll(&agent_ch, &status))
+		note_agent_exit(status);
+	if (!agent_gone.tv_sec && !agent_gone.tv_nsec)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec - agent_gone.tv_sec < LINGER_NOTE_S)
+		return;
+	said = 1;
+	n = sv_descendants_describe(agent_ch.mode != SV_CONTAIN_SUBREAPER, names, sizeof(names));
+	fprintf(stderr,
+		"egress-supervisor: the agent exited %d s ago; the run goes on until every "
+		"process it started has exited: %d left%s%s\n",
+		LINGER_NOTE_S, n < 0 ? 0 : n, n > 0 ? ": " : "", n > 0 ? names : "");
 }
 
 /* A child reaped while the tree is killed (sv_descendants_kill). */
@@ -207,8 +249,10 @@ static void supervise(pid_t agent, const sigset_t *set)
 		pid_t w;
 
 		if (sig < 0) {
-			if (errno == EAGAIN)
+			if (errno == EAGAIN) {
 				sv_notify_reap_dead();
+				note_lingering();
+			}
 			continue;
 		}
 		if (sig == SIGUSR2) {

@@ -72,6 +72,9 @@
  *                         set SO_PASSRIGHTS
  *   PASSRIGHTS_ANY_VALUE  mediate.c  a SO_PASSRIGHTS the agent sets is performed with
  *                         its own value: a socket on 0-2 takes descriptors again
+ *   AGENT_STATUS_AT_END   contain.c  the reaper says the agent's status only once its
+ *                         namespace is empty: a run cut short while what the agent
+ *                         left runs on reports the agent killed
  *   CLONE3_OPEN           filter.c   clone3 passes: CLONE_INTO_CGROUP puts a child in a
  *                         sibling of a delegated cgroup, out of reach of cgroup.kill
  *   NO_CGROUP_PROOF       landlock.c  the domain is trusted as built: no cgroup file of

@@ -67,7 +67,8 @@ static struct {
 	const char *containment;
 	const char *host_files;
 	int userns_err;
-	int agent_status; /* -1 until it exited */
+	int agent_status;            /* -1 until it exited */
+	int interrupted_after_agent; /* the agent had exited when the signal came */
 	int interrupted;
 	char internal[256];
 	char first_denial[320];
@@ -300,8 +301,10 @@ void sv_report_set_agent_exit(int status)
 void sv_report_set_interrupted(int sig)
 {
 	pthread_mutex_lock(&R.lock);
-	if (!R.interrupted)
+	if (!R.interrupted) {
 		R.interrupted = sig;
+		R.interrupted_after_agent = R.agent_status >= 0;
+	}
 	pthread_mutex_unlock(&R.lock);
 }
 
@@ -338,9 +341,11 @@ static int verdict_locked(int complete, char *buf, size_t len)
 		return 3;
 	}
 	if (R.interrupted) {
-		snprintf(buf, len, "the supervisor was interrupted by %s and killed the agent",
-			 sv_signal_name(R.interrupted) ? sv_signal_name(R.interrupted)
-						       : "a signal");
+		snprintf(buf, len, "the supervisor was interrupted by %s and killed %s",
+			 sv_signal_name(R.interrupted) ? sv_signal_name(R.interrupted) : "a signal",
+			 R.interrupted_after_agent
+			     ? "what the agent left running (the agent itself had exited)"
+			     : "the agent");
 		return 3;
 	}
 	if (R.have_probe && !R.probe.ok) {

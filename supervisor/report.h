@@ -142,8 +142,11 @@ void sv_report_set_host_files(const char *how);
  * sv_contain_userns_err, or 0): the report's userns_refused, set as soon as
  * it is known, so a run that ends at the probe says it too. */
 void sv_report_set_userns_refused(int err);
-/* status as from waitpid. */
+/* The agent's wait status (as from waitpid), set as soon as it is known,
+ * while what the agent left may still run. Main thread only. */
 void sv_report_set_agent_exit(int status);
+/* A signal ended the run (the first one counts): verdict capability-error,
+ * its reason saying whether the agent had exited by then (set above). */
 void sv_report_set_interrupted(int sig);
 /* An internal error that makes the supervisor unable to vouch for the run.
  * The first one's text is kept (copied). */

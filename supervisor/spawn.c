@@ -157,7 +157,6 @@ static void child(const struct child_args *a)
 		 * /proc/1/fd/N before we close them), and it gets its
 		 * dumpability back in its own child. */
 		pid_t pid;
-		int status;
 
 #ifndef SV_MUTANT_REAPER_HOLDS_FDS
 		prctl(PR_SET_DUMPABLE, 0);
@@ -203,15 +202,13 @@ static void child(const struct child_args *a)
 		 * which the agent cannot open, so it does not stop the run. */
 		(void)sv_contain_close_fds(a->status_fd);
 #endif
-		status = sv_contain_reap(pid);
+		(void)sv_contain_reap(pid, a->status_fd);
 		/* Every task of the namespace is gone, each call of the agent
 		 * answered or withdrawn: the next id closes the range. */
 #ifndef SV_MUTANT_SENTINELS_ABSENT
 		if (a->sentinels)
 			sv_notify_sentinel_call(2);
 #endif
-		if (write(a->status_fd, &status, sizeof(status)) < 0)
-			_exit(1);
 		_exit(0);
 	}
 	run_fn(a->keep_fd, a->fn, a->arg);
@@ -493,11 +490,33 @@ int sv_spawn_handover(int *refusal)
 	return handover.by_getfd;
 }
 
+int sv_spawn_agent_poll(struct sv_child *ch, int *status)
+{
+	struct pollfd pfd = {.fd = ch->status_fd, .events = POLLIN};
+	ssize_t n;
+
+	if (!ch->said && ch->status_fd >= 0 && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
+		do
+			n = read(ch->status_fd, &ch->said_status, sizeof(ch->said_status));
+		while (n < 0 && errno == EINTR);
+		ch->said = n == (ssize_t)sizeof(ch->said_status) && ch->said_status >= 0;
+	}
+	if (ch->said)
+		*status = ch->said_status;
+	return ch->said;
+}
+
 int sv_spawn_agent_status(struct sv_child *ch, int child_status)
 {
 	int status = child_status;
 	ssize_t n;
 
+	if (ch->said) {
+		if (ch->status_fd >= 0)
+			close(ch->status_fd);
+		ch->status_fd = -1;
+		return ch->said_status;
+	}
 	if (ch->status_fd < 0)
 		return child_status;
 	do

@@ -15,6 +15,8 @@ struct sv_child {
 	int contain_err; /* -errno of sv_contain_choose or the namespaces' set-up, or 0 */
 	enum sv_contain_mode mode;
 	int status_fd; /* pid-namespace: the reaper writes the agent's wait status here; else -1 */
+	int said;      /* the reaper's word read (sv_spawn_agent_poll): said_status holds it */
+	int said_status;
 };
 
 /* Forks a child that shares the supervisor's fd table just long enough to
@@ -53,5 +55,11 @@ int sv_spawn_handover(int *refusal);
  * when the reaper was killed before it could say), otherwise unchanged.
  * Closes status_fd. */
 int sv_spawn_agent_status(struct sv_child *ch, int child_status);
+
+/* Pid-namespace mode, while the run goes on: whether the reaper has said
+ * the agent's wait status (it does as soon as it reaps the agent, whatever
+ * the agent left running). Never blocks. Returns 1 with *status set (and
+ * kept for sv_spawn_agent_status), 0 when not yet said or not that mode. */
+int sv_spawn_agent_poll(struct sv_child *ch, int *status);
 
 #endif

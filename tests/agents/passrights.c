@@ -27,10 +27,8 @@ static long send_rights(int over, int fd)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = {.iov_base = "x", .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *cm;
 
 	memset(cbuf, 0, sizeof(cbuf));
@@ -49,8 +47,8 @@ int main(int argc, char **argv)
 	long r;
 
 	agent_init("passrights");
-	if (argc != 2 ||
-	    (strcmp(argv[1], "own-off") && strcmp(argv[1], "own-on") && strcmp(argv[1], "stdin-on")))
+	if (argc != 2 || (strcmp(argv[1], "own-off") && strcmp(argv[1], "own-on") &&
+			  strcmp(argv[1], "stdin-on")))
 		return agent_usage("own-off|own-on|stdin-on");
 	v = strcmp(argv[1], "own-off") != 0;
 	if (strcmp(argv[1], "stdin-on") != 0) {

@@ -335,6 +335,38 @@ def no_network_agent_passes_with_no_events(ctx):
     ctx.expect_eq((run.report.get("agent") or {}).get("exit_code"), 0, "agent exit code")
 
 
+@test(timeout=90)
+def agent_status_kept_when_run_cut_short_after_the_agent_exited(ctx):
+    # Review h-realprog4: ssh with ControlPersist leaves its master behind
+    # and exits 0; the run goes on for it (every process the agent starts
+    # is part of the run). A caller's SIGTERM then gave "killed the agent"
+    # and agent signal SIGKILL: the reaper said the agent's status only once
+    # its namespace was empty, and was killed first. Now it says it when it
+    # reaps the agent, and the caller is told on stderr what the run waits
+    # for. Root (pid namespace) and uid 1000 (user namespace); the mutant
+    # agent-status-at-end says it at the end again.
+    import signal as sig
+    agent = ["-c", "setsid sleep 100 & exit 0"]
+    for binary, uid1000, wait in ((SV, False, 6.5), (SV, True, 1.5),
+                                  (mutant_binary("agent-status-at-end"), False, 1.5)):
+        who = "%s%s" % (os.path.basename(os.path.dirname(binary)), " uid 1000" if uid1000 else "")
+        proc, report_path, log_path = ctx.start("/bin/sh", agent, binary=binary, uid1000=uid1000)
+        time.sleep(wait)
+        proc.send_signal(sig.SIGTERM)
+        run = ctx.finish(proc, report_path, log_path)
+        ag = (run.report or {}).get("agent") or {}
+        got = (run.rc, ag.get("exit_code"), ag.get("signal"))
+        if binary == SV:
+            ctx.expect_eq(got, (3, 0, None), "%s: exit status, the agent's exit code and signal" % who)
+            ctx.expect("the agent itself had exited" in (run.report or {}).get("reason", ""),
+                       "%s: reason %r" % (who, (run.report or {}).get("reason")))
+        else:
+            ctx.expect_eq(got, (3, None, "SIGKILL"), "%s: the reaper killed before it said" % who)
+        if wait > 5:
+            ctx.expect(re.search(r"the agent exited 5 s ago; .*: 1 left: sleep \(\d+\)", run.err),
+                       "%s: stderr names what the run waits for: %r" % (who, run.err[-400:]))
+
+
 @test()
 def agent_exit_status_goes_to_report_only(ctx):
     run = ctx.sv("connect-tcp", [])  # no DEST: the agent's own usage error, exit 2

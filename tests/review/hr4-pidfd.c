@@ -46,12 +46,13 @@ int main(int argc, char **argv)
 	}
 	siginfo_t si;
 	if (waitid(P_PIDFD, (id_t)self, &si, WEXITED | WNOHANG) == 0 || errno != ECHILD) {
-		fprintf(stderr, "hr4-pidfd: waitid(P_PIDFD, self): %s (want ECHILD)\n", strerror(errno));
+		fprintf(stderr, "hr4-pidfd: waitid(P_PIDFD, self): %s (want ECHILD)\n",
+			strerror(errno));
 		return 93;
 	}
 	int pidfd = -1;
-	pid_t pid = clone(child, stack + sizeof stack, CLONE_VFORK | CLONE_VM | CLONE_PIDFD | SIGCHLD,
-			  NULL, &pidfd);
+	pid_t pid = clone(child, stack + sizeof stack,
+			  CLONE_VFORK | CLONE_VM | CLONE_PIDFD | SIGCHLD, NULL, &pidfd);
 	if (pid < 0) {
 		fprintf(stderr, "hr4-pidfd: clone(CLONE_PIDFD): %s\n", strerror(errno));
 		return 94;
@@ -61,8 +62,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hr4-pidfd: waitid(P_PIDFD, child): %s\n", strerror(errno));
 		return 95;
 	}
-	struct clone_args ca = {.flags = CLONE_PIDFD, .pidfd = (__u64)(unsigned long)&pidfd,
-				.exit_signal = SIGCHLD};
+	struct clone_args ca = {
+	    .flags = CLONE_PIDFD, .pidfd = (__u64)(unsigned long)&pidfd, .exit_signal = SIGCHLD};
 	long r = syscall(SYS_clone3, &ca, sizeof ca);
 	if (r == 0)
 		_exit(0);
