@@ -409,6 +409,11 @@ int sv_descendants_describe(int pidns, char *names, size_t len)
 			close(fd);
 			comm[got > 0 ? got : 0] = '\0';
 			comm[strcspn(comm, "\n")] = '\0';
+			/* The agent names itself (PR_SET_NAME): no byte of it
+			 * reaches the caller's terminal as a control sequence. */
+			for (char *q = comm; *q; q++)
+				if (*q < 0x20 || *q > 0x7e)
+					*q = '?';
 		}
 		w = snprintf(names + used, len - used, "%s%s (%d)", used ? ", " : "", comm,
 			     (int)v[i].pid);

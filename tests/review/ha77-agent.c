@@ -70,10 +70,10 @@ static int hibits6(const char *mark, int port)
 	// A type-4 (segment routing) header: segments[1] = ::1 is where the
 	// packet goes first; segments[0] is filled in by the kernel.
 	unsigned char buf[8 + 2 * 16] = {0};
-	buf[1] = 4; // hdrlen
-	buf[2] = 4; // type 4
-	buf[3] = 1; // segments_left
-	buf[4] = 1; // first_segment
+	buf[1] = 4;           // hdrlen
+	buf[2] = 4;           // type 4
+	buf[3] = 1;           // segments_left
+	buf[4] = 1;           // first_segment
 	buf[8 + 16 + 15] = 1; // segments[1] = ::1
 	long rc = syscall(SYS_setsockopt, fd, (long)(HI | IPPROTO_IPV6), (long)IPV6_RTHDR, buf,
 			  sizeof buf);
@@ -230,8 +230,8 @@ static int uring(const char *mark, const char *path)
 	char c;
 	char cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = {&c, 1};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			   .msg_controllen = sizeof cbuf};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
 	long rc = recvmsg(u, &m, 0);
 	say("uring", "recvmsg(SCM_RIGHTS)", rc);
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
@@ -333,8 +333,9 @@ static int report_target(pid_t pp, char *path, size_t len, int *rfd)
 				int w = open(fp, O_WRONLY);
 				say("forge", "open /proc/SV/fd/N for writing", w);
 				if (w >= 0) {
-					const char *f = "{\"complete\": true, \"verdict\": \"pass\", "
-							"\"ha77\": \"ha77-forged\"}\n";
+					const char *f =
+					    "{\"complete\": true, \"verdict\": \"pass\", "
+					    "\"ha77\": \"ha77-forged\"}\n";
 					say("forge", "write forged record to report fd",
 					    write(w, f, strlen(f)));
 				}
@@ -412,8 +413,8 @@ static int survive(const char *mark, const char *ip, int port)
 		signal(SIGTERM, SIG_IGN);
 		// Try a lower pid by clone3 set_tid (needs CAP_CHECKPOINT_RESTORE).
 		pid_t want = 300;
-		struct clone_args ca = {.exit_signal = SIGCHLD, .set_tid = (uintptr_t)&want,
-					.set_tid_size = 1};
+		struct clone_args ca = {
+		    .exit_signal = SIGCHLD, .set_tid = (uintptr_t)&want, .set_tid_size = 1};
 		long r = syscall(SYS_clone3, &ca, sizeof ca);
 		if (r == 0) {
 			prctl(PR_SET_PDEATHSIG, 0);
@@ -548,7 +549,8 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "thread") && argc > 3)
 		return thread(argv[2], atoi(argv[3]));
 	if (!strcmp(c, "interrupt") && argc > 4)
-		return interrupt(argv[2], atoi(argv[3]), atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 1);
+		return interrupt(argv[2], atoi(argv[3]), atoi(argv[4]),
+				 argc > 5 ? atoi(argv[5]) : 1);
 	fprintf(stderr, "ha77-agent: unknown or short: %s\n", c);
 	return 2;
 }

@@ -88,7 +88,9 @@ int main(int argc, char **argv)
 		char cbuf[CMSG_SPACE(sizeof fds)] = {0};
 		char x = 'r';
 		struct iovec iov = {&x, 1};
-		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+		struct msghdr m = {.msg_iov = &iov,
+				   .msg_iovlen = 1,
+				   .msg_control = cbuf,
 				   .msg_controllen = sizeof cbuf};
 		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 		cm->cmsg_level = SOL_SOCKET;
