@@ -5,6 +5,7 @@ names), and the file digest every record uses. Imported by the cell path
 (cell_result.py), the matrix and the scenario compiler. Stdlib only."""
 
 import hashlib
+import ipaddress
 import os
 import re
 
@@ -67,3 +68,49 @@ def sha256_file(path):
             h.update(chunk)
     _DIGESTS[key] = h.hexdigest()
     return _DIGESTS[key]
+
+
+def parse_allow_spec(spec):
+    """An allow-list SPEC (docs/design.md: v4[/prefix][:port[-port]] or
+    [v6][/prefix][:port[-port]]) -> (network, low port, high port); a SPEC
+    without ports covers 1..65535. Strict, as the supervisor's parser: host
+    bits below the prefix, an IPv4-mapped IPv6 rule and a port 0 are
+    refused. Raises ValueError naming what is wrong. The scenario compiler
+    validates with it and the oracle judges with it: one grammar."""
+    m = re.match(r"^\[([^\]]+)\](?:/(\d+))?(?::(.+))?$", spec)
+    if m:
+        addr, prefix, ports = m.groups()
+        try:
+            ip = ipaddress.IPv6Address(addr)
+        except ValueError:
+            raise ValueError(f"bad IPv6 address {addr!r}") from None
+        if ip.ipv4_mapped is not None:
+            raise ValueError("IPv4-mapped IPv6 rule: write the IPv4 form")
+    elif spec.count(":") > 1:
+        raise ValueError("IPv6 addresses go in brackets: [2001:db8::1]:443")
+    else:
+        m = re.match(r"^([0-9.]+)(?:/(\d+))?(?::(.+))?$", spec)
+        if not m:
+            raise ValueError("expected v4[/prefix][:ports] or [v6][/prefix][:ports]")
+        addr, prefix, ports = m.groups()
+        try:
+            ip = ipaddress.IPv4Address(addr)
+        except ValueError:
+            raise ValueError(f"bad IPv4 address {addr!r}") from None
+    if prefix is not None and int(prefix) > ip.max_prefixlen:
+        raise ValueError(f"prefix /{prefix} longer than {ip.max_prefixlen}")
+    try:
+        net = ipaddress.ip_network(f"{ip}/{prefix if prefix is not None else ip.max_prefixlen}",
+                                   strict=True)
+    except ValueError:
+        raise ValueError(f"host bits set below /{prefix}") from None
+    lo, hi = 1, 65535
+    if ports is not None:
+        pm = re.match(r"^(\d+)(?:-(\d+))?$", ports)
+        if not pm:
+            raise ValueError(f"bad port {ports!r}")
+        lo = int(pm.group(1))
+        hi = int(pm.group(2)) if pm.group(2) else lo
+        if not (1 <= lo <= hi <= 65535):
+            raise ValueError(f"bad port range {ports!r} (1..65535, low <= high)")
+    return net, lo, hi

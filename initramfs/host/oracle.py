@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cellfile import parse_cell_text  # noqa: E402
-from contract import SORT_PROBE_PORTS, VERDICTS  # noqa: E402
+from contract import SORT_PROBE_PORTS, VERDICTS, parse_allow_spec  # noqa: E402
 
 
 # Agent log calls that name a destination the agent tried to reach. Others
@@ -57,20 +57,10 @@ def dest_text(d):
 
 def parse_allow(spec):
     """An allow SPEC (docs/design.md) -> (network, low port, high port)."""
-    m = re.match(r"^\[([^\]]+)\](?:/(\d+))?(?::(\d+)(?:-(\d+))?)?$", spec) or \
-        re.match(r"^([0-9.]+)(?:/(\d+))?(?::(\d+)(?:-(\d+))?)?$", spec)
-    if not m:
-        raise OracleError(f"cell allow={spec!r}: not v4[/prefix][:ports] or [v6][/prefix][:ports]")
-    addr, prefix, lo, hi = m.groups()
     try:
-        ip = ipaddress.ip_address(addr)
-        net = ipaddress.ip_network(f"{ip}/{prefix if prefix is not None else ip.max_prefixlen}",
-                                   strict=False)
+        return parse_allow_spec(spec)
     except ValueError as e:
         raise OracleError(f"cell allow={spec!r}: {e}") from None
-    lo = int(lo) if lo is not None else 1
-    hi = int(hi) if hi is not None else (lo if m.group(3) is not None else 65535)
-    return net, lo, hi
 
 
 def declared_policy(multi):

@@ -29,7 +29,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "initramfs", "host"))
-from contract import CELL_ID_CHARS, CELL_ID_RE, DEFAULT_TIMEOUT, FEATURES, VERDICTS  # noqa: E402
+from contract import (CELL_ID_CHARS, CELL_ID_RE, DEFAULT_TIMEOUT, FEATURES, VERDICTS,  # noqa: E402
+                      parse_allow_spec)
 MASK_ERRNOS = ("ENOSYS", "EPERM")
 
 # The supervisor's user, as the `user` key or axis names it. `nocap` is root
@@ -196,43 +197,10 @@ def parse_verdict(path, line, text):
 def check_allow(spec):
     """Validate an allow-list SPEC (docs/design.md grammar); return an error
     message or None."""
-    m = re.match(r"^\[([^\]]+)\](?:/(\d+))?(?::(.+))?$", spec)
-    if m:
-        addr, prefix, ports = m.groups()
-        try:
-            ip = ipaddress.IPv6Address(addr)
-        except ValueError:
-            return f"bad IPv6 address {addr!r}"
-        if ip.ipv4_mapped is not None:
-            return "IPv4-mapped IPv6 rule: write the IPv4 form"
-        maxlen = 128
-    elif spec.count(":") > 1:
-        return "IPv6 addresses go in brackets: [2001:db8::1]:443"
-    else:
-        m = re.match(r"^([0-9.]+)(?:/(\d+))?(?::(.+))?$", spec)
-        if not m:
-            return "expected v4[/prefix][:ports] or [v6][/prefix][:ports]"
-        addr, prefix, ports = m.groups()
-        try:
-            ip = ipaddress.IPv4Address(addr)
-        except ValueError:
-            return f"bad IPv4 address {addr!r}"
-        maxlen = 32
-    if prefix is not None:
-        if int(prefix) > maxlen:
-            return f"prefix /{prefix} longer than {maxlen}"
-        try:
-            ipaddress.ip_network(f"{ip}/{prefix}", strict=True)
-        except ValueError:
-            return f"host bits set below /{prefix}"
-    if ports is not None:
-        pm = re.match(r"^(\d+)(?:-(\d+))?$", ports)
-        if not pm:
-            return f"bad port {ports!r}"
-        lo = int(pm.group(1))
-        hi = int(pm.group(2)) if pm.group(2) else lo
-        if not (1 <= lo <= hi <= 65535):
-            return f"bad port range {ports!r} (1..65535, low <= high)"
+    try:
+        parse_allow_spec(spec)
+    except ValueError as e:
+        return str(e)
     return None
 
 
