@@ -46,9 +46,7 @@ def thread_with_own_table_without_pidfd_thread_is_mechanism_failure(ctx):
 
 @test()
 def leader_table_mutant_connects_leaders_socket(ctx):
-    binary = os.path.join(BUILD, "mutants", "leader-table", "egress-supervisor")
-    if not os.access(binary, os.X_OK):
-        raise Skip("build/mutants/leader-table missing (make mutant-bin MUTANT=leader-table)")
+    binary = mutant_binary("leader-table")
     lis = ctx.tcp()
     run = ctx.sv("thread-files", [lis.dest], binary=binary)
     expect_agent(ctx, run, "table_mismatch")
@@ -85,9 +83,7 @@ def denial_decided_after_notification_died_stays_denied(ctx):
 
 @test()
 def denial_as_abandoned_mutant_passes_the_interrupted_denial(ctx):
-    binary = os.path.join(BUILD, "mutants", "denial-as-abandoned", "egress-supervisor")
-    if not os.access(binary, os.X_OK):
-        raise Skip("build/mutants/denial-as-abandoned missing (make mutant-bin MUTANT=denial-as-abandoned)")
+    binary = mutant_binary("denial-as-abandoned")
     bad = ctx.tcp(UNDECLARED)
     run = ctx.sv("denial-interrupt", [bad.dest], no_loopback=True, binary=binary)
     require_userfaultfd_run(ctx, run)

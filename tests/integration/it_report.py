@@ -13,7 +13,7 @@ import shutil
 import signal
 import subprocess
 
-from harness import (AGENTS, BUILD, DECLARED, NO_USERNS, SV, UNDECLARED, USERNS_CONTAINMENT, Skip,
+from harness import (AGENTS, DECLARED, NO_USERNS, SV, UNDECLARED, USERNS_CONTAINMENT, Skip,
                      subreaper_containment, expect_agent, expect_outcome,
                      host_descendants, landlock_abi, load_report, mutant_binary, mutant_faults_binary,
                      process_alive, read_log, review, sv_with_channel, test, wait_for)
@@ -375,9 +375,7 @@ def reaper_holds_none_of_the_callers_descriptors(ctx):
 def report_fd_leak_mutant_lets_agent_append_forged_final_record(ctx):
     """The check above must be able to fail: with the report-fd-leak mutant
     the agent's own descriptor 9 is the channel."""
-    binary = os.path.join(BUILD, "mutants", "report-fd-leak", "egress-supervisor")
-    if not os.access(binary, os.X_OK):
-        raise Skip("build/mutants/report-fd-leak missing (make mutant-bin MUTANT=report-fd-leak)")
+    binary = mutant_binary("report-fd-leak")
     bad = ctx.tcp(UNDECLARED)
     run, recs, _, _ = sv_with_channel(ctx, "forge-report", [bad.dest], binary=binary, no_loopback=True,
                                       check=False, uid1000=True)
