@@ -99,6 +99,14 @@ class Workflow(unittest.TestCase):
         self.assertEqual(up[0]["if"], "always()")
         self.assertEqual(up[0]["with"]["name"], "shard-${{ matrix.shard }}")
 
+    def test_mutants_job_runs_every_mutant_and_uploads_its_runs(self):
+        job = load()["jobs"]["mutants"]
+        runs = [s["run"] for s in job["steps"] if "run" in s]
+        self.assertIn("make mutants", runs)
+        up = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
+        self.assertEqual((len(up), up[0]["if"], up[0]["with"]["path"]),
+                         (1, "always()", "results/mutants-*"))
+
     def test_merge_job_publishes_the_report_and_fails_on_a_non_ok_cell(self):
         job = load()["jobs"]["merge"]
         self.assertEqual((job["needs"], job["if"]), ("shard", "always()"))
@@ -126,7 +134,13 @@ class Workflow(unittest.TestCase):
         with open(os.path.join(HERE, "test_report.py"), encoding="utf-8") as f:
             by_report = set(re.findall(r'"make", "-C", TOP, "--no-print-directory", "([a-z-]+)"',
                                        f.read()))
-        ok = tested | by_report | ({"matrix"} if "vm-smoke" in tested else set())
+        # `make mutants` runs the script make test's mutants-repro runs,
+        # over every mutant instead of the original pair.
+        self.assertTrue(re.search(r"(?m)^mutants: (.*)\n\t(.*)/mutants\.py \\\n.*\n"
+                                  r"mutants-repro: \1\n\t\2/mutants\.py --repro", mk),
+                        "make mutants's or mutants-repro's recipe changed")
+        ok = tested | by_report | ({"matrix"} if "vm-smoke" in tested else set()) | \
+            ({"mutants"} if "mutants-repro" in tested else set())
         wf = load()
         for job in wf["jobs"].values():
             for s in job["steps"]:
