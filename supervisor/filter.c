@@ -545,6 +545,7 @@ static int add_foreign(scmp_filter_ctx ctx, int low_word)
 	int rc = 0;
 
 	(void)foreign_only;
+	(void)low_word;
 	for (size_t i = 0; rc == 0 && i < N(sending); i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
 				      seccomp_syscall_resolve_name(sending[i]), 0);

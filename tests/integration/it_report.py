@@ -41,6 +41,16 @@ def report_provisional_non_pass_while_agent_runs(ctx):
     ctx.expect_eq(os.listdir(os.path.dirname(report_path)), ["report.json"],
                   "report directory holds only the report (no temporary left)")
     ctx.expect_eq(run.report.get("complete") if run.report else None, True, "final report complete")
+    # The check can fail: mutant report-on-crash writes a provisional pass
+    # (the kill that was only in make mutants: h-docaudit).
+    proc, report_path, log_path = ctx.start("model-server", [DECLARED + ":0"],
+                                            binary=mutant_binary("report-on-crash"))
+    ctx.closers.append(proc.kill)
+    ctx.require(wait_for(lambda: read_log(log_path), 10), "mutant's agent never started")
+    rep = load_report(ctx, report_path)
+    ctx.expect_eq((rep or {}).get("verdict"), "pass", "report-on-crash mutant: provisional verdict")
+    proc.send_signal(signal.SIGTERM)
+    ctx.finish(proc, report_path, log_path)
 
 
 @test()
