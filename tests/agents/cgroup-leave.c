@@ -8,15 +8,23 @@
  * looks; a supervisor that contains nothing leaves a survivor the check
  * must still find (tests/bundles/passthrough in make bundle-smoke).
  *
- *     cgroup-leave CGROUP SECS
+ *     cgroup-leave CGROUP SECS [plain|zleader|chain|cover]
+ *
+ * Shapes of the child after its move (reviews h-attack74): zleader, its
+ * leader exits and a thread lives on (/proc/PID/stat says Z); chain, it
+ * forks to a new pid every 5 ms; cover, it joins init's mount namespace
+ * (/proc/1/ns/mnt) and mounts an empty tmpfs over its own /proc/PID there,
+ * so a walk of init's /proc cannot read it.
  */
 #include "agentlib.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +37,20 @@ static void *live_on(void *arg)
 	sleep((unsigned)secs);
 	_exit(0);
 	return NULL;
+}
+
+/* cover, before the agent may exit: init's mount namespace joined and an
+ * empty tmpfs over the child's own /proc/PID there. */
+static void cover(void)
+{
+	char path[64];
+	int ns = open("/proc/1/ns/mnt", O_RDONLY | O_CLOEXEC);
+	long r = ns >= 0 ? setns(ns, CLONE_NEWNS) : -1;
+
+	agent_log("setns_init_mnt", "/proc/1/ns/mnt", r, errno, NULL);
+	snprintf(path, sizeof(path), "/proc/%d", (int)getpid());
+	r = r == 0 ? mount("cover", path, "tmpfs", MS_RDONLY, NULL) : -1;
+	agent_log("mount_over_own_proc", path, r, errno, NULL);
 }
 
 /* After the move: what the child does until SECS have passed. */
@@ -66,9 +88,9 @@ int main(int argc, char **argv)
 	agent_init("cgroup-leave");
 	if (argc < 3 || argc > 4 || (secs = agent_parse_count(argv[2])) < 0 ||
 	    (strcmp(shape, "plain") != 0 && strcmp(shape, "zleader") != 0 &&
-	     strcmp(shape, "chain") != 0) ||
+	     strcmp(shape, "chain") != 0 && strcmp(shape, "cover") != 0) ||
 	    (size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", argv[1]) >= sizeof(path))
-		return agent_usage("CGROUP SECS [plain|zleader|chain]");
+		return agent_usage("CGROUP SECS [plain|zleader|chain|cover]");
 	if (pipe(p) != 0 || (pid = fork()) < 0) {
 		agent_log("fork", NULL, -1, errno, NULL);
 		return 1;
@@ -84,6 +106,8 @@ int main(int argc, char **argv)
 			close(fd);
 		}
 		agent_log("cgroup_move", path, r, err, NULL);
+		if (strcmp(shape, "cover") == 0)
+			cover();
 		if (write(p[1], "x", 1) != 1)
 			_exit(1);
 		close(p[1]);

@@ -13,7 +13,9 @@ each, and checks each cell's outcome against the one derived by hand:
   itself to the cgroup2 root and outlives it, which the guest's survivors
   check must find outside the cell's cgroup (review h-attack71: it looked
   only inside; the cell was ok), also as a zombie leader with a live
-  thread and as a chain of forks (review h-attack74).
+  thread, as a chain of forks, behind a mount over its /proc/PID, and as a
+  core_pattern helper the kernel started (review h-attack74; until stop 44
+  these were only in the review's own cells: review h-docaudit).
 
 Prints `ok NAME` / `FAIL NAME: why` per check and `N passed, N failed`.
 """
@@ -55,11 +57,18 @@ PLAN = [
         "cgroup-leave-chain": (
             "oracle-mismatch", "the same child forking to new pids every 5 ms (review "
                                "h-attack74: it outran the walk)"),
+        "cgroup-leave-cover": (
+            "oracle-mismatch", "the same child with an empty tmpfs over its /proc/PID in "
+                               "init's mount namespace (review h-attack74: skipped as unreadable)"),
+        "core-pattern-linger": (
+            "oracle-mismatch", "a core_pattern helper the kernel started as kthreadd's child "
+                               "lives on (review h-attack74: skipped as a kernel thread's)"),
     }),
 ]
 # A cell whose wanted outcome must also have this reason (not any mismatch).
 WANT_REASON = {("passthrough", c): "outlived the supervisor"
-               for c in ("cgroup-leave", "cgroup-leave-zleader", "cgroup-leave-chain")}
+               for c in ("cgroup-leave", "cgroup-leave-zleader", "cgroup-leave-chain",
+                         "cgroup-leave-cover", "core-pattern-linger")}
 
 
 def run(bundle, cells):
