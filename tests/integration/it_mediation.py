@@ -247,6 +247,26 @@ def sendmmsg_all_declared_delivers_all(ctx):
 
 
 @test()
+def sendmmsg_length_write_back_failing_is_a_mechanism_failure(ctx):
+    # The fault seam's process_vm_writev site, which no test injected
+    # (review h-docaudit, hd-writeback.sh): the supervisor's write of a
+    # performed message's msg_len back into the agent fails, not with
+    # EFAULT. The agent cannot learn what was sent: a mechanism failure,
+    # capability-error, never pass, and the message that went out is
+    # recorded as sent.
+    for err in ("EPERM", "ENOMEM"):
+        a = ctx.udp()
+        run = ctx.sv("sendmmsg-batch", [a.dest, a.dest], fault="process_vm_writev:" + err)
+        expect_outcome(ctx, run, 3, "capability-error")
+        ev = expect_event(ctx, run, "the sendmmsg", syscall="sendmmsg")
+        ctx.expect_eq((ev.get("bucket"), ev.get("mechanism_errno")), ("mechanism_failure", err),
+                      "%s: the sendmmsg's bucket and mechanism errno" % err)
+        sent = [m for m in ev.get("messages", []) if m.get("sent")]
+        ctx.expect(sent, "%s: no message recorded as sent: %r" % (err, ev.get("messages")))
+        ctx.expect(wait_for(lambda: a.got()), "%s: nothing arrived" % err)
+
+
+@test()
 def sendmmsg_later_bad_pointer_never_hides_an_undeclared_message(ctx):
     # Review h-attack4: a second message whose name, iovec array or control
     # pointer lies below vm.mmap_min_addr. The kernel sends the first (to
