@@ -95,6 +95,17 @@ batch-reset-mutant-test: matrix-host-deps supervisor agents initramfs-guest
 	$(SC_MATRIX_ENV) GUEST_BIN='$(SC_RESET_BLIND)' python3 $(SC_TOOLS)/bench_matrix.py reset \
 		--expect-blind
 
+# Part of `make test` (suite batch-reset): both reset tests, counted. Until
+# stop 44 they ran in no suite, and stop 43's survivors walk had made the
+# first fail unseen (review h-docaudit).
+.PHONY: batch-reset-suite
+batch-reset-suite:
+	@p=0; f=0; \
+	for t in batch-reset-test batch-reset-mutant-test; do \
+		if $(MAKE) --no-print-directory $$t; then echo "ok $$t"; p=$$((p + 1)); \
+		else echo "not ok $$t"; f=$$((f + 1)); fi; \
+	done; echo "$$p passed, $$f failed"; [ $$f -eq 0 ]
+
 # Part of `make test`: boots QEMU for real, no kernel builds (Debian kernels
 # only, fetched and cached).
 vm-smoke: matrix-host-deps supervisor agents initramfs-guest

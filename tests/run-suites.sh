@@ -23,6 +23,7 @@ declare -A TARGET=(
 	[initramfs-repro]=initramfs-repro-test
 	[initramfs-test]=initramfs-test
 	[vm-smoke]=vm-smoke
+	[batch-reset]=batch-reset-suite
 	[mutants-repro]=mutants-repro
 	[hostprofile]=hostprofile-test
 	[hostprofile-replay]=hostprofile-replay-test

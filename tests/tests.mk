@@ -9,7 +9,7 @@ include tests/integration/integration.mk
 include tests/filter/filter.mk
 include tests/bundles/bundles.mk
 
-SUITES ?= format shellcheck pyflakes unit kconfig fuzz-smoke filter-table seam-absent mutant-seam integration hostprofile hostprofile-replay scenario matrix-selftest initramfs-test initramfs-repro vm-smoke bundle-smoke mutants-repro report report-browser workflow
+SUITES ?= format shellcheck pyflakes unit kconfig fuzz-smoke filter-table seam-absent mutant-seam integration hostprofile hostprofile-replay scenario matrix-selftest initramfs-test initramfs-repro vm-smoke batch-reset bundle-smoke mutants-repro report report-browser workflow
 
 .PHONY: test release-has-no-seam shellcheck pyflakes
 test:

@@ -49,6 +49,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -464,10 +465,24 @@ static void repairable(void)
 	repairable_kernel();
 }
 
+static volatile sig_atomic_t continued;
+
+static void on_cont(int sig)
+{
+	(void)sig;
+	continued = 1;
+}
+
 /* A child in a cgroup of its own, out of init's helper cgroup, in a session
- * of its own, holding an sctp socket. */
+ * of its own, holding an sctp socket. It leaves only when init's survivors
+ * walk has ended (its SIGCONT: the walk stops every process first), so it
+ * is what the reset, not the walk, must find: a process that escaped
+ * before the walk is found and killed by it (stop 43), and the reset's
+ * own refusal went unshown (review h-docaudit). */
 static void escaped_child(void)
 {
+	struct sigaction sa;
+
 	if (mkdir("/sys/fs/cgroup/egress-planted", 0755) < 0 && errno != EEXIST)
 		plant("/sys/fs/cgroup/egress-planted", -1);
 	pid_t pid = fork();
@@ -477,11 +492,16 @@ static void escaped_child(void)
 		return;
 	}
 	setsid();
-	plant("/sys/fs/cgroup/egress-planted/cgroup.procs",
-	      write_file("/sys/fs/cgroup/egress-planted/cgroup.procs", "0\n"));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_cont;
+	sigaction(SIGCONT, &sa, NULL);
 	int fd = sctp_socket();
 
 	plant("sctp held", fd);
+	while (!continued)
+		pause();
+	plant("/sys/fs/cgroup/egress-planted/cgroup.procs",
+	      write_file("/sys/fs/cgroup/egress-planted/cgroup.procs", "0\n"));
 	for (;;)
 		pause();
 }
