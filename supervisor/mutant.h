@@ -10,7 +10,7 @@
  *   NO_ID_VALID           listener.c no ID_VALID check
  *   CONTINUE_CONNECT      mediate.c  an allowed connect is answered CONTINUE
  *   FOREIGN_ABI_SILENT    filter.c   i386/x32 calls errno'd in BPF, unrecorded
- *   IO_URING_OPEN         filter.c   io_uring_setup is left alone
+ *   IO_URING_OPEN         filter.c   no io_uring call is trapped (setup, enter, register)
  *   NO_SUBREAPER          main.c     the supervisor is not a child subreaper
  *   FAILURE_AS_DENIAL     mediate.c  mechanism failures count as denials
  *   SINGLE_THREADED       notify.c   one receiver performs blocking calls inline

@@ -271,12 +271,17 @@ MUTANTS = [
      ["unmapped-name"], ["debian-6.1-cloud"]),
 ]
 # Guest mutants (make guest-mutant-bin): the guest's own programs with one
-# known defect put back, run with the real supervisor. What they break is the
-# appliance's integrity: a verdict the agent forged must never be believed.
+# known defect put back. What they break is the appliance's integrity: a
+# verdict the agent forged must never be believed. A fifth field names the
+# supervisor bundle (tests/bundles/) to run them under, where our own
+# supervisor's containment would hide the defect: it gives a root agent a
+# /dev of its own and a read-only /tmp, so under it shared-dev survived
+# (stop 44); under passthrough, which contains nothing, the guest's own
+# hiding is all that stands (bundle-smoke shows that cell ok there).
 GUEST_MUTANTS = [
     ("shared-dev",
-     "the run's /dev is the shared devtmpfs, read-only, and /tmp allows nodes: a root agent writes a forged pass frame on /dev/ttyS1 and upper-cases init's own with OLCUC (false-green)",
-     ["result-port-forge*"], ["debian-6.1-cloud"]),
+     "the run's /dev is the shared devtmpfs, read-only, and /tmp allows nodes: under a supervisor that contains nothing, a root agent writes a forged fail frame on /dev/ttyS1 for a cell that passes, and upper-cases init's own with OLCUC (mismatch)",
+     ["result-port-forge-declared"], ["debian-6.1-cloud"], "passthrough"),
 ]
 # sink-no-marker (initramfs/guest/sink.c: the stop drains at once, without
 # waiting for its marker to come back over lo) has no cell: in a guest what
@@ -453,9 +458,13 @@ def main():
         f"{'all ok or skipped' if control_ok else 'NOT CLEAN'}")
 
     rows = []
-    for name, why, scenarios, kernels in chosen:
+    for name, why, scenarios, kernels, *bundle in chosen:
         if name in guest:
-            cells = run_matrix(f"{base}/guest-{name}", None, scenarios, kernels, args.jobs,
+            sup = None
+            if bundle:
+                subprocess.run(["make", "-s", "-C", TOP, "bundles"], check=True)
+                sup = os.path.join(TOP, "build", "bundles", bundle[0])
+            cells = run_matrix(f"{base}/guest-{name}", sup, scenarios, kernels, args.jobs,
                                build_guest_mutant(name))
         else:
             cells = run_matrix(f"{base}/{name.replace('+', '_')}", build_mutant(name), scenarios,

@@ -14,7 +14,11 @@
  * all. Where PORT does not exist it also tries to make the node itself
  * (CAP_MKNOD) in the writable DIR. Each step is logged.
  *
- *     port-forge PORT DIR DEST
+ *     port-forge PORT DIR DEST [pass|fail]
+ *
+ * The forged verdict is pass unless the last word says fail (a forgery a
+ * cell whose truth is pass can tell from the truth: scenario
+ * result-port-forge-declared).
  *
  * Exits 0 when neither the port nor a node of it could be opened, 1 when
  * one was (the forgery was then written).
@@ -53,9 +57,10 @@ static const char forge_script[] =
     " \"${sha%% *}\" >\"$d/meta\"\n"
     "sed -n 's/^BUNDLE_NAME=/bundle_name=/p; s/^BUNDLE_DIGEST=/bundle_digest=/p'"
     " /etc/egress/bundle.env >>\"$d/meta\"\n"
-    "printf 'status=ran\\nreason=forged\\nsupervisor_exit=0\\n' >\"$d/status\"\n"
+    "case $1 in fail) rc=1 ;; *) rc=0 ;; esac\n"
+    "printf 'status=ran\\nreason=forged\\nsupervisor_exit=%s\\n' \"$rc\" >\"$d/status\"\n"
     "printf '{\"format\":\"egress-supervisor-report/2\",\"complete\":true,"
-    "\"verdict\":\"pass\",\"forged_by\":\"port-forge\"}\\n' >\"$d/report\"\n"
+    "\"verdict\":\"%s\",\"forged_by\":\"port-forge\"}\\n' \"$1\" >\"$d/report\"\n"
     "sec() {\n"
     "  sum=$(sha256sum <\"$d/$1\")\n"
     "  echo \"@@section $1 $(wc -c <\"$d/$1\") ${sum%% *}\"\n"
@@ -68,6 +73,8 @@ static const char forge_script[] =
 
 /* Writes the forgery through PATH, then garbles what follows; 0 when it was
  * written. */
+static const char *forged_verdict = "pass";
+
 static int forge(const char *path)
 {
 	struct termios t;
@@ -82,7 +89,7 @@ static int forge(const char *path)
 	agent_log("open_port", path, fd, 0, NULL);
 	pid = fork();
 	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", forge_script, path, (char *)NULL);
+		execl("/bin/sh", "sh", "-c", forge_script, path, forged_verdict, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
@@ -106,8 +113,11 @@ int main(int argc, char **argv)
 	int fd, opened = 0;
 
 	agent_init("port-forge");
-	if (argc != 4 || agent_parse_dest(argv[3], &d) != 0)
-		return agent_usage("PORT DIR DEST");
+	if (argc < 4 || argc > 5 || agent_parse_dest(argv[3], &d) != 0 ||
+	    (argc == 5 && strcmp(argv[4], "pass") != 0 && strcmp(argv[4], "fail") != 0))
+		return agent_usage("PORT DIR DEST [pass|fail]");
+	if (argc == 5)
+		forged_verdict = argv[4];
 	fd = socket(d.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd >= 0) {
 		/* Arguments are evaluated in no set order: errno after the call. */

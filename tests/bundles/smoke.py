@@ -63,6 +63,9 @@ PLAN = [
         "core-pattern-linger": (
             "oracle-mismatch", "a core_pattern helper the kernel started as kthreadd's child "
                                "lives on (review h-attack74: skipped as a kernel thread's)"),
+        "result-port-forge-declared": (
+            "ok", "the guest's own /dev (no serial port) and nodev mounts stop the forgery "
+                  "where nothing else does: the control of make mutants's shared-dev kill"),
     }),
 ]
 # A cell whose wanted outcome must also have this reason (not any mismatch).
