@@ -251,10 +251,14 @@ static int passrights_off(struct sv_call *c, const __u64 *a)
 
 	if ((uint32_t)a[1] != SOL_SOCKET || (uint32_t)a[2] != SV_SO_PASSRIGHTS)
 		return 0;
-	/* The kernel reads an int; a shorter optlen is its EINVAL, and such a
-	 * call is denied as any other value is. */
-	if ((int32_t)a[4] < (int32_t)sizeof(v))
-		return 0;
+	/* The kernel reads an int: a shorter (or negative) optlen is its
+	 * EINVAL before any option is looked at (sk_setsockopt), whatever the
+	 * value, so nothing is turned on: the agent's invalid call, not a
+	 * denial (review h-attack78: it failed the run). */
+	if ((int32_t)a[4] < (int32_t)sizeof(v)) {
+		sv_call_finish(c, SV_INVALID, "bad-length", SV_ACT_ERRNO, EINVAL, 0);
+		return 1;
+	}
 	if (sv_call_read(c, a[3], &v, sizeof(v)))
 		return 1;
 #ifndef SV_MUTANT_PASSRIGHTS_ANY_VALUE

@@ -5,6 +5,8 @@
  *                          descriptor sent over the pair (the kernel's
  *                          EPERM shows the option really is off)
  *     passrights own-on    on a socketpair of its own, turned on
+ *     passrights own-short on a socketpair of its own, 0 with an optlen of 2:
+ *                          the kernel's EINVAL, whatever the value
  *     passrights stdin-on  on descriptor 0 (an AF_UNIX socket the
  *                          supervisor turned off: stdfds.c), turned on; then
  *                          the option read back with getsockopt
@@ -48,9 +50,9 @@ int main(int argc, char **argv)
 
 	agent_init("passrights");
 	if (argc != 2 || (strcmp(argv[1], "own-off") && strcmp(argv[1], "own-on") &&
-			  strcmp(argv[1], "stdin-on")))
-		return agent_usage("own-off|own-on|stdin-on");
-	v = strcmp(argv[1], "own-off") != 0;
+			  strcmp(argv[1], "own-short") && strcmp(argv[1], "stdin-on")))
+		return agent_usage("own-off|own-on|own-short|stdin-on");
+	v = strcmp(argv[1], "own-off") != 0 && strcmp(argv[1], "own-short") != 0;
 	if (strcmp(argv[1], "stdin-on") != 0) {
 		r = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
 		agent_log("socketpair", NULL, r, errno, NULL);
@@ -58,7 +60,8 @@ int main(int argc, char **argv)
 			return 1;
 		fd = sv[1];
 	}
-	r = setsockopt(fd, SOL_SOCKET, AGENT_SO_PASSRIGHTS, &v, sizeof(v));
+	r = setsockopt(fd, SOL_SOCKET, AGENT_SO_PASSRIGHTS, &v,
+		       strcmp(argv[1], "own-short") == 0 ? 2 : sizeof(v));
 	agent_log("setsockopt", NULL, r, errno, NULL);
 	if (strcmp(argv[1], "stdin-on") == 0) {
 		r = getsockopt(0, SOL_SOCKET, AGENT_SO_PASSRIGHTS, &v, &vlen);

@@ -304,6 +304,12 @@ def passrights_turned_off_on_own_socket_is_performed(ctx):
         expect_outcome(ctx, run, 1, "fail")
         expect_event(ctx, run, "%s: turning it on" % who, bucket="denied",
                      reason="descriptor-passing")
+        # An optlen below an int is the kernel's EINVAL before it looks at
+        # any option (review h-attack78: it was denied, a false red).
+        run = ctx.sv("passrights", ["own-short"], uid1000=uid1000)
+        expect_outcome(ctx, run, 0, "pass")
+        expect_agent(ctx, run, "setsockopt", -1, "EINVAL")
+        expect_event(ctx, run, "%s: a short optlen" % who, bucket="invalid", reason="bad-length")
 
 
 @test(timeout=60)
