@@ -12,7 +12,8 @@
  *            setsockopt; io_uring_setup; a uffd page under optval
  *   benign   value 0 on: a TCP socket, a pipe, a closed descriptor, an
  *            own AF_UNIX socketpair with optlen 0x7fffffff
- * The last line is "final-0 <value of SO_PASSRIGHTS on 0>".
+ * The last line is "final-0 <value of SO_PASSRIGHTS on 0>". With no socket
+ * on 0 (guest cells) hostile puts an own socketpair end there, turned off.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -104,8 +105,20 @@ static int get0(void)
 static void hostile(void)
 {
 	pthread_t t;
-	int one = 1, zero = 0;
+	int one = 1, zero = 0, type;
+	socklen_t tl = sizeof(type);
 	long r;
+
+	/* No socket on 0 (the appliance's cells): an own AF_UNIX socket in
+	 * its place, turned off first (performed), as stdfds.c leaves one. */
+	if (getsockopt(0, SOL_SOCKET, SO_TYPE, &type, &tl) != 0) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0) {
+			say("stand-in-off", raw_sso(sv[0], SOL_SOCKET, SO_PR, &zero, 4));
+			dup2(sv[0], 0);
+		}
+	}
 
 	/* racing optval */
 	pthread_create(&t, NULL, flipper, NULL);

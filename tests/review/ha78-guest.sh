@@ -11,6 +11,6 @@ pattern=${2:-ha78-*}
 review_guest ha78 "$kernel" "$pattern"
 find "$top" -path "*ha78-guest-$$*" -name supervisor_log | sort | while read -r f; do
 	echo "LOG $f"
-	grep -hE '^(race|optlen|level|opt-|fd-|own-|swap|i386|x32|io_uring|uffd|final|tcp|pipe|closed|stdin|clone)' "$f" |
+	grep -hE '^(stand-in|race|optlen|level|opt-|fd-|own-|swap|i386|x32|io_uring|uffd|final|tcp|pipe|closed|stdin|clone)' "$f" |
 		sed 's/^/  /' || true
 done
