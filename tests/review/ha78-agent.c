@@ -1,8 +1,8 @@
 /*
- * ha78-agent MODE (ha78-passrights.py; guest: ha78-guest.sh): SO_PASSRIGHTS (83, 6.16) on descriptor 0, an
- * AF_UNIX socket the supervisor turned off (stdfds.c), every spelling the
- * brief of review h-attack78 lists; then the option read back on 0.
- * One line per try on stderr: "name rc errno".
+ * ha78-agent MODE (ha78-passrights.py; guest: ha78-guest.sh): SO_PASSRIGHTS (83, 6.16) on
+ * descriptor 0, an AF_UNIX socket the supervisor turned off (stdfds.c), every spelling the brief of
+ * review h-attack78 lists; then the option read back on 0. One line per try on stderr: "name rc
+ * errno".
  *
  *   hostile  racing threads flipping optval 0/1 under setsockopt(0, .., 0);
  *            optlen -1, 0, 1, 3, 0x7fffffff, 0x100000004 (64-bit register);
@@ -153,8 +153,8 @@ static void hostile(void)
 
 	/* own table thread */
 	{
-		char *stack = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *stack =
+		    mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		int tid = clone(own_table_child, stack + (1 << 16),
 				CLONE_VM | CLONE_THREAD | CLONE_SIGHAND, NULL);
 		say("clone-thread-no-files", tid);
@@ -198,7 +198,8 @@ static void hostile(void)
 
 	/* uffd under optval: the supervisor's read stalls? */
 	{
-		int uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | 1 /* UFFD_USER_MODE_ONLY */);
+		int uffd =
+		    syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | 1 /* UFFD_USER_MODE_ONLY */);
 		struct uffdio_api api = {.api = UFFD_API};
 		if (uffd >= 0 && ioctl(uffd, UFFDIO_API, &api) == 0) {
 			char *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE,

@@ -16,12 +16,16 @@ trap 'rm -rf "$work"' EXIT
 musl-gcc -static -O2 -o "$work/chain" "$top/tests/review/ha78-chain.c"
 chmod 755 "$work" "$work/chain"
 run=()
-[ "$mode" = uid1000 ] && run=(setpriv --reuid 1000 --regid 1000 --clear-groups)
+if [ "$mode" = uid1000 ]; then
+	run=(setpriv --reuid 1000 --regid 1000 --clear-groups)
+	chmod 777 "$work"
+fi
 "${run[@]}" "$sv" --report "$work/report.json" -- "$work/chain" "$n" \
 	</dev/null >"$work/out" 2>"$work/err" &
 svpid=$!
 for _ in $(seq 1 6000); do
 	grep -q 'agent exits' "$work/err" 2>/dev/null && break
+	kill -0 "$svpid" 2>/dev/null || break
 	sleep 0.1
 done
 ta=$(date +%s.%N)
