@@ -147,11 +147,18 @@ static void note_lingering(void)
 	said = 1;
 	n = sv_descendants_describe(agent_ch.mode != SV_CONTAIN_SUBREAPER, names, sizeof(names));
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (n < 0) {
+		fprintf(stderr,
+			"egress-supervisor: the agent exited %ld s ago; the run goes on until "
+			"every process it started has exited (what is left, /proc did not say: "
+			"%s)\n",
+			(long)(now.tv_sec - agent_gone.tv_sec), strerror(-n));
+		return;
+	}
 	fprintf(stderr,
 		"egress-supervisor: the agent exited %ld s ago; the run goes on until every "
 		"process it started has exited: %d left%s%s\n",
-		(long)(now.tv_sec - agent_gone.tv_sec), n < 0 ? 0 : n, n > 0 ? ": " : "",
-		n > 0 ? names : "");
+		(long)(now.tv_sec - agent_gone.tv_sec), n, n > 0 ? ": " : "", n > 0 ? names : "");
 }
 
 /* A child reaped while the tree is killed (sv_descendants_kill). */
