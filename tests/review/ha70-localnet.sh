@@ -18,7 +18,10 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-1}
 who=${2:-root}
-port=47070
+# A port free on the host's loopback now (the listener is in the host's own
+# network namespace): the fixed 47070 of the review's runs was once taken
+# (EADDRINUSE, an ephemeral port or a TIME_WAIT) and failed make test.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 work=$(mktemp -d /tmp/ha70-localnet.XXXXXX)
 chmod 755 "$work"
 ns=ha70peer
