@@ -737,7 +737,7 @@ int sv_contain_close_fds(int keep)
 	return rc;
 }
 
-int sv_contain_reap(pid_t agent, int status_fd)
+void sv_contain_reap(pid_t agent, int status_fd)
 {
 	int agent_status = -1;
 
@@ -769,5 +769,4 @@ int sv_contain_reap(pid_t agent, int status_fd)
 	if (agent_status == -1 && write(status_fd, &agent_status, sizeof(agent_status)) < 0)
 		_exit(1);
 #endif
-	return agent_status;
 }

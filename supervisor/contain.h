@@ -119,14 +119,13 @@ int sv_contain_mounts(int knobs_ro, int *ns_step);
 int sv_contain_close_fds(int keep);
 
 /* The reaper, init of the agent's pid namespace: reaps every process of the
- * namespace until none is left (ECHILD), then returns the agent's wait
- * status (-1 when it was never reaped). The agent's status is written to
- * status_fd (an int) as soon as the agent is reaped, while what it left may
- * run on, so a reaper killed later has said it; -1 at the end when the
+ * namespace until none is left (ECHILD). The agent's wait status is written
+ * to status_fd (an int) as soon as the agent is reaped, while what it left
+ * may run on, so a reaper killed later has said it; -1 at the end when the
  * agent was never reaped; a failed write ends the reaper (_exit 1). The caller has made it
  * non-dumpable before it forked the agent (sv_spawn); as a namespace init it receives no signal
  * from inside the namespace that it has no handler for (it installs none), so the agent can neither
  * kill it nor stop it. */
-int sv_contain_reap(pid_t agent, int status_fd);
+void sv_contain_reap(pid_t agent, int status_fd);
 
 #endif

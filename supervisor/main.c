@@ -118,8 +118,6 @@ static void record_exit(pid_t w, pid_t agent, int status)
  * (review h-realprog4: a run that seemed to hang for ever, with no word). */
 #define LINGER_NOTE_S 5
 
-/* Once per run, on stderr: the agent has exited, and the run waits for the
- * processes it left (every process the agent starts is part of the run). */
 /* Whether the agent has exited, as far as can be known now without
  * blocking: our own child reaped (subreaper mode), or the reaper's word on
  * the status pipe (the pid-namespace modes). */
@@ -132,6 +130,8 @@ static int agent_exited(void)
 	return agent_gone.tv_sec || agent_gone.tv_nsec;
 }
 
+/* Once per run, on stderr: the agent has exited, and the run waits for the
+ * processes it left (every process the agent starts is part of the run). */
 static void note_lingering(void)
 {
 	static int said;

@@ -202,7 +202,7 @@ static void child(const struct child_args *a)
 		 * which the agent cannot open, so it does not stop the run. */
 		(void)sv_contain_close_fds(a->status_fd);
 #endif
-		(void)sv_contain_reap(pid, a->status_fd);
+		sv_contain_reap(pid, a->status_fd);
 		/* Every task of the namespace is gone, each call of the agent
 		 * answered or withdrawn: the next id closes the range. */
 #ifndef SV_MUTANT_SENTINELS_ABSENT
