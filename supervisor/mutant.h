@@ -75,6 +75,9 @@
  *   AGENT_STATUS_AT_END   contain.c  the reaper says the agent's status only once its
  *                         namespace is empty: a run cut short while what the agent
  *                         left runs on reports the agent killed
+ *   INTERRUPT_BEFORE_REAP main.c     a caller's signal is recorded before what has
+ *                         exited is reaped and the reaper's word read: a SIGTERM
+ *                         within a tick of the agent's exit says it killed the agent
  *   CLONE3_OPEN           filter.c   clone3 passes: CLONE_INTO_CGROUP puts a child in a
  *                         sibling of a delegated cgroup, out of reach of cgroup.kill
  *   NO_CGROUP_PROOF       landlock.c  the domain is trusted as built: no cgroup file of

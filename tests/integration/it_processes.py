@@ -15,7 +15,7 @@ import subprocess
 import time
 
 from harness import (AGENTS, BUILD, DECLARED, SV, SV_FAULTS, UNDECLARED, USERNS_CONTAINMENT, Blackhole,
-                     Skip, expect_agent, expect_event, expect_outcome, in_pid_namespace, mutant_binary,
+                     Skip, expect_agent, expect_event, expect_outcome, host_descendants, in_pid_namespace, mutant_binary,
                      mutant_faults_binary, read_log, require_pidfd_thread, review, test, wait_for)
 
 
@@ -365,6 +365,55 @@ def agent_status_kept_when_run_cut_short_after_the_agent_exited(ctx):
         if wait > 5:
             ctx.expect(re.search(r"the agent exited \d+ s ago; .*: 1 left: sleep \(\d+\)", run.err),
                        "%s: stderr names what the run waits for: %r" % (who, run.err[-400:]))
+
+
+@test(timeout=120)
+def agent_exit_said_when_sigterm_follows_its_reaping_within_a_tick(ctx):
+    # Review h-attack78: a caller's SIGTERM a few ms after the agent exited
+    # (a process it left keeps the run going) reported "killed the agent"
+    # beside exit code 0, 9 of 10: the signal was recorded before what had
+    # exited was reaped (uid 1000: SIGTERM is dequeued before SIGCHLD) and
+    # before the reaper's word was read (root: read on the 100 ms tick).
+    # The signal lands 30 ms after the agent left /proc, so the real
+    # supervisor has the reaper's word and the mutant interrupt-before-reap
+    # (the old order) misses it in most runs; it must miss in at least one.
+    import signal as sig
+    agent = ["-c", "setsid sleep 100 </dev/null >/dev/null 2>&1 & exit 0"]
+
+    def comms(pid):
+        out = {}
+        for p in host_descendants(pid):
+            try:
+                with open("/proc/%d/comm" % p) as f:
+                    out[p] = f.read().strip()
+            except OSError:
+                continue
+        return out
+
+    runs = 5
+    for binary, uid1000 in ((SV, False), (SV, True), (mutant_binary("interrupt-before-reap"), False),
+                            (mutant_binary("interrupt-before-reap"), True)):
+        who = "%s%s" % (os.path.basename(os.path.dirname(binary)), " uid 1000" if uid1000 else "")
+        wrong = []
+        for i in range(runs):
+            proc, report_path, log_path = ctx.start("/bin/sh", agent, binary=binary, uid1000=uid1000)
+            # The agent (sh) reaped and what it left (sleep) running.
+            left = wait_for(lambda: (lambda c: "sleep" in c.values() and "sh" not in c.values())(
+                comms(proc.pid)), timeout=20, step=0.002)
+            time.sleep(0.03)
+            proc.send_signal(sig.SIGTERM)
+            run = ctx.finish(proc, report_path, log_path)
+            ctx.require(left, "%s: the agent never left only its sleep behind" % who)
+            ag = (run.report or {}).get("agent") or {}
+            reason = (run.report or {}).get("reason", "")
+            right = (run.rc == 3 and ag.get("exit_code") == 0 and ag.get("signal") is None
+                     and "the agent itself had exited" in reason)
+            if not right:
+                wrong.append("run %d: exit %s, agent %r, reason %r" % (i, run.rc, ag, reason))
+        if binary == SV:
+            ctx.expect_eq(wrong, [], "%s: every run says the agent had exited 0" % who)
+        else:
+            ctx.expect(wrong, "%s: the old order said the agent had exited in all %d runs" % (who, runs))
 
 
 @test()
