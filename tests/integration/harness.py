@@ -500,9 +500,15 @@ def check_report(ctx, run, build):
 TESTS = {}
 
 
-def test(timeout=60):
+def test(timeout=60, beside=False):
+    """Registers a test. beside=True: the test runs wholly in network
+    namespaces of its own (a review's reproduction under review-net.sh or
+    unshare -n: its own links, addresses, sinks and abstract names, under
+    its review lock) and writes nothing host-wide (no host sysctl, mount,
+    ns_last_pid or fixed port), so run.py may run it beside the other
+    tests instead of after them."""
     def register(fn):
-        TESTS[fn.__name__] = (fn, timeout)
+        TESTS[fn.__name__] = (fn, timeout, beside)
         return fn
     return register
 

@@ -548,7 +548,7 @@ def denied_here_and_passed_by_mutant(ctx, agent, args, syscall, reason, mutant):
     expect_outcome(ctx, run, 0, "pass")
 
 
-@test()
+@test(beside=True)
 def send_out_of_an_interface_of_the_agents_choice_is_denied(ctx):
     # Review h-attack12: a declared address sent out of a link where no
     # route leads to it is taken for on-link there, and another host on
@@ -583,7 +583,7 @@ def send_out_of_an_interface_of_the_agents_choice_is_denied(ctx):
                           "%s: modes that reached the undeclared host" % os.path.basename(os.path.dirname(binary)))
 
 
-@test(timeout=400)
+@test(timeout=400, beside=True)
 def send_marked_dont_route_is_denied(ctx):
     # Review h-attack35: MSG_DONTROUTE on a send, or SO_DONTROUTE on the
     # socket, makes IPv4 take only a route without a gateway: with a
@@ -703,7 +703,7 @@ def module_names_spelled_without_a_socket_call_are_denied(ctx):
                                      "add_key", "module-autoload", "key-payload-open")
 
 
-@test()
+@test(beside=True)
 def device_set_by_a_failed_reconnect_or_a_racing_bind_never_carries_data(ctx):
     # Review h-attack14, its own reproductions (network namespaces of their
     # own, a second link where another host holds the declared address):
@@ -739,7 +739,7 @@ def device_set_by_a_failed_reconnect_or_a_racing_bind_never_carries_data(ctx):
             ctx.expect(len(undeclared) >= 2, "device-unchecked mutant: %s" % out[-400:])
 
 
-@test()
+@test(beside=True)
 def device_race_closed_for_fast_open_no_port_sockets_and_reconnects(ctx):
     # Review h-attack15, its own reproduction: a failed bind timed to the
     # supervisor's payload copy still set the device of a TCP MSG_FASTOPEN
@@ -788,7 +788,7 @@ def device_race_closed_for_fast_open_no_port_sockets_and_reconnects(ctx):
     # the re-connect above.
 
 
-@test()
+@test(beside=True)
 def device_judged_last_so_a_held_payload_copy_changes_nothing(ctx):
     # Review h-attack16, its own deterministic reproduction: a root agent
     # holds the supervisor's copy of its payload with userfaultfd and,
@@ -812,7 +812,7 @@ def device_judged_last_so_a_held_payload_copy_changes_nothing(ctx):
     ctx.expect(undeclared_payloads(out), "device-first mutant: %s" % out[-400:])
 
 
-@test()
+@test(beside=True)
 def device_race_window_lets_no_payload_out_of_another_link(ctx):
     # Review h-attack16's races, each step timed into the test build's
     # device_window (300 ms between judging the device and acting): an
@@ -839,7 +839,7 @@ def device_race_window_lets_no_payload_out_of_another_link(ctx):
         ctx.expect(exits.get("disc") in ("0", "1"), "delay %s: disc: %s" % (delay, exits))
 
 
-@test()
+@test(beside=True)
 def link_local_connects_fast_open_and_disconnects_are_not_false_reds(ctx):
     # Review h-attack16's false reds, its own reproduction: a refused TCP
     # connect to a declared [fe80::1%a1] keeps the scope the kernel bound
@@ -856,7 +856,7 @@ def link_local_connects_fast_open_and_disconnects_are_not_false_reds(ctx):
                "the fast-open bytes at the declared server, unsupervised and supervised: %s" % out[-400:])
 
 
-@test()
+@test(beside=True)
 def scoped_connect_never_lands_inside_another_threads_send(ctx):
     # Review h-attack17, its own reproduction: an allowed connect to a
     # declared fe80::1%a1 binds the IPv6 UDP socket to a1 by itself, even

@@ -166,7 +166,7 @@ def loopback_listener_a_neighbour_reaches_through_route_localnet_is_inbound(ctx)
             ctx.expect("exit 0, pass" in out and "read b'ha70secret" in out, what)
 
 
-@test()
+@test(beside=True)
 def loopback_listener_where_route_localnet_is_any_true_int_or_on_a_dotted_link_is_inbound(ctx):
     """The kernel lets 127/8 in from a link whose route_localnet is any int
     but 0 (2, -1: a plain proc_dointvec tested for truth), and an

@@ -30,7 +30,7 @@ def exits(out):
     return dict(re.findall(r"^== (\w+)\.1: supervisor exit (\d+)", out, re.M))
 
 
-@test(timeout=200)
+@test(timeout=200, beside=True)
 def multicast_joins_of_agent_chosen_addresses_are_denied(ctx):
     # ha38-mcast.sh: IP_ADD_MEMBERSHIP of 239.x.y.z groups (3 bytes each),
     # IP_MSFILTER with the data as sources, IPV6_ADD_MEMBERSHIP of ff0e::
@@ -55,7 +55,7 @@ def multicast_joins_of_agent_chosen_addresses_are_denied(ctx):
                        % out[-600:])
 
 
-@test(timeout=200)
+@test(timeout=200, beside=True)
 def tun_and_tap_devices_carry_nothing_of_the_agents(ctx):
     # ha38-tun.sh, as uid 1000: the agent attaches to a persistent TUN (and
     # a TAP on a bridge) its uid owns, or writes to a TUN the caller left on

@@ -464,7 +464,7 @@ def root_agent_reaches_its_own_abstract_name_in_a_network_namespace_it_made(ctx)
         ctx.expect(want in p.stdout, "%s: want %r, got %r %r" % (binary, want, p.stdout, p.stderr[-400:]))
 
 
-@test(timeout=200)
+@test(timeout=200, beside=True)
 def abstract_name_act_never_waits_in_the_kernel_for_a_rebind(ctx):
     # Review h-attack25's ha25-rebind.sh: the supervisor's act on an
     # abstract name the run holds waited in the kernel (a send buffer the
@@ -709,7 +709,7 @@ def abstract_listener_holder_is_pinned_so_a_reused_pid_proves_nothing(ctx):
                       "got: agent's line", mutant_tries=3)
 
 
-@test(timeout=300)
+@test(timeout=300, beside=True)
 def host_listener_a_dump_skips_is_never_refused_as_unbound(ctx):
     # Review h-attack30's ha30-dumpskip.sh: a sock_diag dump resumes by
     # position in each hash bucket, so the agent, closing sockets of its
@@ -732,7 +732,7 @@ def host_listener_a_dump_skips_is_never_refused_as_unbound(ctx):
                "mutant dump-trusted: the skipped listener never refused: %s" % out[-1500:])
 
 
-@test(timeout=120)
+@test(timeout=120, beside=True)
 def job_that_closes_its_listener_binds_the_name_again_at_once(ctx):
     # Review h-attack31's ha31-rebind.sh: a job closes its own stream
     # listener (or datagram receiver) on an abstract name right after a
@@ -750,7 +750,7 @@ def job_that_closes_its_listener_binds_the_name_again_at_once(ctx):
                "mutant pins-after-answer: no rebind failed: %s" % out[-1500:])
 
 
-@test(timeout=240)
+@test(timeout=240, beside=True)
 def datagram_sends_to_an_unbound_name_are_refused_never_denied(ctx):
     # Review h-attack31's ha31-dgram.sh: threads of the agent send to an
     # abstract datagram name nobody binds. The bind probe of one call held

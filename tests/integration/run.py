@@ -8,7 +8,11 @@ with a timeout, like kselftest's fork-per-test harness. A test passes, fails
 missing feature. Every report a test reads is also checked against the
 invariants of docs/design.md.
 
-    run.py [--list] [--timeout S] [--no-preflight] [NAME...]
+    run.py [--list] [--timeout S] [--no-preflight] [--serial] [NAME...]
+
+Tests registered with beside=True (network namespaces of their own, nothing
+host-wide) run in a second lane beside the others; --serial runs them in
+line.
 
 Before the first test, preflight.py looks for what an earlier run left on
 the host (mounts under /tmp or the build directory, orphaned supervisors,
@@ -30,6 +34,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 # The modules beside this file, however it is started.
@@ -64,7 +69,7 @@ def stopped(signum, frame):
 
 
 def run_child(name):
-    fn, _ = TESTS[name]
+    fn = TESTS[name][0]
     # run.py's SIGTERM at the timeout unwinds the test (run_script ends the
     # review script it waits for, ctx.close the rest) before its SIGKILL.
     signal.signal(signal.SIGTERM, stopped)
@@ -105,6 +110,8 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="show every test's output")
     ap.add_argument("--no-preflight", action="store_true",
                     help="run even where preflight.py finds an earlier run's leftovers")
+    ap.add_argument("--serial", action="store_true",
+                    help="run every test in one lane (no test beside another)")
     ap.add_argument("names", nargs="*", help="tests to run (default: all)")
     args = ap.parse_args()
     if args.child:
@@ -125,52 +132,72 @@ def main():
         preflight.report(found)
         print("0 passed, 1 failed")
         return 1
-    passed = failed = skipped = 0
-    for name in names:
-        timeout = args.timeout or TESTS[name][1]
-        start = time.monotonic()
-        child = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", name],
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                 start_new_session=True)
-        try:
-            out, _ = child.communicate(timeout=timeout)
-            rc = child.returncode
-        except subprocess.TimeoutExpired:
-            # SIGTERM first: the test's review scripts run their EXIT traps
-            # (a SIGKILL leaves their namespaces, mounts and servers behind).
-            os.killpg(child.pid, signal.SIGTERM)
-            try:
-                out, _ = child.communicate(timeout=SCRIPT_TERM_GRACE + 10)
-            except subprocess.TimeoutExpired:
-                out = None
-            try:
-                os.killpg(child.pid, signal.SIGKILL)  # what ignored SIGTERM
-            except ProcessLookupError:
-                pass
-            if out is None:
-                out, _ = child.communicate()
-            out += "FAIL: timed out after %ss\n" % timeout
-            rc = 1
-        took = "(%.1f s)" % (time.monotonic() - start)
-        if rc == SKIP_STATUS:
-            skipped += 1
-            reason = [line for line in out.splitlines() if line.startswith("SKIP: ")]
-            print("SKIP %s: %s" % (name, reason[-1][6:] if reason else "?"))
-        elif rc == 0:
-            passed += 1
-            print("PASS %s %s" % (name, took))
-        else:
-            failed += 1
-            print("FAIL %s %s" % (name, took))
-        if (rc not in (0, SKIP_STATUS) or args.verbose) and out.strip():
-            print("\n".join("    " + line for line in out.rstrip().splitlines()))
-        sys.stdout.flush()
-    summary = "%d passed, %d failed" % (passed, failed)
-    if skipped:
-        summary += ", %d skipped" % skipped
-    print(summary)
-    return 1 if failed else 0
+    # Two lanes: the tests marked beside=True (network namespaces of their
+    # own, nothing host-wide) run one after another in a thread beside the
+    # rest, which run one after another as before. Most tests wait more
+    # than they compute (the suite used a third of two cores), so the
+    # suite's wall is about the longer lane. --serial: one lane.
+    lanes = [[n for n in names if args.serial or not TESTS[n][2]],
+             [n for n in names if not args.serial and TESTS[n][2]]]
+    tally = {"passed": 0, "failed": 0, "skipped": 0}
+    lock = threading.Lock()
 
+    def run_lane(lane):
+        for name in lane:
+            status, text = run_test(name, args.timeout or TESTS[name][1], args.verbose)
+            with lock:
+                tally[status] += 1
+                print(text)
+                sys.stdout.flush()
+
+    side = threading.Thread(target=run_lane, args=(lanes[1],))
+    side.start()
+    run_lane(lanes[0])
+    side.join()
+    summary = "%d passed, %d failed" % (tally["passed"], tally["failed"])
+    if tally["skipped"]:
+        summary += ", %d skipped" % tally["skipped"]
+    print(summary)
+    return 1 if tally["failed"] else 0
+
+
+def run_test(name, timeout, verbose):
+    """Runs one test in a process (a session) of its own; returns its
+    status (passed, failed, skipped) and the lines to print for it."""
+    start = time.monotonic()
+    child = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", name],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             start_new_session=True)
+    try:
+        out, _ = child.communicate(timeout=timeout)
+        rc = child.returncode
+    except subprocess.TimeoutExpired:
+        # SIGTERM first: the test's review scripts run their EXIT traps
+        # (a SIGKILL leaves their namespaces, mounts and servers behind).
+        os.killpg(child.pid, signal.SIGTERM)
+        try:
+            out, _ = child.communicate(timeout=SCRIPT_TERM_GRACE + 10)
+        except subprocess.TimeoutExpired:
+            out = None
+        try:
+            os.killpg(child.pid, signal.SIGKILL)  # what ignored SIGTERM
+        except ProcessLookupError:
+            pass
+        if out is None:
+            out, _ = child.communicate()
+        out += "FAIL: timed out after %ss\n" % timeout
+        rc = 1
+    took = "(%.1f s)" % (time.monotonic() - start)
+    if rc == SKIP_STATUS:
+        reason = [line for line in out.splitlines() if line.startswith("SKIP: ")]
+        status, text = "skipped", "SKIP %s: %s" % (name, reason[-1][6:] if reason else "?")
+    elif rc == 0:
+        status, text = "passed", "PASS %s %s" % (name, took)
+    else:
+        status, text = "failed", "FAIL %s %s" % (name, took)
+    if (rc not in (0, SKIP_STATUS) or verbose) and out.strip():
+        text += "\n" + "\n".join("    " + line for line in out.rstrip().splitlines())
+    return status, text
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -11,7 +11,9 @@
 # Nothing is trapped, nothing recorded, the run says pass.
 #
 #   tests/review/ha42-stall.sh [RUNS]    (as root; root and uid 1000)
-# Environment: SV (default build/egress-supervisor), HOLD (6: seconds held).
+# Environment: SV (default build/egress-supervisor), HOLD (6: seconds held),
+# WHO (the agents: "root uid1000"), MODES (what they take: "flock posix ofd
+# lease inotify"; the integration test wants only uid 1000's lease).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-2}
@@ -44,8 +46,8 @@ print(f"host {mode} waited {int((time.monotonic() - s) * 1000)} ms")
 PY
 hits=0 total=0
 for n in $(seq "$runs"); do
-	for who in root uid1000; do
-		for mode in flock posix ofd lease inotify; do
+	for who in ${WHO:-root uid1000}; do
+		for mode in ${MODES:-flock posix ofd lease inotify}; do
 			as=()
 			[ "$who" = root ] || as=(setpriv --reuid 1000 --regid 1000 --clear-groups)
 			echo state >"$work/target"
