@@ -55,8 +55,8 @@ def root_agent_relative_name_is_looked_up_from_its_working_directory_not_by_its_
     # a tmpfs the agent mounted over that name in between (a user namespace
     # of its own) made the second lookup answer ENOENT, recorded allowed:
     # pass where unix-peer was due, about 1 run in 15. The test build's
-    # cwd_window holds 300 ms between the two and the agent's tmpfs lands
-    # inside it every time (`late`). Now the name is looked up from the
+    # cwd_window holds between the two until the agent's tmpfs (600 ms
+    # after its connect) lands, so it lands inside every time (`late`). Now the name is looked up from the
     # directory itself (denied: the host's socket); a name that leaves the
     # directory is looked up from the root and its error denied
     # (`late-escape`). A name nothing is bound to stays the kernel's ENOENT

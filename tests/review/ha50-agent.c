@@ -34,7 +34,9 @@ static volatile int stop;
 static void *flip(void *arg)
 {
 	if (arg == (void *)2) {
-		usleep(100 * 1000);
+		/* After the supervisor's proof of the directory, even on a
+		 * loaded machine; a test build's cwd_window waits for it. */
+		usleep(600 * 1000);
 		if (mount("t", dir, "tmpfs", 0, NULL) != 0)
 			perror("ha50 late mount");
 		return NULL;

@@ -12,9 +12,10 @@
 #   chdir a sibling thread switches the shared working directory between
 #         the host directory and /
 #   plain / bind  the directory, or a bind mount of it (false-red check)
-#   late  (a FAULTS=1 build, whose cwd_window holds 300 ms between the
-#         directory's proof and the name's lookup) a tmpfs lands over the
-#         directory inside that window, once
+#   late  (a FAULTS=1 build, whose cwd_window holds between the
+#         directory's proof and the name's lookup until the name stops
+#         naming the directory, at most 3 s) a tmpfs lands over the
+#         directory inside that window (600 ms after the connect), once
 #   late-escape  the same from DIR/e with the name ../s.sock (a name that
 #         leaves its directory, looked up from the root)
 #   absent  the directory, a name nothing is bound to (ENOENT and pass due)
