@@ -40,7 +40,10 @@ ip link set lo up
 blocked=0 reached=0
 for i in $(seq 1 "$TRIES"); do
 	echo "== try $i"
-	rm -f $M $R
+	# The log too: the wait below greps it while the supervisor's shell
+	# may not yet have truncated it, and a previous run's "parked in the
+	# kernel" line started the squatter before the agent bound the name.
+	rm -f $M $R $L
 	"$SV" --report $R -- $A agent @ha27-nb "$AGENT_S" >$L 2>&1 &
 	P=$!
 	for _ in $(seq 1 400); do

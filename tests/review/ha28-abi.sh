@@ -23,7 +23,10 @@ ip link set lo up
 bad=0
 for mode in "$@"; do
 	echo "== mode $mode"
-	rm -f $M $R
+	# The log too: the wait below greps it while the supervisor's shell
+	# may not yet have truncated it, and a previous run's "parked in the
+	# kernel" line started the squatter before the agent bound the name.
+	rm -f $M $R $L
 	"$SV" --report $R -- $A agent @ha28-abi 6 $mode >$L 2>&1 &
 	P=$!
 	for _ in $(seq 1 400); do

@@ -38,7 +38,10 @@ ip link set lo up
 blocked=0 reached=0 passed=0
 for i in $(seq 1 "$TRIES"); do
 	echo "== try $i"
-	rm -f $M $R
+	# The log too: the wait below greps it while the supervisor's shell
+	# may not yet have truncated it, and a previous run's "parked in the
+	# kernel" line started the squatter before the agent bound the name.
+	rm -f $M $R $L
 	setpriv --reuid 1000 --regid 1000 --clear-groups \
 		--inh-caps +sys_admin,+mknod --ambient-caps +sys_admin,+mknod \
 		$W/sv --report $R -- $A agent @ha28-cs "$AGENT_S" >$L 2>&1 &
