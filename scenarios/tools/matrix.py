@@ -414,12 +414,15 @@ def run_matrix(argv, hosts_tmp):
         cells_dir = os.path.join(rdir, "cellfiles")
         os.makedirs(cells_dir)
         cells = []
+        # Each verdict is resolved for the bundle's design traits (its
+        # manifest's `design`; ours and a bundle that declares none: all).
+        design = tuple(opts.bundle.get("design", C.OUR_DESIGN))
         for sc, cname, axes, k in selected:
-            cid, text = S.compile_cell(sc, axes, k)
+            cid, text = S.compile_cell(sc, axes, k, design)
             cf = os.path.join(cells_dir, cid + ".cell")
             with open(cf, "w", encoding="utf-8") as f:
                 f.write(text)
-            v = sc.resolve(k, axes)
+            v = sc.resolve(k, axes, design)
             d = os.path.join(rdir, "cells", cid)
             os.makedirs(d)
             cells.append({"id": cid, "scenario": sc.name, "scenario_cell": cname,
