@@ -522,7 +522,7 @@ static void write_body(FILE *f, int complete)
 	/* And that every send the kernel kept back (MSG_PROBE, MSG_MORE,
 	 * UDP_CORK) is marked held: the oracle owes an arrival to every
 	 * performed send we leave unmarked. */
-	fputs(", "marks_held": true}", f);
+	fputs(", \"marks_held\": true}", f);
 	fputs(",\n  \"kernel\": {\"release\": ", f);
 	json_str(f, u.release);
 	fputs(", \"machine\": ", f);
