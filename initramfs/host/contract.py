@@ -55,6 +55,8 @@ SORT_PROBE_PORTS = (0, 9, 65535)
 DESIGN_TRAITS = {
     "ptrace-probe": "needs ptrace attach access to the agent (Yama, CAP_SYS_PTRACE) and "
                     "refuses the run without it",
+    "reads-agent": "reads a call's arguments in the agent's memory to judge it (ptrace "
+                   "access at the call), so where that is refused it cannot see the call",
     "landlock": "needs Landlock for a uid-1000 agent and refuses the run without it "
                 "(before 5.13)",
     "sort-probe": "refuses a resolver's UDP connect to an undeclared sort-probe port "

@@ -159,7 +159,7 @@ def compile_resolves_for_the_design_and_says_which():
     axes = {"ptrace_scope": "3", "user": "root"}
     _, ours = S.compile_cell(sc, axes, "debian-6.1")
     _, other = S.compile_cell(sc, axes, "debian-6.1", ())
-    assert "expect=capability-error\n" in ours and "traits: ptrace-probe landlock" in ours, ours
+    assert "expect=capability-error\n" in ours and "traits: ptrace-probe reads-agent landlock" in ours, ours
     assert "expect=fail\n" in other and "design traits: none" in other, other
 
 
