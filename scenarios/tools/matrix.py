@@ -428,6 +428,9 @@ def run_matrix(argv, hosts_tmp):
             cells.append({"id": cid, "scenario": sc.name, "scenario_cell": cname,
                           "host_profile": host_of.get(sc.name, (None,))[0],
                           "axes": axes, "kernel": k, "expected": v.verdict,
+                          # What cell_result may also call ok, on the ground
+                          # truth (finished=, untried=: docs/scenarios.md).
+                          "expected_also": [x for x in (v.finished, v.untried) if x],
                           "expected_why": v.why,
                           "expected_from": f"{os.path.relpath(sc.path, TOP)}:{v.line}",
                           "timeout": sc.get("timeout", str(C.DEFAULT_TIMEOUT)),
