@@ -4,8 +4,9 @@
 # arrivals), run with the two foreign supervisors of review h-foreign3
 # (tests/review/hf3-killer, hf3-bpfkill: bundles declaring `design = none`)
 # and with ours, one VM at a time, then every cell that is not ok.
-# Usage: tests/review/hf4-run.sh [BUNDLE...] (killer bpfkill ours; default
-# all three) with KERNELS (default "debian-6.1-cloud debian-5.10") and
+# Usage: tests/review/hf4-run.sh [BUNDLE...] (killer bpfkill ours blind, the
+# last tests/review/hf4-blind, a passthrough declaring design = none; default
+# killer bpfkill ours) with KERNELS (default "debian-6.1-cloud debian-5.10") and
 # TAG (the RUN_ID suffix, default a). Results: results/hf4-BUNDLE-KERNEL-TAG.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,6 +24,7 @@ for k in "${kernels[@]}"; do
 	for b in "${bundles[@]}"; do
 		sv="$top/tests/review/hf3-$b"
 		[ "$b" != ours ] || sv="$top/build/egress-supervisor"
+		[ "$b" != blind ] || sv="$top/tests/review/hf4-blind"
 		id="hf4-$b-$k-$tag"
 		make matrix KERNELS="$k" SCENARIOS="$(tr '\n' ' ' <<<"$cells")" JOBS=1 RUN_ID="$id" \
 			SUPERVISOR="$sv" >"/tmp/$id.log" 2>&1 || true
