@@ -17,9 +17,11 @@ The format is documented in docs/scenarios.md. In short, one statement a line:
 Every error names the file and line. Python 3 standard library only.
 
 Command line:
-    scenario.py check FILE|DIR...            validate, print the cells
-    scenario.py compile --kernel NAME --out DIR FILE|DIR...
+    scenario.py check [--design TRAITS] FILE|DIR...
+                                             validate, print the cells
+    scenario.py compile --kernel NAME --out DIR [--design TRAITS] FILE|DIR...
                                              write one cell file per cell
+    (--design: the bundle's traits, or none; default ours, every trait)
 """
 
 import argparse
@@ -769,6 +771,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("check", help="validate scenario files and list their cells")
+    c.add_argument("--design", default=None,
+                   help="list the verdicts for a bundle with these design traits, "
+                        "space-separated, or 'none' (default: ours, every trait)")
     c.add_argument("paths", nargs="+")
     p = sub.add_parser("compile", help="write the cell files for one kernel")
     p.add_argument("--kernel", required=True)
@@ -788,19 +793,6 @@ def main(argv=None):
     except ScenarioError as e:
         print(f"scenario.py: error: {e}", file=sys.stderr)
         return 1
-    if args.cmd == "check":
-        n = 0
-        for sc in scenarios:
-            for cname, axes in sc.cells():
-                n += 1
-                row = " ".join(f"{k}:{sc.resolve(k, axes).verdict}" for k in kernels)
-                print(f"{cname}  {row}")
-        print(f"{len(scenarios)} scenarios, {n} scenario cells, {len(kernels)} kernels: ok")
-        return 0
-    if args.kernel not in kernels:
-        print(f"scenario.py: error: unknown kernel {args.kernel!r} (kernels: "
-              f"{' '.join(kernels)})", file=sys.stderr)
-        return 1
     design = OUR_DESIGN
     if args.design is not None:
         design = tuple(t for t in args.design.split() if t != "none")
@@ -809,6 +801,19 @@ def main(argv=None):
             print(f"scenario.py: error: unknown design trait(s) {' '.join(bad)} (traits: "
                   f"{' '.join(DESIGN_TRAITS)})", file=sys.stderr)
             return 1
+    if args.cmd == "check":
+        n = 0
+        for sc in scenarios:
+            for cname, axes in sc.cells():
+                n += 1
+                row = " ".join(f"{k}:{sc.resolve(k, axes, design).verdict}" for k in kernels)
+                print(f"{cname}  {row}")
+        print(f"{len(scenarios)} scenarios, {n} scenario cells, {len(kernels)} kernels: ok")
+        return 0
+    if args.kernel not in kernels:
+        print(f"scenario.py: error: unknown kernel {args.kernel!r} (kernels: "
+              f"{' '.join(kernels)})", file=sys.stderr)
+        return 1
     os.makedirs(args.out, exist_ok=True)
     for sc in scenarios:
         for _, axes in sc.cells():
