@@ -519,7 +519,10 @@ static void write_body(FILE *f, int complete)
 	 * undeclared call answers this errno; docs/supervisor-contract.md). */
 	fputs(",\n  \"supervisor\": {\"name\": \"egress-supervisor\", \"denial_errno\": ", f);
 	json_str(f, sv_errno_name(pol && pol->deny_errno > 0 ? pol->deny_errno : EACCES));
-	fputs("}", f);
+	/* And that every send the kernel kept back (MSG_PROBE, MSG_MORE,
+	 * UDP_CORK) is marked held: the oracle owes an arrival to every
+	 * performed send we leave unmarked. */
+	fputs(", \"marks_held\": true}", f);
 	fputs(",\n  \"kernel\": {\"release\": ", f);
 	json_str(f, u.release);
 	fputs(", \"machine\": ", f);

@@ -12,9 +12,24 @@
 
 /* The keys of the contract that the guest init acts on, not envexec. */
 static const char *const init_keys[] = {
-    "scenario",          "cell",     "sysctl",        "service", "addr", "route",
-    "requires",          "expect",   "expect_why",    "timeout", "sink", "kill_supervisor_after",
-    "expect_agent_exit", "launcher", "guest_profile", "cgroup",
+    "scenario",
+    "cell",
+    "sysctl",
+    "service",
+    "addr",
+    "route",
+    "requires",
+    "expect",
+    "expect_why",
+    "timeout",
+    "sink",
+    "kill_supervisor_after",
+    "expect_agent_exit",
+    "launcher",
+    "guest_profile",
+    "cgroup",
+    "expect_finished",
+    "expect_untried",
 };
 
 static int parse_mask(struct ev_cell *c, char *val, int lineno, char *err, size_t errlen)

@@ -25,13 +25,14 @@ import stat
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from contract import VERDICTS, sha256_file  # noqa: E402
+from contract import DESIGN_TRAITS, OUR_DESIGN, VERDICTS, sha256_file  # noqa: E402
 
 MANIFEST = "bundle.conf"
 GUEST_DIR = "/opt/supervisor"
 GUEST_ENV = "/etc/egress/bundle.env"
 REPORT_KINDS = ("appliance-v1", "none")
-SINGLE_KEYS = ("name", "entry", "report", "exit.pass", "exit.fail", "exit.capability-error")
+SINGLE_KEYS = ("name", "entry", "report", "exit.pass", "exit.fail", "exit.capability-error",
+               "design")
 NAME_RE = re.compile(r"^[A-Za-z0-9._+-]{1,64}$")
 # Bundle file paths: plain relative names, no `..`, nothing a shell or the
 # guest's env file would read twice.
@@ -59,6 +60,21 @@ def _parse_exits(val):
     if not out:
         raise ValueError("want at least one exit status")
     return out
+
+
+def _parse_design(val):
+    """`design = TRAIT...` or `design = none` -> a tuple of traits (contract
+    DESIGN_TRAITS; docs/supervisor-contract.md "Design traits")."""
+    words = val.replace(",", " ").split()
+    if words == ["none"]:
+        return ()
+    bad = [w for w in words if w not in DESIGN_TRAITS]
+    if not words or bad:
+        raise ValueError(f"{' '.join(bad) or val!r}: want `none` or traits of "
+                         f"{', '.join(DESIGN_TRAITS)}")
+    if len(set(words)) != len(words):
+        raise ValueError("a trait is given twice")
+    return tuple(t for t in DESIGN_TRAITS if t in words)
 
 
 def parse_manifest(path, text):
@@ -99,6 +115,8 @@ def parse_manifest(path, text):
                 raise ValueError(f"{val!r}: want one of {', '.join(REPORT_KINDS)}")
             if key == "entry" and (not PATH_RE.match(val) or ".." in val.split("/")):
                 raise ValueError(f"{val!r}: want a relative path, no `..`")
+            if key == "design":
+                val = _parse_design(val)
             single[key] = _parse_exits(val) if key.startswith("exit.") else val
             lines[key] = no
         except ValueError as e:
@@ -182,8 +200,10 @@ def load(path):
         for code in conf.get(f"exit.{v}", []):
             exits[code] = v
     manifest_sha = hashlib.sha256(manifest_text.encode()).hexdigest()
+    # No `design` line: judged as ours (every trait), as before traits existed.
+    design = conf.get("design", OUR_DESIGN)
     return {"name": conf["name"], "source": src, "kind": kind, "entry": conf["entry"],
-            "files": files, "exit": exits, "report": conf["report"],
+            "files": files, "exit": exits, "report": conf["report"], "design": list(design),
             "manifest_sha256": manifest_sha, "digest": _digest(manifest_sha, files)}
 
 
@@ -218,6 +238,7 @@ def record(b):
     """What summary.json and cell.json keep of a bundle."""
     return {"name": b["name"], "source": b["source"], "kind": b["kind"], "entry": b["entry"],
             "report": b["report"], "exit": {str(k): v for k, v in sorted(b["exit"].items())},
+            "design": list(b.get("design", OUR_DESIGN)),
             "manifest_sha256": b["manifest_sha256"], "digest": b["digest"],
             "files": {f["path"]: f["sha256"] for f in b["files"]}}
 

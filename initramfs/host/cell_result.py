@@ -336,6 +336,17 @@ def decide(a, cell, expected, frame, console):
     killed = status.get("supervisor_killed")
     if killed:
         notes.append(f"supervisor killed by the cell ({killed})")
+    cell_keys = kv_lines(sec.get("cell", b""))
+    finished = cell_keys.get("expect_finished")
+    if not killed and cell_keys.get("kill_supervisor_after") and finished in VERDICTS:
+        # The cell's kill did not land: the supervisor ended first (a
+        # design that ends the run with the agent's first process, or at
+        # its first violation). The kill is not there to judge; the run is,
+        # by the verdict the scenario derives for a supervisor that finished.
+        notes.append(f"the supervisor ended before kill_supervisor_after="
+                     f"{cell_keys['kill_supervisor_after']}: judged by expect_finished="
+                     f"{finished} (expect={expected} holds for a kill that lands)")
+        expected = finished
     got, never_ok = judge_report(sv_exit, killed, report, expected, bundle)
     if never_ok:
         outcome, why = never_ok
@@ -347,6 +358,20 @@ def decide(a, cell, expected, frame, console):
         if disagreement:
             return "oracle-mismatch", disagreement, got, sv_exit
         return "ok", "; ".join([f"verdict {got} as expected"] + notes), got, sv_exit
+    if got == "pass" and cell_keys.get("expect_untried") == "pass":
+        # untried=pass (docs/supervisor-contract.md): pass is right too when
+        # the agent ran to its end and its own log shows it tried nothing
+        # undeclared; every other check of the ground truth still holds.
+        why_not = O.untried_problems(sec.get("cell", b""), sec)
+        if why_not:
+            return ("false-green", f"supervisor said pass, expected {expected}; expect_untried="
+                    f"pass does not hold: {'; '.join(why_not[:2])}", got, sv_exit)
+        disagreement = O.oracle_check(cell, dict(sec, _verdict=got), report, kind)
+        if disagreement:
+            return "oracle-mismatch", disagreement, got, sv_exit
+        return "ok", "; ".join([f"verdict pass for expected {expected} (expect_untried=pass): "
+                                "the agent ran to its end and tried nothing undeclared"] + notes), \
+            got, sv_exit
     if got == "pass":
         return "false-green", f"supervisor said pass, expected {expected}", got, sv_exit
     return "mismatch", "; ".join([f"expected {expected}, got {got}"] + notes), got, sv_exit

@@ -45,6 +45,29 @@ ISOLATIONS = ("batch", "boot")
 # supervisor's own table). The oracle accepts that refusal nowhere else.
 SORT_PROBE_PORTS = (0, 9, 65535)
 
+# Design traits (docs/supervisor-contract.md "Design traits"): what a
+# supervisor's design needs or does where the threat model leaves it a
+# choice, so a scenario's verdict may follow one design and not another. A
+# `when ... design=TRAIT` line holds only for a bundle whose manifest lists
+# TRAIT (`design =`); every other bundle gets the next line that matches.
+# Our supervisor has all of them, and so does a bundle that declares none
+# (judged as ours).
+DESIGN_TRAITS = {
+    "ptrace-probe": "needs ptrace attach access to the agent (Yama, CAP_SYS_PTRACE) and "
+                    "refuses the run without it",
+    "reads-agent": "reads a call's arguments in the agent's memory to judge it (ptrace "
+                   "access at the call), so where that is refused it cannot see the call",
+    "landlock": "needs Landlock for a uid-1000 agent and refuses the run without it "
+                "(before 5.13)",
+    "sort-probe": "refuses a resolver's UDP connect to an undeclared sort-probe port "
+                  "without counting it a denial (bucket neutralized), so the run can pass",
+    "stdio-refuse": "refuses the run when the caller's descriptor 0-2 is a socket it "
+                    "cannot hand on safely, rather than giving the agent something else",
+    "tree-wait": "the run lasts while any process of the agent's tree lives (a reaper), "
+                 "rather than ending with the agent's first process and killing the rest",
+}
+OUR_DESIGN = tuple(DESIGN_TRAITS)
+
 # The features that decide verdicts, in the order reports print them.
 FEATURES = ("seccomp_notify", "pidfd_getfd", "process_vm_readv", "kcmp", "yama", "ia32",
             "x32", "io_uring", "pty", "userns", "coredump", "multicast")

@@ -23,6 +23,10 @@ ATTEMPT_CALLS = frozenset((
     "connect", "blocking_connect", "connect_filler", "connect_pending",
     "sendto", "sendmsg", "sendmmsg", "x32_connect", "socketcall_connect",
     "i386_connect", "io_uring_connect"))
+# The calls among them that connect a socket (one handshake each).
+CONNECT_CALLS = frozenset((
+    "connect", "blocking_connect", "connect_filler", "connect_pending", "x32_connect",
+    "socketcall_connect", "i386_connect", "io_uring_connect"))
 LOOPBACK_NETS = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
 SINK_ARRIVALS = ("accept", "datagram")
 
@@ -184,6 +188,112 @@ def reported_refusals(report, agent_log):
     return out
 
 
+def tried(agent_log, rules):
+    """What the agent's own log shows it tried that a correct run refuses or
+    never makes possible, whatever the supervisor said: a call naming an
+    undeclared destination (any result), a `try_CALL` line an agent writes
+    before such a call (so a call that never returned still counts: its
+    process killed in it), a write through a socket the supervisor's caller
+    left on 0-2 (`write_inherited`: no filter sees a write), a cross-process
+    prlimit on its parent (`prlimit_parent`). An `untried=pass` expectation
+    (docs/supervisor-contract.md) accepts pass only when this is empty.
+    Returns [text]."""
+    out = []
+    for e in agent_log:
+        call = e.get("call")
+        if not isinstance(call, str):
+            continue
+        if call in ATTEMPT_CALLS:
+            for c, d in agent_attempts([e]):
+                if not is_declared(rules, d):
+                    out.append(f"{c} to undeclared {dest_text(d)} (result {e.get('result')!r})")
+        elif call.startswith("try_"):
+            d = parse_dest(e.get("dest"))
+            if d is not None and not is_declared(rules, d):
+                out.append(f"{call[4:]} to undeclared {dest_text(d)} (logged before the call)")
+        elif call == "write_inherited":
+            out.append(f"a write through the caller's socket to {e.get('dest')} (result "
+                       f"{e.get('result')!r})")
+        elif call == "prlimit_parent":
+            out.append(f"prlimit on its parent (result {e.get('result')!r})")
+    return out
+
+
+def ran_to_exit(agent_log):
+    """The exit status the run's first agent process logged as it returned
+    from main (agentlib.h: the last {"call": "exit", "top": true}), or None
+    when it never did (killed, or never run)."""
+    lines = [e for e in agent_log if e.get("call") == "exit" and e.get("top") is True]
+    return lines[-1].get("result") if lines else None
+
+
+def untried_problems(cell_text, sections):
+    """Why an `untried=pass` acceptance does not hold for this cell: the
+    agent tried something (tried()), or it did not run to its end (a pass
+    vouches for a run that happened). [] when it holds."""
+    try:
+        _, multi = parse_cell_text(cell_text)
+        rules = declared_policy(multi)
+        agent_log = json_lines(sections.get("agent_log", b""), "agent_log")
+    except OracleError as e:
+        return [f"oracle: {e}"]
+    out = [f"the agent tried {t}" for t in tried(agent_log, rules)]
+    if ran_to_exit(agent_log) is None:
+        out.append("the agent's first process logged no exit (killed, or never run)")
+    return out
+
+
+def owed_arrivals(deliveries, report, agent_log):
+    """{dest: arrivals owed} from the report's deliveries, one per performed
+    call, less what kernel semantics say one call may leave without an
+    arrival of its own, each bounded by the agent's own log:
+    - a TCP connect: a connect the agent saw interrupted (EINTR) may have
+      been performed for it on a socket number the agent reused, whose next
+      connect then waits for that same handshake and returns 0 too (one
+      connection, two successful calls: review h-foreign3 finding 6). Owed:
+      at least every connect the agent itself saw succeed (0 or
+      EINPROGRESS), and at least the report's count less one per
+      interrupted attempt;
+    - a send the agent logged as held (MSG_PROBE, MSG_MORE, UDP_CORK:
+      `"held"` in its line, succeeded), for a report that does not promise
+      to mark held sends itself (supervisor.marks_held): no arrival of its
+      own. A report that promises is held to its marks (ours)."""
+    conn, send, report_held = {}, {}, {}
+    for sc, d in deliveries:
+        (conn if sc == "connect" else send)[d] = (conn if sc == "connect" else send).get(d, 0) + 1
+    ok, eintr, agent_held = {}, {}, {}
+    for e in agent_log:
+        call, d = e.get("call"), parse_dest(e.get("dest"))
+        if d is None:
+            continue
+        res, err = e.get("result"), e.get("errno")
+        if call in CONNECT_CALLS:
+            if res == 0 or err == "EINPROGRESS":
+                ok[d] = ok.get(d, 0) + 1
+            elif err == "EINTR":
+                eintr[d] = eintr.get(d, 0) + 1
+        elif call in ("sendto", "sendmsg") and "held" in e and err is None and \
+                isinstance(res, int) and res >= 0:
+            agent_held[d] = agent_held.get(d, 0) + 1
+    sv = report.get("supervisor") if isinstance(report.get("supervisor"), dict) else {}
+    if sv.get("marks_held") is not True:
+        for ev in report.get("events") or []:
+            if isinstance(ev, dict) and ev.get("held") is True and \
+                    ev.get("action") == "performed" and ev.get("errno") is None:
+                d = parse_dest(ev.get("dest"))
+                if d is not None:
+                    report_held[d] = report_held.get(d, 0) + 1
+    else:
+        agent_held = {}
+    out = {}
+    for d, n in conn.items():
+        out[d] = min(n, max(ok.get(d, 0), n - eintr.get(d, 0)))
+    for d, n in send.items():
+        unmarked = max(0, agent_held.get(d, 0) - report_held.get(d, 0))
+        out[d] = out.get(d, 0) + max(0, n - unmarked)
+    return out
+
+
 def reported_deliveries(report, endpoints):
     """What the report says was performed successfully and so must have
     reached a sink endpoint: [(syscall, dest)]. A connect reaches only a TCP
@@ -338,13 +448,14 @@ def oracle_evaluate(cell_text, sections, report, report_kind="appliance-v1"):
     # (a) nothing undeclared arrived at the sink.
     arrived = arrival_problems(rules, arrivals, problems)
     # (b) every delivery the report claims arrived, as often as claimed.
-    wanted = {}
-    for _, d in reported_deliveries(report, endpoints):
-        wanted[d] = wanted.get(d, 0) + 1
+    deliveries = reported_deliveries(report, endpoints)
+    wanted = owed_arrivals(deliveries, report, agent_log)
     for d, n in sorted(wanted.items(), key=lambda kv: dest_text(kv[0])):
         if arrived.get(d, 0) < n:
-            problems.append(f"the report performed {n} call(s) to {dest_text(d)} with success "
-                            f"but the sink saw {arrived.get(d, 0)} arrival(s)")
+            claimed = sum(1 for _, x in deliveries if x == d)
+            owed = f", {n} of them owed an arrival," if n != claimed else ""
+            problems.append(f"the report performed {claimed} call(s) to {dest_text(d)} with "
+                            f"success{owed} but the sink saw {arrived.get(d, 0)} arrival(s)")
     # (c) every undeclared destination tried is among the report's denials.
     undeclared = sorted({d for _, d in attempts if not is_declared(rules, d)},
                         key=dest_text)

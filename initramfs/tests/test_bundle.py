@@ -90,6 +90,23 @@ class Manifest(unittest.TestCase):
             B.load(d)
         self.assertIn("file = lib/data: not a regular file", str(cm.exception))
 
+    def test_design_traits_are_declared_or_default_to_ours(self):
+        # No `design` line: judged as ours, every trait (the doubles that
+        # wrap our supervisor); `none` and a list as written, in the
+        # contract's order.
+        self.assertEqual(B.load(make_bundle())["design"], list(B.OUR_DESIGN))
+        b = B.load(make_bundle(GOOD_CONF + "design = none\n"))
+        self.assertEqual((b["design"], B.record(b)["design"]), ([], []))
+        b = B.load(make_bundle(GOOD_CONF + "design = tree-wait, ptrace-probe\n"))
+        self.assertEqual(b["design"], ["ptrace-probe", "tree-wait"])
+        msg, path = self.errors(GOOD_CONF + "design = ptrace\n")
+        self.assertIn(f"{path}:10: design: 'ptrace': want `none` or traits of", msg)
+        msg, _ = self.errors(GOOD_CONF + "design = landlock landlock\n")
+        self.assertIn("given twice", msg)
+        # The manifest is hashed: another design is another bundle.
+        self.assertNotEqual(B.load(make_bundle())["digest"],
+                            B.load(make_bundle(GOOD_CONF + "design = none\n"))["digest"])
+
     def test_entry_without_execute_bit_is_refused(self):
         d = make_bundle(files=(("run.sh", 0o644), ("lib/data", 0o644)))
         with self.assertRaises(B.BundleError) as cm:
@@ -133,6 +150,7 @@ class Digest(unittest.TestCase):
         self.assertEqual((b["kind"], b["entry"], b["report"]), ("file", "egress-supervisor",
                                                                "appliance-v1"))
         self.assertEqual(b["exit"], {0: "pass", 1: "fail", 3: "capability-error"})
+        self.assertEqual(b["design"], list(B.OUR_DESIGN))
         os.chmod(p, 0o644)
         with self.assertRaises(B.BundleError):
             B.load(p)

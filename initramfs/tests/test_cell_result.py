@@ -359,11 +359,46 @@ ORACLE_CASES = {
         [ev("sendto", "198.51.100.7:53", "allowed", "performed", None, 4, held=True),
          ev("sendto", "198.51.100.7:53", "allowed", "performed", None, 4, held=True),
          okev("sendto", "198.51.100.7:53", result=4)], 0, None),
+    # A report that promises to mark held sends (ours: mutant held-unmarked
+    # breaks the promise) is held to its marks.
     "unmarked_send_not_arrived_is_caught": (
         "", [att("sendto", "198.51.100.7:53", 4, None, held="more"),
              att("sendto", "198.51.100.7:53", 4, None)], [udp("198.51.100.7:53")], "pass",
         [okev("sendto", "198.51.100.7:53", result=4), okev("sendto", "198.51.100.7:53", result=4)],
-        0, "performed 2 call(s) to 198.51.100.7:53 with success but the sink saw 1"),
+        0, "performed 2 call(s) to 198.51.100.7:53 with success but the sink saw 1",
+        {"supervisor": {"marks_held": True}}),
+    # One without the promise (held is optional, review h-foreign3 finding
+    # 7): the agent's own log says which sends the kernel kept back.
+    "held_send_the_agent_logged_is_no_delivery_without_the_promise": (
+        "", [att("sendto", "198.51.100.7:53", 4, None, held="more"),
+             att("sendto", "198.51.100.7:53", 4, None)], [udp("198.51.100.7:53")], "pass",
+        [okev("sendto", "198.51.100.7:53", result=4), okev("sendto", "198.51.100.7:53", result=4)],
+        0, None),
+    "agent_held_sends_never_excuse_the_unheld_one": (
+        "", [att("sendto", "198.51.100.7:53", 4, None, held="probe"),
+             att("sendto", "198.51.100.7:53", 4, None)], [], "pass",
+        [okev("sendto", "198.51.100.7:53", result=4), okev("sendto", "198.51.100.7:53", result=4)],
+        0, "sink saw 0"),
+    "held_send_that_failed_in_the_agent_excuses_nothing": (
+        "", [att("sendto", "198.51.100.7:53", -1, "EMSGSIZE", held="cork"),
+             att("sendto", "198.51.100.7:53", 4, None)], [udp("198.51.100.7:53")], "pass",
+        [okev("sendto", "198.51.100.7:53", result=4), okev("sendto", "198.51.100.7:53", result=4)],
+        0, "performed 2 call(s)"),
+    # A connect interrupted in the agent may be performed on the socket
+    # number it reuses next, whose own connect then returns 0 for the same
+    # handshake (review h-foreign3 finding 6): one arrival for two calls.
+    "interrupted_connect_may_share_its_successor_handshake": (
+        "", [att("connect", "198.51.100.7:443", -1, "EINTR"),
+             att("connect", "198.51.100.7:443", 0, None)], [tcp("198.51.100.7:443")], "pass",
+        [okev("connect", "198.51.100.7:443"), okev("connect", "198.51.100.7:443")], 0, None),
+    "every_connect_the_agent_saw_succeed_is_owed": (
+        "", [att("connect", "198.51.100.7:443", -1, "EINTR"),
+             att("connect", "198.51.100.7:443", 0, None),
+             att("connect", "198.51.100.7:443", 0, None)], [tcp("198.51.100.7:443")], "pass",
+        [okev("connect", "198.51.100.7:443")] * 3, 0, "2 of them owed an arrival"),
+    "interrupts_excuse_one_performed_connect_each_at_most": (
+        "", [att("connect", "198.51.100.7:443", -1, "EINTR")], [], "pass",
+        [okev("connect", "198.51.100.7:443")] * 2, 0, "1 of them owed an arrival"),
     "sendmmsg_declared_message_lost_is_caught": (
         "", [att("sendmmsg", MMSG, 1, None)], [], "fail", [MMSG_EV], 0,
         "198.51.100.7:53 with success but the sink saw 0"),
@@ -399,7 +434,8 @@ class Oracle(unittest.TestCase):
     """oracle_check() from tables: each case must agree or be caught."""
 
     def test_oracle_table(self):
-        for name, (extra, alog, slog, verdict, events, code, want) in ORACLE_CASES.items():
+        for name, case in ORACLE_CASES.items():
+            extra, alog, slog, verdict, events, code, want = case[:7]
             with self.subTest(name):
                 sec = {"cell": (ORACLE_CELL + extra).encode(),
                        "agent_log": alog if isinstance(alog, bytes) else lines(alog)}
@@ -407,6 +443,7 @@ class Oracle(unittest.TestCase):
                     sec["sink_log"] = lines(slog)
                 rep = {"verdict": verdict, "events": events,
                        "agent": {"exit_code": code, "signal": None if code is not None else "SIGKILL"}}
+                rep.update(case[7] if len(case) > 7 else {})
                 got = O.oracle_check("o+k", sec, rep)
                 if want is None:
                     self.assertIsNone(got, name)
@@ -560,6 +597,120 @@ class OracleOutcome(unittest.TestCase):
                           cell_text=cell)
         self.assertEqual(r["outcome"], "mismatch")
         self.assertIn("left no report", r["reason"])
+
+
+def top_exit(code=0):
+    return dict(agent="x", pid=1, call="exit", dest=None, result=code, errno=None, top=True)
+
+
+class DesignNeutral(unittest.TestCase):
+    """docs/supervisor-contract.md "Verdicts a design may change": a verdict
+    for a supervisor that ended before the cell's kill (expect_finished), and
+    pass accepted where the agent ran and tried nothing (expect_untried)."""
+    run_cell = CellOutcome.run_cell
+    KILLED = ran(137) + "supervisor_killed=SIGKILL after 2 s\n"
+
+    def cell(self, expect, more=""):
+        return (ORACLE_E2E_CELL.replace(b"expect=fail", b"expect=" + expect.encode())
+                + more.encode())
+
+    def test_supervisor_that_finished_before_its_kill_is_judged_by_expect_finished(self):
+        extra = section("agent_log", lines([att("connect", "203.0.113.5:443")]))
+        extra += section("sink_log", b"")
+        rep = dict(report("fail"), events=[ev("connect", "203.0.113.5:443", "denied")])
+        cell = self.cell("capability-error", "kill_supervisor_after=4\nexpect_finished=fail\n")
+        r = self.run_cell(result=lambda c: frame(c, ran(1), rep, extra=extra), cell_text=cell)
+        self.assertEqual((r["outcome"], r["got"]), ("ok", "fail"))
+        self.assertIn("expect_finished=fail", r["reason"])
+
+    def test_finished_pass_where_finished_fail_is_due_is_false_green(self):
+        extra = section("agent_log", lines([att("connect", "203.0.113.5:443", 0, None)]))
+        extra += section("sink_log", b"")
+        cell = self.cell("capability-error", "kill_supervisor_after=4\nexpect_finished=fail\n")
+        r = self.run_cell(result=lambda c: frame(c, ran(0), report("pass"), extra=extra),
+                          cell_text=cell)
+        self.assertEqual(r["outcome"], "false-green")
+
+    def test_finished_fail_that_left_the_agent_running_is_oracle_mismatch(self):
+        extra = section("agent_log", lines([att("connect", "203.0.113.5:443")]))
+        extra += section("sink_log", b"") + section("survivors", b"42 threads-load\n")
+        rep = dict(report("fail"), events=[ev("connect", "203.0.113.5:443", "denied")])
+        cell = self.cell("capability-error", "kill_supervisor_after=4\nexpect_finished=fail\n")
+        r = self.run_cell(result=lambda c: frame(c, ran(1), rep, extra=extra), cell_text=cell)
+        self.assertEqual(r["outcome"], "oracle-mismatch")
+        self.assertIn("outlived", r["reason"])
+
+    def test_kill_that_landed_keeps_expect(self):
+        cell = self.cell("capability-error", "kill_supervisor_after=2\nexpect_finished=fail\n")
+        r = self.run_cell(result=lambda c: frame(c, self.KILLED,
+                                                 report("capability-error", complete=False),
+                                                 extra=section("sink_log", b"")), cell_text=cell)
+        self.assertEqual((r["outcome"], r["got"]), ("ok", "capability-error"))
+        self.assertNotIn("expect_finished", r["reason"])
+
+    def test_expect_finished_without_a_kill_in_the_cell_is_ignored(self):
+        extra = section("agent_log", b"") + section("sink_log", b"")
+        cell = self.cell("capability-error", "expect_finished=fail\n")
+        r = self.run_cell(result=lambda c: frame(c, ran(1), report("fail"), extra=extra),
+                          cell_text=cell)
+        self.assertEqual(r["outcome"], "mismatch")
+
+    def untried(self, alog, slog=b"", expect="fail", more="", rep=None):
+        extra = section("agent_log", lines(alog)) + section("sink_log", slog)
+        cell = self.cell(expect, "expect_untried=pass\n" + more)
+        return self.run_cell(result=lambda c: frame(c, ran(0), rep or report("pass"), extra=extra),
+                             cell_text=cell)
+
+    def test_untried_pass_with_nothing_tried_is_ok(self):
+        r = self.untried([dict(top_exit(), call="fork"), top_exit()])
+        self.assertEqual((r["outcome"], r["got"]), ("ok", "pass"))
+        self.assertIn("expect_untried=pass", r["reason"])
+
+    def test_untried_pass_after_an_undeclared_connect_is_false_green(self):
+        # A supervisor blind to the grandchild: its connect was made.
+        r = self.untried([att("connect", "203.0.113.5:443", 0, None), top_exit()])
+        self.assertEqual(r["outcome"], "false-green")
+        self.assertIn("tried connect to undeclared 203.0.113.5:443", r["reason"])
+
+    def test_untried_pass_after_a_refused_connect_is_false_green(self):
+        # Refused yet pass: the verdict hides a denial.
+        r = self.untried([att("connect", "203.0.113.5:443", -1, "EPERM"), top_exit()])
+        self.assertEqual(r["outcome"], "false-green")
+
+    def test_untried_pass_after_a_try_line_without_its_result_is_false_green(self):
+        r = self.untried([att("try_connect", "203.0.113.5:443", 0, None), top_exit()])
+        self.assertEqual(r["outcome"], "false-green")
+        self.assertIn("logged before the call", r["reason"])
+
+    def test_untried_pass_after_a_write_through_a_callers_socket_is_false_green(self):
+        r = self.untried([att("write_inherited", "198.51.100.7:53", 6, None), top_exit()],
+                         expect="capability-error")
+        self.assertEqual(r["outcome"], "false-green")
+
+    def test_untried_pass_after_prlimit_on_the_parent_is_false_green(self):
+        r = self.untried([att("prlimit_parent", None, 0, None), top_exit(1)])
+        self.assertEqual(r["outcome"], "false-green")
+
+    def test_untried_pass_for_an_agent_that_never_ran_is_false_green(self):
+        r = self.untried([])
+        self.assertEqual(r["outcome"], "false-green")
+        self.assertIn("logged no exit", r["reason"])
+
+    def test_untried_pass_with_an_undeclared_arrival_is_oracle_mismatch(self):
+        # The try was never logged (killed in the call), the sink saw it.
+        r = self.untried([top_exit()], lines([tcp("203.0.113.5:443")]))
+        self.assertEqual(r["outcome"], "oracle-mismatch")
+
+    def test_untried_pass_still_checks_the_agent_exit(self):
+        r = self.untried([top_exit(0)], more="expect_agent_exit=0\n",
+                         rep=dict(report("pass"), agent={"exit_code": 1, "signal": None}))
+        self.assertEqual(r["outcome"], "oracle-mismatch")
+
+    def test_no_untried_key_keeps_pass_false_green(self):
+        extra = section("agent_log", lines([top_exit()])) + section("sink_log", b"")
+        r = self.run_cell(result=lambda c: frame(c, ran(0), report("pass"), extra=extra),
+                          cell_text=self.cell("fail"))
+        self.assertEqual(r["outcome"], "false-green")
 
 
 def records(*parts):

@@ -414,17 +414,23 @@ def run_matrix(argv, hosts_tmp):
         cells_dir = os.path.join(rdir, "cellfiles")
         os.makedirs(cells_dir)
         cells = []
+        # Each verdict is resolved for the bundle's design traits (its
+        # manifest's `design`; ours and a bundle that declares none: all).
+        design = tuple(opts.bundle.get("design", C.OUR_DESIGN))
         for sc, cname, axes, k in selected:
-            cid, text = S.compile_cell(sc, axes, k)
+            cid, text = S.compile_cell(sc, axes, k, design)
             cf = os.path.join(cells_dir, cid + ".cell")
             with open(cf, "w", encoding="utf-8") as f:
                 f.write(text)
-            v = sc.resolve(k, axes)
+            v = sc.resolve(k, axes, design)
             d = os.path.join(rdir, "cells", cid)
             os.makedirs(d)
             cells.append({"id": cid, "scenario": sc.name, "scenario_cell": cname,
                           "host_profile": host_of.get(sc.name, (None,))[0],
                           "axes": axes, "kernel": k, "expected": v.verdict,
+                          # What cell_result may also call ok, on the ground
+                          # truth (finished=, untried=: docs/scenarios.md).
+                          "expected_also": [x for x in (v.finished, v.untried) if x],
                           "expected_why": v.why,
                           "expected_from": f"{os.path.relpath(sc.path, TOP)}:{v.line}",
                           "timeout": sc.get("timeout", str(C.DEFAULT_TIMEOUT)),

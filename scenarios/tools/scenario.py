@@ -5,16 +5,23 @@ The format is documented in docs/scenarios.md. In short, one statement a line:
 
     key = value                       a field (some keys repeat)
     axis NAME = V1 V2 ...             vary the environment over these values
-    expect = VERDICT: WHY             the verdict kernel semantics predict
-    when COND [COND...] -> VERDICT [agent_exit=N]: WHY
+    expect = VERDICT [MOD...]: WHY    the verdict kernel semantics predict
+    when COND [COND...] -> VERDICT [MOD...]: WHY
                                       an override; the first that matches wins
+                                      (COND: kernel=GLOB, AXIS=VALUE or
+                                      design=TRAIT, a trait of the bundle)
+    MOD: agent_exit=N, finished=VERDICT (the verdict if the supervisor ended
+    before kill_supervisor_after), untried=pass (pass is right too when the
+    ground truth shows the agent tried nothing undeclared)
 
 Every error names the file and line. Python 3 standard library only.
 
 Command line:
-    scenario.py check FILE|DIR...            validate, print the cells
-    scenario.py compile --kernel NAME --out DIR FILE|DIR...
+    scenario.py check [--design TRAITS] FILE|DIR...
+                                             validate, print the cells
+    scenario.py compile --kernel NAME --out DIR [--design TRAITS] FILE|DIR...
                                              write one cell file per cell
+    (--design: the bundle's traits, or none; default ours, every trait)
 """
 
 import argparse
@@ -29,8 +36,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "initramfs", "host"))
-from contract import (CELL_ID_CHARS, CELL_ID_RE, DEFAULT_TIMEOUT, FEATURES, VERDICTS,  # noqa: E402
-                      parse_allow_spec)
+from contract import (CELL_ID_CHARS, CELL_ID_RE, DEFAULT_TIMEOUT, DESIGN_TRAITS,  # noqa: E402
+                      FEATURES, OUR_DESIGN, VERDICTS, parse_allow_spec)
 MASK_ERRNOS = ("ENOSYS", "EPERM")
 
 # The supervisor's user, as the `user` key or axis names it. `nocap` is root
@@ -87,7 +94,7 @@ class ScenarioError(Exception):
 class Verdict:
     """An expected verdict with its justification and where it was written."""
 
-    def __init__(self, verdict, why, line, agent_exit=None):
+    def __init__(self, verdict, why, line, agent_exit=None, finished=None, untried=None):
         self.verdict = verdict
         self.why = why
         self.line = line
@@ -95,6 +102,15 @@ class Verdict:
         # expect_agent_exit (e.g. its calls fail on a kernel that refuses the
         # mechanism): None keeps the scenario's expect_agent_exit.
         self.agent_exit = agent_exit
+        # finished=VERDICT: the verdict due when the supervisor ended before
+        # the cell's kill_supervisor_after landed (the kill is not there to
+        # judge); None: the cell's kill is assumed to land.
+        self.finished = finished
+        # untried=pass: pass is right as well when the ground truth shows
+        # the agent tried nothing undeclared (oracle.tried): a design that
+        # ends the run before the agent's violation, or never hands it the
+        # means, has nothing to refuse.
+        self.untried = untried
 
 
 class Override:
@@ -105,10 +121,14 @@ class Override:
         self.verdict = verdict
         self.line = line
 
-    def matches(self, kernel, axes):
+    def matches(self, kernel, axes, design=OUR_DESIGN):
         for key, pats in self.conds:
             if key == "kernel":
                 if not any(fnmatch.fnmatchcase(kernel, p) for p in pats):
+                    return False
+            elif key == "design":
+                # design=T1,T2: the bundle has one of these traits.
+                if not any(p in design for p in pats):
                     return False
             elif axes.get(key) not in pats:
                 return False
@@ -145,11 +165,12 @@ class Scenario:
             out.append((cell_name(self.name, axes), axes))
         return out
 
-    def resolve(self, kernel, axes):
-        """The expected Verdict for one cell on one kernel: the first override
-        that matches, else `expect`."""
+    def resolve(self, kernel, axes, design=OUR_DESIGN):
+        """The expected Verdict for one cell on one kernel, for a bundle with
+        the DESIGN traits (ours: all of them): the first override that
+        matches, else `expect`."""
         for ov in self.overrides:
-            if ov.matches(kernel, axes):
+            if ov.matches(kernel, axes, design):
                 return ov.verdict
         return self.expect
 
@@ -170,28 +191,34 @@ def cell_id(scenario_cell, kernel):
 # ---------------------------------------------------------------- values
 
 def parse_verdict(path, line, text):
-    """`VERDICT [agent_exit=N]: WHY` -> Verdict; the justification is
-    mandatory."""
+    """`VERDICT [agent_exit=N] [finished=VERDICT] [untried=pass]: WHY` ->
+    Verdict; the justification is mandatory."""
     head, sep, why = text.partition(":")
     words = head.split()
     verdict = words[0] if words else ""
     why = why.strip()
-    agent_exit = None
+    mods = {}
     for word in words[1:]:
         key, eq, value = word.partition("=")
-        if key != "agent_exit" or not eq or not value.isdigit() or int(value) > 255:
-            raise ScenarioError(path, line, f"after the verdict only agent_exit=N (0..255) may "
-                                f"follow, not {word!r}")
-        if agent_exit is not None:
-            raise ScenarioError(path, line, "agent_exit given twice")
-        agent_exit = value
+        ok = eq and (key == "agent_exit" and value.isdigit() and int(value) <= 255 or
+                     key == "finished" and value in VERDICTS or
+                     key == "untried" and value == "pass")
+        if not ok:
+            raise ScenarioError(path, line, f"after the verdict only agent_exit=N (0..255), "
+                                f"finished=VERDICT or untried=pass may follow, not {word!r}")
+        if key in mods:
+            raise ScenarioError(path, line, f"{key} given twice")
+        mods[key] = value
+    agent_exit = mods.get("agent_exit")
+    if mods.get("untried") is not None and verdict == "pass":
+        raise ScenarioError(path, line, "untried=pass on a pass verdict says nothing")
     if verdict not in VERDICTS:
         raise ScenarioError(path, line, f"bad verdict {verdict!r}: expected one of "
                             f"{', '.join(VERDICTS)} followed by ': <justification>'")
     if not sep or not why:
         raise ScenarioError(path, line, f"verdict {verdict} has no justification: "
                             f"write '{verdict}: <one line from kernel semantics>'")
-    return Verdict(verdict, why, line, agent_exit)
+    return Verdict(verdict, why, line, agent_exit, mods.get("finished"), mods.get("untried"))
 
 
 def check_allow(spec):
@@ -483,7 +510,8 @@ def parse_when(path, no, text):
         key, eq, pats = tok.partition("=")
         if not eq or not key or not pats:
             raise ScenarioError(path, no, f"bad condition {tok!r}: expected "
-                                f"kernel=GLOB[,GLOB] or AXIS=VALUE[,VALUE]")
+                                f"kernel=GLOB[,GLOB], AXIS=VALUE[,VALUE] or "
+                                f"design=TRAIT[,TRAIT]")
         if any(c[0] == key for c in conds):
             raise ScenarioError(path, no, f"condition on {key!r} given twice")
         conds.append((key, pats.split(",")))
@@ -557,28 +585,44 @@ def finish(sc, kernels):
                         raise ScenarioError(path, ov.line, f"override matches nothing: "
                                             f"kernel {p!r} matches none of "
                                             f"{', '.join(kernels)}")
+            elif key == "design":
+                for p in pats:
+                    if p not in DESIGN_TRAITS:
+                        raise ScenarioError(path, ov.line, f"unknown design trait {p!r} "
+                                            f"(traits: {', '.join(DESIGN_TRAITS)})")
             elif key not in axes:
                 raise ScenarioError(path, ov.line, f"override matches nothing: {key!r} "
-                                    f"is neither 'kernel' nor an axis of this scenario "
-                                    f"(axes: {', '.join(axes) or 'none'})")
+                                    f"is neither 'kernel', 'design' nor an axis of this "
+                                    f"scenario (axes: {', '.join(axes) or 'none'})")
             else:
                 for p in pats:
                     if p not in axes[key]:
                         raise ScenarioError(path, ov.line, f"override matches nothing: "
                                             f"{key}={p} is not among the axis values "
                                             f"{' '.join(axes[key])}")
-    space = [(k, a) for k in kernels for _, a in sc.cells()]
+    # Design traits span a dimension of their own: every combination of the
+    # traits the file names (the one with all of them is ours).
+    named = sorted({p for ov in sc.overrides for key, pats in ov.conds if key == "design"
+                    for p in pats})
+    designs = [frozenset(c) for n in range(len(named) + 1)
+               for c in itertools.combinations(named, n)]
+    space = [(k, a, d) for k in kernels for _, a in sc.cells() for d in designs]
     for i, ov in enumerate(sc.overrides):
-        hits = [(k, a) for k, a in space if ov.matches(k, a)]
+        hits = [(k, a, d) for k, a, d in space if ov.matches(k, a, d)]
         if not hits:
             raise ScenarioError(path, ov.line, f"override matches nothing: no "
                                 f"kernel x axis cell has {ov.text()}")
         earlier = sc.overrides[:i]
-        if all(any(e.matches(k, a) for e in earlier) for k, a in hits):
-            lines = sorted({e.line for k, a in hits for e in earlier if e.matches(k, a)})
+        if all(any(e.matches(k, a, d) for e in earlier) for k, a, d in hits):
+            lines = sorted({e.line for k, a, d in hits for e in earlier if e.matches(k, a, d)})
             raise ScenarioError(path, ov.line, f"override never wins: every cell it "
                                 f"matches is taken by the earlier override(s) on line(s) "
                                 f"{', '.join(map(str, lines))} (first match wins)")
+    for v in [sc.expect] + [ov.verdict for ov in sc.overrides]:
+        if v.finished is not None and "kill_supervisor_after" not in sc.fields:
+            raise ScenarioError(path, v.line, "finished= names the verdict of a supervisor "
+                                "that ended before kill_supervisor_after, which this "
+                                "scenario does not set")
     for cname, _ in sc.cells():
         for k in kernels:
             if not CELL_ID_RE.match(cell_id(cname, k)):
@@ -646,16 +690,18 @@ def environment(sc, axes):
     return sysctls, uid, gid, caps, requires
 
 
-def compile_cell(sc, axes, kernel):
-    """The cell file text for one scenario cell on one kernel."""
+def compile_cell(sc, axes, kernel, design=OUR_DESIGN):
+    """The cell file text for one scenario cell on one kernel, its verdict
+    resolved for a bundle with the DESIGN traits (bundle.py; ours: all)."""
     cname = cell_name(sc.name, axes)
     cid = cell_id(cname, kernel)
-    v = sc.resolve(kernel, axes)
+    v = sc.resolve(kernel, axes, design)
     sysctls, uid, gid, caps, requires = environment(sc, axes)
     agent, _ = check_argv(sc.get("agent"), "agent")
+    traits = " ".join(t for t in DESIGN_TRAITS if t in design) or "none"
     out = [f"# {cid}: compiled by scenarios/tools/scenario.py from "
            f"{os.path.basename(sc.path)} for kernel {kernel}",
-           f"# expected verdict from line {v.line}",
+           f"# expected verdict from line {v.line} for design traits: {traits}",
            f"scenario={sc.name}", f"cell={cid}"]
     out += [f"agent_arg={a}" for a in agent]
     out += [f"allow={a}" for a, _ in sc.lists["allow"]]
@@ -677,6 +723,10 @@ def compile_cell(sc, axes, kernel):
             f"timeout={sc.get('timeout', str(DEFAULT_TIMEOUT))}"]
     if "kill_supervisor_after" in sc.fields:
         out.append(f"kill_supervisor_after={sc.get('kill_supervisor_after')}")
+    if v.finished is not None:
+        out.append(f"expect_finished={v.finished}")
+    if v.untried is not None:
+        out.append(f"expect_untried={v.untried}")
     agent_exit = v.agent_exit if v.agent_exit is not None else sc.get("expect_agent_exit")
     if agent_exit is not None:
         out.append(f"expect_agent_exit={agent_exit}")
@@ -721,10 +771,16 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("check", help="validate scenario files and list their cells")
+    c.add_argument("--design", default=None,
+                   help="list the verdicts for a bundle with these design traits, "
+                        "space-separated, or 'none' (default: ours, every trait)")
     c.add_argument("paths", nargs="+")
     p = sub.add_parser("compile", help="write the cell files for one kernel")
     p.add_argument("--kernel", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--design", default=None,
+                   help="the bundle's design traits, space-separated, or 'none' "
+                        "(default: ours, every trait)")
     p.add_argument("paths", nargs="+")
     args = ap.parse_args(argv)
     try:
@@ -737,12 +793,20 @@ def main(argv=None):
     except ScenarioError as e:
         print(f"scenario.py: error: {e}", file=sys.stderr)
         return 1
+    design = OUR_DESIGN
+    if args.design is not None:
+        design = tuple(t for t in args.design.split() if t != "none")
+        bad = [t for t in design if t not in DESIGN_TRAITS]
+        if bad:
+            print(f"scenario.py: error: unknown design trait(s) {' '.join(bad)} (traits: "
+                  f"{' '.join(DESIGN_TRAITS)})", file=sys.stderr)
+            return 1
     if args.cmd == "check":
         n = 0
         for sc in scenarios:
             for cname, axes in sc.cells():
                 n += 1
-                row = " ".join(f"{k}:{sc.resolve(k, axes).verdict}" for k in kernels)
+                row = " ".join(f"{k}:{sc.resolve(k, axes, design).verdict}" for k in kernels)
                 print(f"{cname}  {row}")
         print(f"{len(scenarios)} scenarios, {n} scenario cells, {len(kernels)} kernels: ok")
         return 0
@@ -753,7 +817,7 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     for sc in scenarios:
         for _, axes in sc.cells():
-            cid, text = compile_cell(sc, axes, args.kernel)
+            cid, text = compile_cell(sc, axes, args.kernel, design)
             with open(os.path.join(args.out, cid + ".cell"), "w", encoding="utf-8") as f:
                 f.write(text)
             print(cid)

@@ -111,6 +111,22 @@ def runner_claiming_ok_for_pass_is_a_false_green():
 
 
 @test
+def runner_ok_stands_only_for_a_verdict_the_cell_allows():
+    """finished= and untried= (docs/scenarios.md) let cell_result call a
+    verdict other than expect ok on the ground truth; the matrix's check of
+    the runner admits exactly those, and nothing else."""
+    import schedule  # noqa: E402 - the module under test, only for this pure function
+    cell = {"id": "c+k", "expected": "fail", "expected_also": ["pass"]}
+    data = {"cell": "c+k", "outcome": "ok", "got": "pass", "expected": "fail",
+            "reason": "verdict pass for expected fail (expect_untried=pass)"}
+    assert schedule.judge(cell, data, "", 1.0)["outcome"] == "ok"
+    assert schedule.judge(dict(cell, expected_also=[]), data, "", 1.0)["outcome"] == \
+        "false-green"
+    other = dict(data, got="capability-error")
+    assert schedule.judge(cell, other, "", 1.0)["outcome"] == "mismatch"
+
+
+@test
 def summary_carries_the_per_cell_fields():
     s = run_once()
     summ = json.load(open(os.path.join(s["dir"], "summary.json"), encoding="utf-8"))

@@ -126,9 +126,82 @@ def compile_cell_writes_contract_keys():
     keys = {ln.partition("=")[0] for ln in lines}
     allowed = {"scenario", "cell", "agent_arg", "allow", "loopback", "sysctl", "uid",
                "gid", "drop_cap", "mask", "service", "addr", "requires", "expect",
-               "expect_why", "timeout", "sink", "kill_supervisor_after", "expect_agent_exit"}
+               "expect_why", "timeout", "sink", "kill_supervisor_after", "expect_agent_exit",
+               "expect_finished", "expect_untried"}
     assert keys <= allowed, keys - allowed
     assert S.CELL_ID_RE.match(cid)
+
+
+DESIGNED = replace("when ptrace_scope=3 -> capability-error: scope 3 refuses all",
+                   "when ptrace_scope=3 design=ptrace-probe -> capability-error: scope 3 "
+                   "refuses all")
+DESIGNED = replace("when ptrace_scope=2 user=nocap,uid1000 -> capability-error",
+                   "when ptrace_scope=2 user=nocap,uid1000 design=ptrace-probe -> "
+                   "capability-error", DESIGNED)
+
+
+@test
+def design_condition_holds_for_a_bundle_with_the_trait_only():
+    sc = parse(DESIGNED)
+    axes = {"ptrace_scope": "3", "user": "root"}
+    # Ours (every trait, the default) as before; a design without the
+    # trait gets the next line that matches.
+    assert sc.resolve("debian-6.1", axes).verdict == "capability-error"
+    assert sc.resolve("debian-6.1", axes, ("ptrace-probe",)).verdict == "capability-error"
+    assert sc.resolve("debian-6.1", axes, ()).verdict == "fail"
+    assert sc.resolve("debian-6.1", axes, ("landlock",)).verdict == "fail"
+    assert sc.resolve("no-seccomp-filter", axes, ()).verdict == "capability-error"
+
+
+@test
+def compile_resolves_for_the_design_and_says_which():
+    sc = parse(DESIGNED)
+    axes = {"ptrace_scope": "3", "user": "root"}
+    _, ours = S.compile_cell(sc, axes, "debian-6.1")
+    _, other = S.compile_cell(sc, axes, "debian-6.1", ())
+    assert "expect=capability-error\n" in ours and "traits: ptrace-probe reads-agent landlock" in ours, ours
+    assert "expect=fail\n" in other and "design traits: none" in other, other
+
+
+@test
+def unknown_design_trait_is_an_error():
+    expect_error(replace("design=ptrace-probe", "design=ptrace", DESIGNED), 14,
+                 "unknown design trait 'ptrace'")
+
+
+@test
+def design_override_shadowed_by_an_earlier_line_never_wins():
+    text = replace("when ptrace_scope=3 design=ptrace-probe",
+                   "when ptrace_scope=3 -> fail: x\nwhen ptrace_scope=3 design=ptrace-probe",
+                   DESIGNED)
+    expect_error(text, 15, "override never wins")
+
+
+@test
+def verdict_modifiers_finished_and_untried_compile():
+    text = replace("expect = fail: readable", "expect = fail untried=pass: readable")
+    text = replace("timeout = 30", "timeout = 30\nkill_supervisor_after = 4", text)
+    text = replace("when ptrace_scope=3 -> capability-error:",
+                   "when ptrace_scope=3 -> capability-error finished=fail:", text)
+    sc = parse(text)
+    _, out = S.compile_cell(sc, {"ptrace_scope": "3", "user": "root"}, "debian-6.1")
+    assert "expect_finished=fail\n" in out and "expect_untried" not in out, out
+    _, out = S.compile_cell(sc, {"ptrace_scope": "1", "user": "root"}, "debian-6.1")
+    assert "expect_untried=pass\n" in out and "expect_finished" not in out, out
+
+
+@test
+def finished_without_a_kill_is_an_error():
+    expect_error(replace("expect = fail: readable", "expect = fail finished=pass: readable"),
+                 16, "kill_supervisor_after")
+
+
+@test
+def untried_other_than_pass_or_on_pass_is_an_error():
+    expect_error(replace("expect = fail: readable", "expect = fail untried=fail: readable"),
+                 16, "untried=pass may follow")
+    expect_error(replace("expect = fail: readable", "expect = pass untried=pass: readable"),
+                 16, "says nothing")
 
 
 @test

@@ -9,6 +9,10 @@
  *       once the supervisor is dead), sends "after\n" on the same
  *       connection (write_after) and connects a new socket to DEST2
  *       (connect_after).
+ * Each connect is logged before the call as well (try_connect,
+ * try_connect_after): a supervisor that ends the run with the agent's first
+ * process may kill the grandchild inside its call, and the oracle must know
+ * it was tried (docs/supervisor-contract.md, untried=pass).
  */
 #include "agentlib.h"
 
@@ -36,6 +40,7 @@ static void outlive(int fd)
 	r = write(fd, "after\n", 6);
 	agent_log("write_after", NULL, r, errno, NULL);
 	fd2 = socket(dest2.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	agent_log("try_connect_after", dest2.text, 0, 0, NULL);
 	r = fd2 < 0 ? fd2 : connect(fd2, (const struct sockaddr *)&dest2.ss, dest2.len);
 	agent_log("connect_after", dest2.text, r, errno, NULL);
 }
@@ -55,6 +60,7 @@ static void grandchild(const struct agent_dest *d, pid_t middle)
 		agent_log("socket", d->text, fd, errno, extra);
 		_exit(0);
 	}
+	agent_log("try_connect", d->text, 0, 0, extra);
 	r = connect(fd, (const struct sockaddr *)&d->ss, d->len);
 	agent_log("connect", d->text, r, errno, extra);
 	if (flag && r == 0)

@@ -7,6 +7,10 @@
  * for a uid-1000 agent, the pid namespace's reaper for a root one) and on
  * itself (pid 0, which must keep working), and logs both answers; it never
  * burns the CPU. Exit status 1 when the limit on the parent was set.
+ * As init of a pid namespace (a supervisor of another design makes the
+ * agent that) its parent is outside the namespace and getppid() is 0,
+ * which prlimit reads as itself: there is no parent to name, so it logs
+ * prlimit_parent_none and makes no call (review h-foreign3 finding 8).
  *
  *     limit-supervisor
  */
@@ -28,6 +32,10 @@ int main(int argc, char **argv)
 		return agent_usage("(no arguments)");
 	r = prlimit(0, RLIMIT_CPU, NULL, &mine);
 	agent_log("prlimit_self", NULL, r, r ? errno : 0, NULL);
+	if (parent == 0) {
+		agent_log("prlimit_parent_none", NULL, 0, 0, NULL);
+		return 0;
+	}
 	r = prlimit(parent, RLIMIT_CPU, &one, NULL);
 	agent_log("prlimit_parent", NULL, r, r ? errno : 0, NULL);
 	return r == 0 ? 1 : 0;

@@ -75,7 +75,8 @@ def connect_denied_with_chosen_errno_under_deny_errno(ctx):
     ev = expect_event(ctx, run, "denied connect", syscall="connect", dest=bad.dest)
     ctx.expect_eq(ev.get("bucket"), "denied", "bucket")
     ctx.expect_eq(ev.get("errno"), "ECONNREFUSED", "errno")
-    ctx.expect_eq(run.report.get("supervisor"), {"name": "egress-supervisor", "denial_errno": "ECONNREFUSED"},
+    ctx.expect_eq(run.report.get("supervisor"), {"name": "egress-supervisor", "denial_errno": "ECONNREFUSED",
+                                                 "marks_held": True},
                   "the report's promise")
     for bad_errno in ("EPERM", "EINTR", "0", "ENOTANERRNO"):
         r = subprocess.run([SV, "--deny-errno", bad_errno, "--", "/bin/true"], capture_output=True, text=True,
