@@ -21,7 +21,10 @@ done, exit 0) and at an undeclared destination (expect fail, sink 0).
     gcc -O2 -Wall -o /tmp/hr5-sock tests/review/hr5-sock.c
     rustc -O -o /tmp/hr5-prog-rs tests/review/hr5-prog.rs
     mkdir -p /tmp/hr5-build && cp tests/review/hr5-Prog.java /tmp/hr5-build/Prog.java && javac -d /tmp/hr5-build /tmp/hr5-build/Prog.java
-    tests/review/hr5-run.py SUPERVISOR [OUT] [--only NAME,...] [--who root,uid1000] [--repeat N]
+    tests/review/hr5-run.py SUPERVISOR [OUT] [--only NAME,...] [--who root,uid1000,bare] [--repeat N]
+
+--who bare runs each program as root without the supervisor (the control:
+the declared aim must exit 0, the undeclared one must reach the sink).
 
 Needs (Debian): socat rsync openssh-server (installed for this review),
 openjdk-17, postgresql-15, tcl, perl, node (already present).
@@ -208,6 +211,11 @@ def cases(w, P):
     add("gso-sockopt", [SOCK, "gsoopt", "127.0.0.1", str(e), "1000", "8"], [SOCK, "gsoopt", "127.0.0.1", str(k), "1000", "8"])
     add("quic-v4", [SOCK, "quic", "127.0.0.1", str(e)], [SOCK, "quic", "127.0.0.2", str(k)])
     add("quic-v6", [SOCK, "quic", "::1", str(e)], [SOCK, "quic", "::1", str(k)])
+    add("quic-mapped", [SOCK, "quicmapped", "127.0.0.1", str(e)], [SOCK, "quicmapped", "127.0.0.2", str(k)])
+    add("sendmmsg-gso", [SOCK, "mmsggso", "127.0.0.1", str(e)], [SOCK, "mmsggso", "127.0.0.2", str(k)])
+    add("sendmmsg-gso-v6", [SOCK, "mmsggso", "::1", str(e)], [SOCK, "mmsggso", "::1", str(k)])
+    add("zerocopy", [SOCK, "zerocopy", "127.0.0.1", str(e)], [SOCK, "zerocopy", "127.0.0.2", str(k)])
+    add("zerocopy-conn", [SOCK, "zerocopyc", "127.0.0.1", str(e)], [SOCK, "zerocopyc", "127.0.0.2", str(k)])
     add("txtime", [SOCK, "txtime", "127.0.0.1", str(e)], [SOCK, "txtime", "127.0.0.2", str(k)])
     add("tstamp", [SOCK, "tstamp", "127.0.0.1", str(e)], [SOCK, "tstamp", "127.0.0.2", str(k)])
     add("dontfrag-v6", [SOCK, "dontfrag", "::1", str(e)], [SOCK, "dontfrag", "::1", str(k)])
@@ -304,15 +312,19 @@ def run_one(sv, out, w, sinks, name, who, aim, argv, opt, allow, rep):
     tag = f"{name}-{who}-{aim}-{rep}"
     if opt.get("loopback"):
         allow = []
-    argv = [x.replace("ID", "id" if who == "root" else "id1000").replace("USER", "root")
+    argv = [x.replace("ID", "id" if who in ("root", "bare") else "id1000").replace("USER", "root")
             if isinstance(x, str) and ("ssh/ID" in x or "USER@" in x) else x for x in argv]
     if opt.get("unixpeer") and who == "root":
         allow = allow + ["--unix-peer", opt["unixpeer"]]
     rf = tempfile.TemporaryFile()
-    if who == "root" and opt.get("pgin"):
+    if who in ("root", "bare") and opt.get("pgin"):
         argv = ["setpriv", f"--reuid={UID}", f"--regid={UID}", "--clear-groups"] + argv
-    pre = [] if who == "root" else ["setpriv", f"--reuid={UID}", f"--regid={UID}", "--clear-groups"]
+    pre = [] if who in ("root", "bare") else ["setpriv", f"--reuid={UID}", f"--regid={UID}", "--clear-groups"]
     cmd = pre + [sv, "--report-fd", str(rf.fileno()), "--writable", w] + allow + ["--"] + argv
+    if who == "bare":
+        # the control: the program as root without the supervisor (its own
+        # exit for the declared aim; the undeclared aim must reach the sink)
+        cmd = argv
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin", "LANG": "C.UTF-8", "HOME": w, "TMPDIR": w}
     stdin = opt.get("stdin_dec" if aim == "declared" else "stdin_und")
     for s in sinks:
@@ -341,7 +353,11 @@ def run_one(sv, out, w, sinks, name, who, aim, argv, opt, allow, rep):
     events = (rep_json or {}).get("events", [])
     with open(os.path.join(out, "reports", tag + ".json"), "w") as f:
         json.dump({"cmd": cmd, "stdin": stdin, "rc": rc, "stderr": err[-4000:], "stdout": sout[-3000:], "report": rep_json}, f, indent=1)
-    if aim == "declared":
+    if who == "bare":
+        pexit = rc
+        expect = "0" if aim == "declared" else "sink>0"
+        good = rc == 0 and conns == 0 if aim == "declared" else conns > 0
+    elif aim == "declared":
         expect = "pass/0"
         good = rc == 0 and pexit == 0 and nbytes == 0 and conns == 0
     else:

@@ -8,6 +8,15 @@
  *   hr5-sock gso ADDR PORT SEG N       sendmsg, a UDP_SEGMENT control (GSO)
  *   hr5-sock gsoopt ADDR PORT SEG N    setsockopt UDP_SEGMENT, then sendto
  *   hr5-sock quic ADDR PORT            quinn/msquic's cmsgs: ECN, PKTINFO, GSO
+ *   hr5-sock quicmapped ADDR4 PORT     tokio-quiche's send to a v4-mapped peer from
+ *                                      [::]:0: IP_TOS and an IPV6_PKTINFO naming
+ *                                      ::ffff:127.0.0.1 as the source
+ *   hr5-sock mmsggso ADDR PORT         msquic's batch: sendmmsg of 4 messages, each
+ *                                      3 segments of 1000 by UDP_SEGMENT
+ *   hr5-sock zerocopy ADDR PORT        SO_ZEROCOPY, sendto(MSG_ZEROCOPY) of 4000
+ *                                      bytes, the completion read from the
+ *                                      error queue (SO_EE_ORIGIN_ZEROCOPY)
+ *   hr5-sock zerocopyc ADDR PORT       the same on a connected socket, no name
  *   hr5-sock txtime ADDR PORT          SO_TXTIME and an SCM_TXTIME control
  *   hr5-sock tstamp ADDR PORT          an SO_TIMESTAMPING control (tx stamps)
  *   hr5-sock dontfrag ADDR PORT        IPV6_DONTFRAG control (v6 only)
@@ -84,6 +93,8 @@ static void say(const char *what, long rc)
 	fflush(stdout);
 }
 
+static int errqueue;
+
 /* Reads datagrams for up to ms; returns how many and their total bytes. */
 static int drain(int fd, int ms, long *bytes)
 {
@@ -92,7 +103,19 @@ static int drain(int fd, int ms, long *bytes)
 	*bytes = 0;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	while (poll(&p, 1, ms) == 1) {
-		ssize_t r = recv(fd, b, sizeof b, 0);
+		ssize_t r = recv(fd, b, sizeof b, MSG_DONTWAIT);
+		if (r < 0 && errno == EAGAIN) {
+			/* a transmit timestamp (SO_TIMESTAMPING) waits on the
+			 * error queue: poll says POLLERR until it is read */
+			char cb[512];
+			struct iovec iov = { b, sizeof b };
+			struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof cb };
+			if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) >= 0) {
+				errqueue++;
+				continue;
+			}
+			break;
+		}
 		if (r < 0)
 			break;
 		n++;
@@ -207,6 +230,104 @@ static int quic(struct peer *d)
 	return r == 3600 && got == 3 ? 0 : 1;
 }
 
+static void put(struct msghdr *m, size_t *used, int level, int type, const void *data, size_t len)
+{
+	struct cmsghdr *h = (struct cmsghdr *)((char *)m->msg_control + *used);
+	h->cmsg_level = level;
+	h->cmsg_type = type;
+	h->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(h), data, len);
+	*used += CMSG_SPACE(len);
+	m->msg_controllen = *used;
+}
+
+static int quicmapped(struct peer *d4)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = ((struct sockaddr_in *)&d4->ss)->sin_port };
+	s6.sin6_addr.s6_addr[10] = s6.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&s6.sin6_addr.s6_addr[12], &((struct sockaddr_in *)&d4->ss)->sin_addr, 4);
+	int fd = udp(AF_INET6), zero = 0, tos = 0x88;
+	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+	struct sockaddr_in6 any = { .sin6_family = AF_INET6 };
+	bind(fd, (void *)&any, sizeof any);
+	long rc = 0;
+	for (int withfrom = 0; withfrom < 2; withfrom++) {
+		char buf[64] = "quic mapped";
+		struct iovec iov = { buf, 11 };
+		union {
+			char b[256];
+			struct cmsghdr a;
+		} c;
+		memset(&c, 0, sizeof c);
+		struct msghdr m = { .msg_name = &s6, .msg_namelen = sizeof s6, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b };
+		size_t used = 0;
+		put(&m, &used, IPPROTO_IP, IP_TOS, &tos, sizeof tos);
+		if (withfrom) {
+			struct in6_pktinfo pi = { 0 };
+			inet_pton(AF_INET6, "::ffff:127.0.0.1", &pi.ipi6_addr);
+			put(&m, &used, IPPROTO_IPV6, IPV6_PKTINFO, &pi, sizeof pi);
+		}
+		long r = sendmsg(fd, &m, 0);
+		say(withfrom ? "sendmsg mapped tos+pktinfo" : "sendmsg mapped tos", r);
+		if (r != 11)
+			rc = 1;
+	}
+	long bytes;
+	int got = drain(fd, 3000, &bytes);
+	printf("echoes %d (want 2)\n", got);
+	return !rc && got == 2 ? 0 : 1;
+}
+
+static int mmsggso(struct peer *d)
+{
+	int fd = udp(d->fam);
+	struct mmsghdr mm[4];
+	struct iovec iov[4];
+	static char bufs[4][3000];
+	union {
+		char b[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr a;
+	} c[4];
+	uint16_t seg = 1000;
+	memset(mm, 0, sizeof mm);
+	memset(c, 0, sizeof c);
+	for (int i = 0; i < 4; i++) {
+		memset(bufs[i], 'a' + i, sizeof bufs[i]);
+		iov[i].iov_base = bufs[i];
+		iov[i].iov_len = sizeof bufs[i];
+		struct msghdr *m = &mm[i].msg_hdr;
+		m->msg_name = &d->ss;
+		m->msg_namelen = d->len;
+		m->msg_iov = &iov[i];
+		m->msg_iovlen = 1;
+		m->msg_control = c[i].b;
+		size_t used = 0;
+		put(m, &used, SOL_UDP, UDP_SEGMENT, &seg, sizeof seg);
+	}
+	int r = sendmmsg(fd, mm, 4, 0);
+	say("sendmmsg gso", r);
+	long bytes;
+	int got = drain(fd, 3000, &bytes);
+	printf("echoes %d bytes %ld (want 12 of 1000)\n", got, bytes);
+	return r == 4 && got == 12 ? 0 : 1;
+}
+
+static int zerocopy(struct peer *d, int connected)
+{
+	int fd = udp(d->fam), one = 1;
+	if (connected)
+		say("connect", connect(fd, (void *)&d->ss, d->len));
+	say("setsockopt SO_ZEROCOPY", setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof one));
+	static char buf[4000];
+	memset(buf, 'z', sizeof buf);
+	long r = sendto(fd, buf, sizeof buf, MSG_ZEROCOPY, connected ? NULL : (void *)&d->ss, connected ? 0 : d->len);
+	say("sendto MSG_ZEROCOPY", r);
+	long bytes;
+	int got = drain(fd, 3000, &bytes);
+	printf("echoes %d bytes %ld, completions on the error queue %d\n", got, bytes, errqueue);
+	return r == (long)sizeof buf && got == 1 && errqueue == 1 ? 0 : 1;
+}
+
 static int txtime(struct peer *d)
 {
 	int fd = udp(d->fam);
@@ -257,8 +378,8 @@ static int tstamp(struct peer *d)
 	say("sendmsg so_timestamping", r);
 	long bytes;
 	int got = drain(fd, 3000, &bytes);
-	printf("echoes %d\n", got);
-	return r == 100 && got == 1 ? 0 : 1;
+	printf("echoes %d, error-queue messages (transmit timestamps) %d\n", got, errqueue);
+	return r == 100 && got == 1 && errqueue == 1 ? 0 : 1;
 }
 
 static int dontfrag(struct peer *d)
@@ -464,6 +585,14 @@ int main(int argc, char **argv)
 		return gso(&a, atoi(argv[4]), atoi(argv[5]), 1);
 	if (!strcmp(c, "quic"))
 		return quic(&a);
+	if (!strcmp(c, "quicmapped"))
+		return quicmapped(&a);
+	if (!strcmp(c, "mmsggso"))
+		return mmsggso(&a);
+	if (!strcmp(c, "zerocopy"))
+		return zerocopy(&a, 0);
+	if (!strcmp(c, "zerocopyc"))
+		return zerocopy(&a, 1);
 	if (!strcmp(c, "txtime"))
 		return txtime(&a);
 	if (!strcmp(c, "tstamp"))
