@@ -216,6 +216,7 @@ def cases(w, P):
     add("sendmmsg-gso-v6", [SOCK, "mmsggso", "::1", str(e)], [SOCK, "mmsggso", "::1", str(k)])
     add("zerocopy", [SOCK, "zerocopy", "127.0.0.1", str(e)], [SOCK, "zerocopy", "127.0.0.2", str(k)])
     add("zerocopy-conn", [SOCK, "zerocopyc", "127.0.0.1", str(e)], [SOCK, "zerocopyc", "127.0.0.2", str(k)])
+    add("zerocopy-seq", [SOCK, "zcseq", "127.0.0.1", str(e)], [SOCK, "zcseq", "127.0.0.2", str(k)])
     add("txtime", [SOCK, "txtime", "127.0.0.1", str(e)], [SOCK, "txtime", "127.0.0.2", str(k)])
     add("tstamp", [SOCK, "tstamp", "127.0.0.1", str(e)], [SOCK, "tstamp", "127.0.0.2", str(k)])
     add("dontfrag-v6", [SOCK, "dontfrag", "::1", str(e)], [SOCK, "dontfrag", "::1", str(k)])

@@ -17,6 +17,10 @@
  *                                      bytes, the completion read from the
  *                                      error queue (SO_EE_ORIGIN_ZEROCOPY)
  *   hr5-sock zerocopyc ADDR PORT       the same on a connected socket, no name
+ *   hr5-sock zcseq ADDR PORT           the kernel's completion numbers: a named
+ *                                      MSG_ZEROCOPY sendto, a sendmsg with GSO,
+ *                                      then a connect and a nameless send:
+ *                                      expects ids 0, 1 and 2 (one range 0-2)
  *   hr5-sock txtime ADDR PORT          SO_TXTIME and an SCM_TXTIME control
  *   hr5-sock tstamp ADDR PORT          an SO_TIMESTAMPING control (tx stamps)
  *   hr5-sock dontfrag ADDR PORT        IPV6_DONTFRAG control (v6 only)
@@ -328,6 +332,58 @@ static int zerocopy(struct peer *d, int connected)
 	return r == (long)sizeof buf && got == 1 && errqueue == 1 ? 0 : 1;
 }
 
+#include <linux/errqueue.h>
+
+static int zcseq(struct peer *d)
+{
+	int fd = udp(d->fam), one = 1;
+	static char buf[3000];
+	uint16_t seg = 1000;
+	memset(buf, 's', sizeof buf);
+	setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof one);
+	say("sendto named", sendto(fd, buf, 1000, MSG_ZEROCOPY, (void *)&d->ss, d->len));
+	struct iovec iov = { buf, sizeof buf };
+	union {
+		char b[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr a;
+	} c;
+	memset(&c, 0, sizeof c);
+	struct msghdr m = { .msg_name = &d->ss, .msg_namelen = d->len, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b };
+	size_t used = 0;
+	put(&m, &used, SOL_UDP, UDP_SEGMENT, &seg, sizeof seg);
+	say("sendmsg named gso", sendmsg(fd, &m, MSG_ZEROCOPY));
+	say("connect", connect(fd, (void *)&d->ss, d->len));
+	say("send connected", send(fd, buf, 1000, MSG_ZEROCOPY));
+	/* every completion: ee_info .. ee_data is the range of ids */
+	unsigned seen = 0, lo = ~0u, hi = 0;
+	struct pollfd p = { .fd = fd, .events = 0 };
+	for (int tries = 0; tries < 20 && poll(&p, 1, 200) >= 0; tries++) {
+		char cb[256], db[1];
+		struct iovec riov = { db, 1 };
+		struct msghdr rm = { .msg_iov = &riov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof cb };
+		if (recvmsg(fd, &rm, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+			char x[4000];
+			while (recv(fd, x, sizeof x, MSG_DONTWAIT) > 0)
+				;
+			continue;
+		}
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&rm); h; h = CMSG_NXTHDR(&rm, h)) {
+			struct sock_extended_err *ee = (void *)CMSG_DATA(h);
+			if (ee->ee_origin != SO_EE_ORIGIN_ZEROCOPY)
+				continue;
+			printf("completion ids %u-%u%s\n", ee->ee_info, ee->ee_data,
+			       ee->ee_code & SO_EE_CODE_ZEROCOPY_COPIED ? " (copied)" : "");
+			seen += ee->ee_data - ee->ee_info + 1;
+			if (ee->ee_info < lo)
+				lo = ee->ee_info;
+			if (ee->ee_data > hi)
+				hi = ee->ee_data;
+		}
+	}
+	printf("completions for %u sends, ids %u-%u (want 3, 0-2)\n", seen, lo, hi);
+	return seen == 3 && lo == 0 && hi == 2 ? 0 : 1;
+}
+
 static int txtime(struct peer *d)
 {
 	int fd = udp(d->fam);
@@ -591,6 +647,8 @@ int main(int argc, char **argv)
 		return mmsggso(&a);
 	if (!strcmp(c, "zerocopy"))
 		return zerocopy(&a, 0);
+	if (!strcmp(c, "zcseq"))
+		return zcseq(&a);
 	if (!strcmp(c, "zerocopyc"))
 		return zerocopy(&a, 1);
 	if (!strcmp(c, "txtime"))
