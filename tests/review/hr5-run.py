@@ -231,6 +231,8 @@ def cases(w, P):
     add("mapped-udp", [SOCK, "mapped", "127.0.0.1", str(e)], [SOCK, "mapped", "127.0.0.2", str(k)])
     add("mapped-tcp", [SOCK, "mappedc", "127.0.0.1", str(e)], [SOCK, "mappedc", "127.0.0.2", str(k)])
     add("reuseport-udp", [SOCK, "reuseport", str(e2 + 1)], None, loopback=True)
+    add("reuseport-tcp", [SOCK, "reuseporttcp", str(e2 + 5)], None, loopback=True)
+    add("gro", [SOCK, "gro", str(e2 + 6)], None, loopback=True)
     # the JVM
     add("java-h2-v4", J + ["h2", f"https://127.0.0.1:{h2}/", "10"], J + ["h2", f"https://127.0.0.2:{k}/", "2"])
     add("java-h2-v6", J + ["h2", f"https://[::1]:{h2}/", "10"], J + ["h2", f"https://[::1]:{k}/", "2"])

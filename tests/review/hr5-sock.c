@@ -31,6 +31,11 @@
  *   hr5-sock tfoc ADDR PORT            TCP_FASTOPEN_CONNECT, connect, write
  *   hr5-sock mapped ADDR4 PORT         AF_INET6 UDP, sendto ::ffff:ADDR4
  *   hr5-sock mappedc ADDR4 PORT        AF_INET6 TCP, connect ::ffff:ADDR4
+ *   hr5-sock gro PORT                  a receiver on 127.0.0.1:PORT with UDP_GRO, a
+ *                                      GSO send of 3 x 1000 to it: one read of
+ *                                      3000 with a UDP_GRO control of 1000
+ *   hr5-sock reuseporttcp PORT         two SO_REUSEPORT listeners on 127.0.0.1:PORT
+ *                                      and 16 connects to it: every one accepted
  *   hr5-sock reuseport PORT            two reuseport UDP sockets on PORT
  *                                      (127.0.0.1), 8 datagrams to it
  *                                      from a third: both groups answer
@@ -601,6 +606,76 @@ static int mapped(struct peer *d4)
 	return r == 10 && k == 2 && got == 3 ? 0 : 1;
 }
 
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+static int gro(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	int r = udp(AF_INET), one = 1;
+	say("setsockopt UDP_GRO", setsockopt(r, SOL_UDP, UDP_GRO, &one, sizeof one));
+	say("bind", bind(r, (void *)&a, sizeof a));
+	struct peer d = { .fam = AF_INET, .len = sizeof a };
+	memcpy(&d.ss, &a, sizeof a);
+	int s = udp(AF_INET);
+	static char buf[3000];
+	memset(buf, 'r', sizeof buf);
+	struct iovec iov = { buf, sizeof buf };
+	union {
+		char b[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr a;
+	} c;
+	memset(&c, 0, sizeof c);
+	struct msghdr m = { .msg_name = &d.ss, .msg_namelen = d.len, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b };
+	size_t used = 0;
+	uint16_t seg = 1000;
+	put(&m, &used, SOL_UDP, UDP_SEGMENT, &seg, sizeof seg);
+	say("sendmsg gso", sendmsg(s, &m, 0));
+	char rb[4000], cb[256];
+	struct iovec riov = { rb, sizeof rb };
+	struct msghdr rm = { .msg_iov = &riov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof cb };
+	struct pollfd p = { .fd = r, .events = POLLIN };
+	long got = poll(&p, 1, 2000) == 1 ? recvmsg(r, &rm, MSG_DONTWAIT) : -1;
+	int gso = 0;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&rm); got > 0 && h; h = CMSG_NXTHDR(&rm, h))
+		if (h->cmsg_level == SOL_UDP && h->cmsg_type == UDP_GRO)
+			memcpy(&gso, CMSG_DATA(h), sizeof gso);
+	printf("read %ld bytes, UDP_GRO segment %d (want 3000, 1000)\n", got, gso);
+	return got == 3000 && gso == 1000 ? 0 : 1;
+}
+
+static int reuseporttcp(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	int l[2], one = 1;
+	for (int i = 0; i < 2; i++) {
+		l[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		setsockopt(l[i], SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+		say("bind reuseport", bind(l[i], (void *)&a, sizeof a));
+		say("listen", listen(l[i], 32));
+	}
+	int ok = 0;
+	for (int i = 0; i < 16; i++) {
+		int c = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(c, (void *)&a, sizeof a) == 0)
+			ok++;
+		close(c);
+	}
+	int acc[2] = { 0, 0 };
+	for (int i = 0; i < 2; i++) {
+		int x;
+		while ((x = accept(l[i], NULL, NULL)) >= 0) {
+			acc[i]++;
+			close(x);
+		}
+	}
+	printf("connected %d; accepted %d + %d\n", ok, acc[0], acc[1]);
+	return ok == 16 && acc[0] + acc[1] == 16 ? 0 : 1;
+}
+
 static int reuseport(int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -632,6 +707,10 @@ int main(int argc, char **argv)
 	const char *c = argv[1];
 	if (!strcmp(c, "reuseport"))
 		return reuseport(atoi(argv[2]));
+	if (!strcmp(c, "reuseporttcp"))
+		return reuseporttcp(atoi(argv[2]));
+	if (!strcmp(c, "gro"))
+		return gro(atoi(argv[2]));
 	if (argc < 4)
 		return 2;
 	parse(argv[2], argv[3], &a);
