@@ -18,6 +18,9 @@
 #   gai-named    python3: getaddrinfo("localhost", None) with ::1 and
 #                127.0.0.1 (the probes at port 0 neutralized: the control)
 #   tcl-client   tclsh: socket 127.0.0.1 PORT, a line echoed (expected: pass)
+#   perl-lport   perl IO::Socket::IP to 127.0.0.1:PORT with LocalPort 40001:
+#                its local lookup is getaddrinfo(NULL, "40001", AI_PASSIVE),
+#                probed at port 40001 (expected: pass)
 # Prints one line a run (verdict, exit, the events not allowed) and a count.
 set -u
 SV=$(realpath "$1")
@@ -49,16 +52,19 @@ sleep 0.5
 printf 'set s [socket 127.0.0.1 %s]; fconfigure $s -buffering line; puts $s hr5; gets $s l; exit [expr {$l ne "hr5"}]\n' "$PORT" >"$T/client.tcl"
 echo 'import socket; print(socket.getaddrinfo(None, 0, 0, socket.SOCK_STREAM, 0, socket.AI_PASSIVE))' >"$T/gai-passive.py"
 echo 'import socket; print(socket.getaddrinfo("localhost", None, 0, socket.SOCK_STREAM))' >"$T/gai-named.py"
+# shellcheck disable=SC2016
+printf 'use IO::Socket::IP; my $s = IO::Socket::IP->new(PeerHost => "127.0.0.1", PeerPort => %s, LocalPort => 40001, ReuseAddr => 1) or die "$@"; print $s "hr5\n"; my $l = <$s>; exit($l eq "hr5\n" ? 0 : 1);\n' "$PORT" >"$T/lport.pl"
 bad=0 runs=0
 for pol in strict default; do
 	if [ $pol = strict ]; then allow="--no-loopback --allow 127.0.0.1:$PORT"; else allow=""; fi
 	for who in root uid1000; do
 		if [ $who = root ]; then pre=""; else pre="setpriv --reuid=1000 --regid=1000 --clear-groups"; fi
-		for case in gai-passive gai-named tcl-client; do
+		for case in gai-passive gai-named tcl-client perl-lport; do
 			case $case in
 			gai-passive) prog="python3 $T/gai-passive.py" ;;
 			gai-named) prog="python3 $T/gai-named.py" ;;
 			tcl-client) prog="tclsh $T/client.tcl" ;;
+			perl-lport) prog="perl $T/lport.pl" ;;
 			esac
 			i=0
 			while [ $i -lt "$N" ]; do
