@@ -5,6 +5,7 @@
  * (the replies of hr5-run.py's echo servers read back), 1 when not.
  *
  *   gcc -O2 -Wall -o /tmp/hr5-sock tests/review/hr5-sock.c
+ *   musl-gcc -static -O2 -isystem build/kheaders -o DIR/hr5-sock tests/review/hr5-sock.c   (guest)
  *   hr5-sock gso ADDR PORT SEG N       sendmsg, a UDP_SEGMENT control (GSO)
  *   hr5-sock gsoopt ADDR PORT SEG N    setsockopt UDP_SEGMENT, then sendto
  *   hr5-sock quic ADDR PORT            quinn/msquic's cmsgs: ECN, PKTINFO, GSO
@@ -36,6 +37,10 @@
  *                                      3000 with a UDP_GRO control of 1000
  *   hr5-sock reuseporttcp PORT         two SO_REUSEPORT listeners on 127.0.0.1:PORT
  *                                      and 16 connects to it: every one accepted
+ *   hr5-sock passiveprobe              glibc's sorting probe of getaddrinfo(NULL,
+ *                                      "0", AI_PASSIVE), as strace shows it: an
+ *                                      AF_INET6 UDP socket connected to [::]:0,
+ *                                      AF_UNSPEC, then 0.0.0.0:0; exits 0
  *   hr5-sock reuseport PORT            two reuseport UDP sockets on PORT
  *                                      (127.0.0.1), 8 datagrams to it
  *                                      from a third: both groups answer
@@ -62,6 +67,9 @@
 #ifndef SO_TXTIME
 #define SO_TXTIME 61
 #define SCM_TXTIME SO_TXTIME
+#endif
+#ifndef TCPI_OPT_SYN_DATA
+#define TCPI_OPT_SYN_DATA 32 /* musl's netinet/tcp.h lacks it */
 #endif
 #ifndef TCP_FASTOPEN_CONNECT
 #define TCP_FASTOPEN_CONNECT 30
@@ -676,6 +684,18 @@ static int reuseporttcp(int port)
 	return ok == 16 && acc[0] + acc[1] == 16 ? 0 : 1;
 }
 
+static int passiveprobe(void)
+{
+	int fd = udp(AF_INET6);
+	struct sockaddr_in6 any6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in any4 = { .sin_family = AF_INET };
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	say("connect [::]:0", connect(fd, (void *)&any6, sizeof any6));
+	say("connect AF_UNSPEC", connect(fd, &unspec, sizeof unspec));
+	say("connect 0.0.0.0:0", connect(fd, (void *)&any4, sizeof any4));
+	return 0;
+}
+
 static int reuseport(int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -702,6 +722,8 @@ static int reuseport(int port)
 int main(int argc, char **argv)
 {
 	struct peer a, b;
+	if (argc == 2 && !strcmp(argv[1], "passiveprobe"))
+		return passiveprobe();
 	if (argc < 3)
 		return 2;
 	const char *c = argv[1];
