@@ -334,15 +334,21 @@ int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags)
  * Go's pure resolver (9, net/addrselect.go; review h-attack45). */
 static const uint16_t sort_probe_ports[] = {0, 9, 65535};
 
-int sv_call_sort_probe(struct sv_call *c, int agent_fd, const struct sv_dest *d)
+int sv_call_sort_probe(struct sv_call *c, int agent_fd, const struct sv_dest *d, int any_port)
 {
-	int type = 0, proto = 0, port_fits = 0;
+	int type = 0, proto = 0, port_fits = any_port;
 
 #ifdef SV_MUTANT_SORT_PROBE_DENIED
 	/* MUTANT sort-probe-denied: glibc's probe is a denial (a false red of
 	 * every program that resolves a name of two addresses without a port,
 	 * review h-realprog). */
 	return 0;
+#endif
+#ifdef SV_MUTANT_UNSPECIFIED_PROBE_DENIED
+	/* MUTANT unspecified-probe-denied: glibc's passive-lookup probe of
+	 * 0.0.0.0 and :: is a denial again (review h-realprog5). */
+	if (any_port)
+		return 0;
 #endif
 	for (size_t i = 0; i < sizeof(sort_probe_ports) / sizeof(sort_probe_ports[0]); i++)
 		port_fits |= d->port == sort_probe_ports[i];

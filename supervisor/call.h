@@ -153,12 +153,13 @@ int sv_call_tcp_ignores_name(struct sv_call *c, int agent_fd, int flags);
  * getaddrinfo connects a UDP socket to each address of a name with two or
  * more (RFC 6724 sorting, to learn the source address) and sends nothing,
  * on port 0 without a service (which no rule can declare); musl's on 65535
- * and Go's resolver on 9, whatever the service. True (1) for those ports.
- * The connect is still refused (the socket stays unconnected, so nothing
- * can follow it), but it is no attempt to send: the caller records it
- * neutralized. 0 otherwise, or when the socket cannot be looked at. Never
- * finishes the call. */
-int sv_call_sort_probe(struct sv_call *c, int agent_fd, const struct sv_dest *d);
+ * and Go's resolver on 9, whatever the service. True (1) for those ports,
+ * and for any port with any_port (the unspecified address, which glibc's
+ * passive lookup probes on the service's port: the kernel never sends
+ * there, and the refusal stands). The connect is still refused (the socket stays unconnected, so
+ * nothing can follow it), but it is no attempt to send: the caller records it neutralized. 0
+ * otherwise, or when the socket cannot be looked at. Never finishes the call. */
+int sv_call_sort_probe(struct sv_call *c, int agent_fd, const struct sv_dest *d, int any_port);
 
 /* A send with no name (sendto's addr NULL): the kernel sends to the
  * socket's peer, mediated when it connected, so the call goes on

@@ -60,7 +60,13 @@ static void on_connect(struct sv_call *c, const __u64 *a)
 		return;
 	if (!deny && sv_unixpeer_judge(c, &d, &target, &tlen, &why, &deny, &lookup_err))
 		return;
-	if (deny && strcmp(deny, "policy") == 0 && sv_call_sort_probe(c, (int)a[0], &d)) {
+	/* glibc's probe of a passive lookup's answers (getaddrinfo(NULL,
+	 * SERVICE, AI_PASSIVE): every Tcl client, perl's LocalPort) connects
+	 * UDP sockets to 0.0.0.0:SERVICE and [::]:SERVICE and sends nothing
+	 * (review h-realprog5, 36 of 36 failed): refused as any unspecified
+	 * address, whatever the port, but not a denial. */
+	if (deny && (strcmp(deny, "policy") == 0 || strcmp(deny, "unspecified-address") == 0) &&
+	    sv_call_sort_probe(c, (int)a[0], &d, strcmp(deny, "unspecified-address") == 0)) {
 #ifdef SV_MUTANT_SORT_PROBE_PERFORMED
 		/* MUTANT sort-probe-performed (review h-attack46): the probe is
 		 * made on the duplicate (the agent's own file), then answered

@@ -78,6 +78,12 @@
  *   INTERRUPT_BEFORE_REAP main.c     a caller's signal is recorded before what has
  *                         exited is reaped and the reaper's word read: a SIGTERM
  *                         within a tick of the agent's exit says it killed the agent
+ *   UNSPECIFIED_PROBE_DENIED call.c  a UDP connect to 0.0.0.0 or :: (glibc's probe
+ *                         of a passive lookup) is a denial, not neutralized:
+ *                         every Tcl client fails its run
+ *   TIMING_CMSG_DENIED    msghdr.c   SO_TIMESTAMPING, SCM_TXTIME and IPV6_DONTFRAG
+ *                         control messages are denied (a false red of paced
+ *                         QUIC senders)
  *   CLONE3_OPEN           filter.c   clone3 passes: CLONE_INTO_CGROUP puts a child in a
  *                         sibling of a delegated cgroup, out of reach of cgroup.kill
  *   NO_CGROUP_PROOF       landlock.c  the domain is trusted as built: no cgroup file of

@@ -80,7 +80,7 @@ SV_MUTANTS := silent-eperm enosys-probe self-probe sendmsg-forward no-id-valid \
 	old-descendant-kill root-agent-open no-landlock shared-session stdio-socket-open \
 	proc-by-path broken-promise listen-name-unchecked reaper-holds-fds \
 	leader-ebadf-trusted netlink-deputy id-valid-eintr path-options-open \
-	rights-mech-unlabelled stdio-unix-queue-open no-signal-scope prlimit-open passrights-open passrights-any-value agent-status-at-end interrupt-before-reap \
+	rights-mech-unlabelled stdio-unix-queue-open no-signal-scope prlimit-open passrights-open passrights-any-value agent-status-at-end interrupt-before-reap unspecified-probe-denied timing-cmsg-denied \
 	cgroup-writable no-event-floor clone3-open no-cgroup-proof efault-trusted \
 	maps-decide named-fifo-silent mmsg-fault-whole \
 	control-cap-invalid bad-control-first rights-any-family mmsg-stop-at-bad-control \

@@ -7,6 +7,13 @@
  *   creds DEST       msg_name is DEST, with an SCM_CREDENTIALS control
  *                    message of our own pid, uid and gid (UDP ignores it;
  *                    outside the supervisor's control-message allow-list)
+ *   txtime DEST      msg_name is DEST, SO_TXTIME set on the socket and an
+ *                    SCM_TXTIME control message of 0 (send now)
+ *   tstamp DEST      msg_name is DEST, an SO_TIMESTAMPING control message
+ *                    asking for a software transmit timestamp
+ *   dontfrag DEST    msg_name is DEST (IPv6), an IPV6_DONTFRAG control
+ *                    message of 1 (the last three only time or shape the
+ *                    packet: QUIC senders use them; review h-realprog5)
  *   unix PATH        AF_UNIX datagram socket, msg_name is PATH
  */
 #include "agentlib.h"
@@ -15,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char payload[] = "ping";
@@ -48,6 +56,32 @@ static long send_with_creds(int fd, void *name, socklen_t namelen)
 	ctl.h.cmsg_type = SCM_CREDENTIALS;
 	ctl.h.cmsg_len = CMSG_LEN(sizeof(cred));
 	memcpy(CMSG_DATA(&ctl.h), &cred, sizeof(cred));
+	return sendmsg(fd, &mh, 0);
+}
+
+/* One control message of LEVEL/TYPE holding the int VALUE (or, for
+ * SCM_TXTIME, a 64-bit time) on a send to NAME. */
+static long send_with_control(int fd, void *name, socklen_t namelen, int level, int type,
+			      unsigned long long value, size_t size)
+{
+	struct iovec iov = {.iov_base = (void *)payload, .iov_len = sizeof(payload) - 1};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(unsigned long long))];
+	} ctl;
+	struct msghdr mh = {.msg_name = name,
+			    .msg_namelen = namelen,
+			    .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.buf,
+			    .msg_controllen = CMSG_SPACE(size)};
+	unsigned int v32 = (unsigned int)value;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.h.cmsg_level = level;
+	ctl.h.cmsg_type = type;
+	ctl.h.cmsg_len = CMSG_LEN(size);
+	memcpy(CMSG_DATA(&ctl.h), size == sizeof(v32) ? (void *)&v32 : (void *)&value, size);
 	return sendmsg(fd, &mh, 0);
 }
 
@@ -100,6 +134,24 @@ static int run_inet(const char *mode, const char *arg)
 		r = send_with_name(fd, &d.ss, 4);
 	} else if (strcmp(mode, "creds") == 0) {
 		r = send_with_creds(fd, &d.ss, d.len);
+	} else if (strcmp(mode, "txtime") == 0) {
+		/* SO_TXTIME's struct sock_txtime: clock, flags. */
+		struct {
+			int clockid;
+			unsigned int flags;
+		} st = {CLOCK_MONOTONIC, 0};
+
+		r = setsockopt(fd, SOL_SOCKET, 61 /* SO_TXTIME */, &st, sizeof(st));
+		agent_log("setsockopt", NULL, r, errno, ",\"option\":\"SO_TXTIME\"");
+		r = send_with_control(fd, &d.ss, d.len, SOL_SOCKET, 61 /* SCM_TXTIME */, 0,
+				      sizeof(unsigned long long));
+	} else if (strcmp(mode, "tstamp") == 0) {
+		/* SOF_TIMESTAMPING_TX_SOFTWARE */
+		r = send_with_control(fd, &d.ss, d.len, SOL_SOCKET, 37 /* SO_TIMESTAMPING */,
+				      1U << 1, sizeof(unsigned int));
+	} else if (strcmp(mode, "dontfrag") == 0) {
+		r = send_with_control(fd, &d.ss, d.len, 41 /* IPPROTO_IPV6 */,
+				      62 /* IPV6_DONTFRAG */, 1, sizeof(unsigned int));
 	} else {
 		close(fd);
 		return -1;
@@ -116,7 +168,8 @@ static int run_inet(const char *mode, const char *arg)
 
 int main(int argc, char **argv)
 {
-	static const char usage[] = "{name|null|bad-family|short|creds DEST | unix PATH}...";
+	static const char usage[] =
+	    "{name|null|bad-family|short|creds|txtime|tstamp|dontfrag DEST | unix PATH}...";
 	int i;
 
 	agent_init("sendmsg-name");
@@ -130,7 +183,8 @@ int main(int argc, char **argv)
 		if (is_unix ? strlen(argv[i + 1]) >= sizeof(((struct sockaddr_un *)0)->sun_path)
 			    : (strcmp(argv[i], "name") && strcmp(argv[i], "null") &&
 			       strcmp(argv[i], "bad-family") && strcmp(argv[i], "short") &&
-			       strcmp(argv[i], "creds")) ||
+			       strcmp(argv[i], "creds") && strcmp(argv[i], "txtime") &&
+			       strcmp(argv[i], "tstamp") && strcmp(argv[i], "dontfrag")) ||
 				  agent_parse_dest(argv[i + 1], &d) < 0)
 			return agent_usage(usage);
 	}

@@ -48,12 +48,13 @@ struct walk {
 static bool forwarded(int32_t level, int32_t type)
 {
 	switch (level) {
-	case SOL_SOCKET:
-		return type == SCM_RIGHTS;
+	case SOL_SOCKET: /* and SO_TIMESTAMPING old and new, SCM_TXTIME */
+		return type == SCM_RIGHTS || type == 37 || type == 65 || type == 61;
 	case IPPROTO_IP:
 		return type == IP_TOS || type == IP_TTL || type == IP_PKTINFO;
-	case IPPROTO_IPV6:
-		return type == IPV6_PKTINFO || type == IPV6_HOPLIMIT || type == IPV6_TCLASS;
+	case IPPROTO_IPV6: /* and IPV6_DONTFRAG (62) */
+		return type == IPV6_PKTINFO || type == IPV6_HOPLIMIT || type == IPV6_TCLASS ||
+		       type == 62;
 	case IPPROTO_UDP:
 		return type == UDP_SEGMENT;
 	default:

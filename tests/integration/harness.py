@@ -110,10 +110,10 @@ class TcpListener:
 
 
 class UdpListener:
-    """Records every datagram arriving on ADDR:0."""
+    """Records every datagram arriving on ADDR:0 (an IPv6 ADDR: [ADDR]:0)."""
 
     def __init__(self, addr=DECLARED):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind((addr, 0))
         self.sock.settimeout(0.2)
         self.addr = addr
@@ -125,7 +125,7 @@ class UdpListener:
 
     @property
     def dest(self):
-        return "%s:%d" % (self.addr, self.port)
+        return ("[%s]:%d" if ":" in self.addr else "%s:%d") % (self.addr, self.port)
 
     def _loop(self):
         while not self.closed:

@@ -27,7 +27,7 @@ integration-bins: $(SV_RELEASE) $(SV_FAULTS_BIN) agents
 # (the tests skip, naming the binary, when one is missing).
 IT_MUTANTS := report-fd-leak foreign-abi-silent report-on-crash no-close-range leader-table denial-as-abandoned shared-session stdio-socket-open \
 	proc-by-path reaper-holds-fds netlink-deputy io-uring-enter-open root-agent-open \
-	stdio-unix-queue-open prlimit-open passrights-open passrights-any-value agent-status-at-end interrupt-before-reap cgroup-writable \
+	stdio-unix-queue-open prlimit-open passrights-open passrights-any-value agent-status-at-end interrupt-before-reap unspecified-probe-denied timing-cmsg-denied cgroup-writable \
 	no-event-floor checkpoint-restore-kept no-cgroup-proof efault-trusted maps-decide \
 	named-fifo-silent mmsg-fault-whole control-cap-invalid \
 	bad-control-first rights-any-family mmsg-stop-at-bad-control \

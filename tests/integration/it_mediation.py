@@ -792,6 +792,31 @@ def glibc_address_sort_probe_is_neutralized_not_denied(ctx):
                  binary=mutant_binary("sort-probe-performed"))
     sends = [line.get("errno") for line in run.agent_lines(call="send")]
     ctx.expect(sends == [None], "sort-probe-performed: the send should have gone out: %s" % sends)
+    # Review h-realprog5 (finding 1): glibc's probe of a passive lookup's
+    # answers (getaddrinfo(NULL, SERVICE, AI_PASSIVE): every Tcl client,
+    # perl's LocalPort) connects UDP sockets to 0.0.0.0:SERVICE and
+    # [::]:SERVICE; denied unspecified-address, 36 of 36 runs failed. A
+    # UDP connect to the unspecified address is refused on any port but
+    # recorded neutralized; the nameless send after it fails EDESTADDRREQ
+    # (--no-loopback: with loopback declared, [::] is ::1's and performed).
+    # Mutant unspecified-probe-denied; a TCP connect there stays a denial.
+    for dest in ("0.0.0.0:40001", "[::]:40001"):
+        for binary, neutralized in ((SV, True), (mutant_binary("unspecified-probe-denied"), False)):
+            run = ctx.sv("udp-connected-send", [dest], binary=binary, no_loopback=True)
+            what = "%s %s" % (os.path.basename(os.path.dirname(binary)), dest)
+            ctx.expect_eq([line.get("errno") for line in run.agent_lines(call="send")], ["EDESTADDRREQ"],
+                          "%s: the send after the refused connect" % what)
+            if neutralized:
+                expect_outcome(ctx, run, 0, "pass")
+                probes = run.events(reason="sort-probe")
+                ctx.expect(len(probes) == 1 and probes[0].get("bucket") == "neutralized",
+                           "%s: sort-probe events %s" % (what, probes))
+            else:
+                expect_outcome(ctx, run, 1, "fail")
+                expect_event(ctx, run, "%s: the denial" % what, reason="unspecified-address", bucket="denied")
+    run = ctx.sv("connect-tcp", ["0.0.0.0:40001"], no_loopback=True)
+    expect_outcome(ctx, run, 1, "fail")
+    expect_event(ctx, run, "TCP connect to 0.0.0.0 denied", reason="unspecified-address", bucket="denied")
     # The controls: a stream connect to port 0 and a datagram connect to
     # another port are no probes.
     run = ctx.sv("connect-tcp", ["127.0.0.2:0"], no_loopback=True)

@@ -118,15 +118,18 @@ static int drain(int fd, int ms, long *bytes)
 	char b[65536];
 	int n = 0;
 	*bytes = 0;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 	while (poll(&p, 1, ms) == 1) {
 		ssize_t r = recv(fd, b, sizeof b, MSG_DONTWAIT);
 		if (r < 0 && errno == EAGAIN) {
 			/* a transmit timestamp (SO_TIMESTAMPING) waits on the
 			 * error queue: poll says POLLERR until it is read */
 			char cb[512];
-			struct iovec iov = { b, sizeof b };
-			struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof cb };
+			struct iovec iov = {b, sizeof b};
+			struct msghdr m = {.msg_iov = &iov,
+					   .msg_iovlen = 1,
+					   .msg_control = cb,
+					   .msg_controllen = sizeof cb};
 			if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) >= 0) {
 				errqueue++;
 				continue;
@@ -158,14 +161,16 @@ static int gso(struct peer *d, int seg, int n, int viaopt)
 	size_t len = (size_t)seg * n;
 	char *buf = malloc(len);
 	memset(buf, 'g', len);
-	struct iovec iov = { buf, len };
+	struct iovec iov = {buf, len};
 	union {
 		char b[CMSG_SPACE(sizeof(uint16_t))];
 		struct cmsghdr a;
 	} c;
-	struct msghdr m = { .msg_name = &d->ss, .msg_namelen = d->len, .msg_iov = &iov, .msg_iovlen = 1 };
+	struct msghdr m = {
+	    .msg_name = &d->ss, .msg_namelen = d->len, .msg_iov = &iov, .msg_iovlen = 1};
 	if (viaopt) {
-		say("setsockopt UDP_SEGMENT", setsockopt(fd, SOL_UDP, UDP_SEGMENT, &seg, sizeof seg));
+		say("setsockopt UDP_SEGMENT",
+		    setsockopt(fd, SOL_UDP, UDP_SEGMENT, &seg, sizeof seg));
 	} else {
 		memset(&c, 0, sizeof c);
 		m.msg_control = c.b;
@@ -192,13 +197,17 @@ static int quic(struct peer *d)
 	int fd = udp(d->fam);
 	char buf[3600];
 	memset(buf, 'q', sizeof buf);
-	struct iovec iov = { buf, sizeof buf };
+	struct iovec iov = {buf, sizeof buf};
 	union {
 		char b[256];
 		struct cmsghdr a;
 	} c;
 	memset(&c, 0, sizeof c);
-	struct msghdr m = { .msg_name = &d->ss, .msg_namelen = d->len, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b };
+	struct msghdr m = {.msg_name = &d->ss,
+			   .msg_namelen = d->len,
+			   .msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = c.b};
 	size_t used = 0;
 	struct cmsghdr *h = (struct cmsghdr *)c.b;
 	int ecn = 2; /* ECT(0) */
@@ -209,7 +218,7 @@ static int quic(struct peer *d)
 		memcpy(CMSG_DATA(h), &ecn, sizeof ecn);
 		used += CMSG_SPACE(sizeof(int));
 		h = (struct cmsghdr *)(c.b + used);
-		struct in_pktinfo pi = { 0 };
+		struct in_pktinfo pi = {0};
 		inet_pton(AF_INET, "127.0.0.1", &pi.ipi_spec_dst);
 		h->cmsg_level = IPPROTO_IP;
 		h->cmsg_type = IP_PKTINFO;
@@ -223,7 +232,7 @@ static int quic(struct peer *d)
 		memcpy(CMSG_DATA(h), &ecn, sizeof ecn);
 		used += CMSG_SPACE(sizeof(int));
 		h = (struct cmsghdr *)(c.b + used);
-		struct in6_pktinfo pi = { 0 };
+		struct in6_pktinfo pi = {0};
 		inet_pton(AF_INET6, "::1", &pi.ipi6_addr);
 		h->cmsg_level = IPPROTO_IPV6;
 		h->cmsg_type = IPV6_PKTINFO;
@@ -260,27 +269,32 @@ static void put(struct msghdr *m, size_t *used, int level, int type, const void 
 
 static int quicmapped(struct peer *d4)
 {
-	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = ((struct sockaddr_in *)&d4->ss)->sin_port };
+	struct sockaddr_in6 s6 = {.sin6_family = AF_INET6,
+				  .sin6_port = ((struct sockaddr_in *)&d4->ss)->sin_port};
 	s6.sin6_addr.s6_addr[10] = s6.sin6_addr.s6_addr[11] = 0xff;
 	memcpy(&s6.sin6_addr.s6_addr[12], &((struct sockaddr_in *)&d4->ss)->sin_addr, 4);
 	int fd = udp(AF_INET6), zero = 0, tos = 0x88;
 	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-	struct sockaddr_in6 any = { .sin6_family = AF_INET6 };
+	struct sockaddr_in6 any = {.sin6_family = AF_INET6};
 	bind(fd, (void *)&any, sizeof any);
 	long rc = 0;
 	for (int withfrom = 0; withfrom < 2; withfrom++) {
 		char buf[64] = "quic mapped";
-		struct iovec iov = { buf, 11 };
+		struct iovec iov = {buf, 11};
 		union {
 			char b[256];
 			struct cmsghdr a;
 		} c;
 		memset(&c, 0, sizeof c);
-		struct msghdr m = { .msg_name = &s6, .msg_namelen = sizeof s6, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b };
+		struct msghdr m = {.msg_name = &s6,
+				   .msg_namelen = sizeof s6,
+				   .msg_iov = &iov,
+				   .msg_iovlen = 1,
+				   .msg_control = c.b};
 		size_t used = 0;
 		put(&m, &used, IPPROTO_IP, IP_TOS, &tos, sizeof tos);
 		if (withfrom) {
-			struct in6_pktinfo pi = { 0 };
+			struct in6_pktinfo pi = {0};
 			inet_pton(AF_INET6, "::ffff:127.0.0.1", &pi.ipi6_addr);
 			put(&m, &used, IPPROTO_IPV6, IPV6_PKTINFO, &pi, sizeof pi);
 		}
@@ -337,7 +351,8 @@ static int zerocopy(struct peer *d, int connected)
 	say("setsockopt SO_ZEROCOPY", setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof one));
 	static char buf[4000];
 	memset(buf, 'z', sizeof buf);
-	long r = sendto(fd, buf, sizeof buf, MSG_ZEROCOPY, connected ? NULL : (void *)&d->ss, connected ? 0 : d->len);
+	long r = sendto(fd, buf, sizeof buf, MSG_ZEROCOPY, connected ? NULL : (void *)&d->ss,
+			connected ? 0 : d->len);
 	say("sendto MSG_ZEROCOPY", r);
 	long bytes;
 	int got = drain(fd, 3000, &bytes);
@@ -355,13 +370,17 @@ static int zcseq(struct peer *d)
 	memset(buf, 's', sizeof buf);
 	setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof one);
 	say("sendto named", sendto(fd, buf, 1000, MSG_ZEROCOPY, (void *)&d->ss, d->len));
-	struct iovec iov = { buf, sizeof buf };
+	struct iovec iov = {buf, sizeof buf};
 	union {
 		char b[CMSG_SPACE(sizeof(uint16_t))];
 		struct cmsghdr a;
 	} c;
 	memset(&c, 0, sizeof c);
-	struct msghdr m = { .msg_name = &d->ss, .msg_namelen = d->len, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b };
+	struct msghdr m = {.msg_name = &d->ss,
+			   .msg_namelen = d->len,
+			   .msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = c.b};
 	size_t used = 0;
 	put(&m, &used, SOL_UDP, UDP_SEGMENT, &seg, sizeof seg);
 	say("sendmsg named gso", sendmsg(fd, &m, MSG_ZEROCOPY));
@@ -369,11 +388,14 @@ static int zcseq(struct peer *d)
 	say("send connected", send(fd, buf, 1000, MSG_ZEROCOPY));
 	/* every completion: ee_info .. ee_data is the range of ids */
 	unsigned seen = 0, lo = ~0u, hi = 0;
-	struct pollfd p = { .fd = fd, .events = 0 };
+	struct pollfd p = {.fd = fd, .events = 0};
 	for (int tries = 0; tries < 20 && poll(&p, 1, 200) >= 0; tries++) {
 		char cb[256], db[1];
-		struct iovec riov = { db, 1 };
-		struct msghdr rm = { .msg_iov = &riov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof cb };
+		struct iovec riov = {db, 1};
+		struct msghdr rm = {.msg_iov = &riov,
+				    .msg_iovlen = 1,
+				    .msg_control = cb,
+				    .msg_controllen = sizeof cb};
 		if (recvmsg(fd, &rm, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
 			char x[4000];
 			while (recv(fd, x, sizeof x, MSG_DONTWAIT) > 0)
@@ -400,16 +422,21 @@ static int zcseq(struct peer *d)
 static int txtime(struct peer *d)
 {
 	int fd = udp(d->fam);
-	struct sock_txtime st = { .clockid = CLOCK_MONOTONIC, .flags = 0 };
+	struct sock_txtime st = {.clockid = CLOCK_MONOTONIC, .flags = 0};
 	say("setsockopt SO_TXTIME", setsockopt(fd, SOL_SOCKET, SO_TXTIME, &st, sizeof st));
 	char buf[100] = "txtime";
-	struct iovec iov = { buf, sizeof buf };
+	struct iovec iov = {buf, sizeof buf};
 	union {
 		char b[CMSG_SPACE(sizeof(uint64_t))];
 		struct cmsghdr a;
 	} c;
 	memset(&c, 0, sizeof c);
-	struct msghdr m = { .msg_name = &d->ss, .msg_namelen = d->len, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof c.b };
+	struct msghdr m = {.msg_name = &d->ss,
+			   .msg_namelen = d->len,
+			   .msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = c.b,
+			   .msg_controllen = sizeof c.b};
 	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
 	h->cmsg_level = SOL_SOCKET;
 	h->cmsg_type = SCM_TXTIME;
@@ -430,13 +457,18 @@ static int tstamp(struct peer *d)
 {
 	int fd = udp(d->fam);
 	char buf[100] = "tstamp";
-	struct iovec iov = { buf, sizeof buf };
+	struct iovec iov = {buf, sizeof buf};
 	union {
 		char b[CMSG_SPACE(sizeof(uint32_t))];
 		struct cmsghdr a;
 	} c;
 	memset(&c, 0, sizeof c);
-	struct msghdr m = { .msg_name = &d->ss, .msg_namelen = d->len, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof c.b };
+	struct msghdr m = {.msg_name = &d->ss,
+			   .msg_namelen = d->len,
+			   .msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = c.b,
+			   .msg_controllen = sizeof c.b};
 	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
 	h->cmsg_level = SOL_SOCKET;
 	h->cmsg_type = SO_TIMESTAMPING;
@@ -455,13 +487,18 @@ static int dontfrag(struct peer *d)
 {
 	int fd = udp(d->fam);
 	char buf[100] = "dontfrag";
-	struct iovec iov = { buf, sizeof buf };
+	struct iovec iov = {buf, sizeof buf};
 	union {
 		char b[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr a;
 	} c;
 	memset(&c, 0, sizeof c);
-	struct msghdr m = { .msg_name = &d->ss, .msg_namelen = d->len, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof c.b };
+	struct msghdr m = {.msg_name = &d->ss,
+			   .msg_namelen = d->len,
+			   .msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = c.b,
+			   .msg_controllen = sizeof c.b};
 	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
 	h->cmsg_level = IPPROTO_IPV6;
 	h->cmsg_type = IPV6_DONTFRAG;
@@ -516,7 +553,7 @@ static int mmsg(struct peer *a, struct peer *b, int n, int connected, int want)
 		rm[i].msg_hdr.msg_iovlen = 1;
 	}
 	int got = 0;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 	while (got < n && poll(&p, 1, 2000) == 1) {
 		int k = recvmmsg(fd, rm, 64, MSG_DONTWAIT, NULL);
 		if (k <= 0)
@@ -530,7 +567,7 @@ static int mmsg(struct peer *a, struct peer *b, int n, int connected, int want)
 static int readecho(int fd, const char *msg)
 {
 	char b[256];
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 	if (poll(&p, 1, 3000) != 1) {
 		printf("no echo\n");
 		return 1;
@@ -550,7 +587,8 @@ static int tfo(struct peer *d, int viaconnect)
 		long r;
 		if (viaconnect) {
 			int one = 1;
-			say("setsockopt TCP_FASTOPEN_CONNECT", setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof one));
+			say("setsockopt TCP_FASTOPEN_CONNECT",
+			    setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof one));
 			say("connect", connect(fd, (void *)&d->ss, d->len));
 			r = write(fd, msg, strlen(msg));
 			say("write", r);
@@ -563,7 +601,8 @@ static int tfo(struct peer *d, int viaconnect)
 		struct tcp_info ti;
 		socklen_t tl = sizeof ti;
 		if (!getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl))
-			printf("tcpi_options syn_data %d\n", !!(ti.tcpi_options & TCPI_OPT_SYN_DATA));
+			printf("tcpi_options syn_data %d\n",
+			       !!(ti.tcpi_options & TCPI_OPT_SYN_DATA));
 		close(fd);
 	}
 	return rc;
@@ -571,7 +610,8 @@ static int tfo(struct peer *d, int viaconnect)
 
 static int mappedc(struct peer *d4)
 {
-	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = ((struct sockaddr_in *)&d4->ss)->sin_port };
+	struct sockaddr_in6 s6 = {.sin6_family = AF_INET6,
+				  .sin6_port = ((struct sockaddr_in *)&d4->ss)->sin_port};
 	s6.sin6_addr.s6_addr[10] = s6.sin6_addr.s6_addr[11] = 0xff;
 	memcpy(&s6.sin6_addr.s6_addr[12], &((struct sockaddr_in *)&d4->ss)->sin_addr, 4);
 	int fd = socket(AF_INET6, SOCK_STREAM, 0);
@@ -588,7 +628,8 @@ static int mappedc(struct peer *d4)
 
 static int mapped(struct peer *d4)
 {
-	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = ((struct sockaddr_in *)&d4->ss)->sin_port };
+	struct sockaddr_in6 s6 = {.sin6_family = AF_INET6,
+				  .sin6_port = ((struct sockaddr_in *)&d4->ss)->sin_port};
 	s6.sin6_addr.s6_addr[10] = s6.sin6_addr.s6_addr[11] = 0xff;
 	memcpy(&s6.sin6_addr.s6_addr[12], &((struct sockaddr_in *)&d4->ss)->sin_addr, 4);
 	int fd = socket(AF_INET6, SOCK_DGRAM, 0);
@@ -597,7 +638,7 @@ static int mapped(struct peer *d4)
 	long r = sendto(fd, "mapped udp", 10, 0, (void *)&s6, sizeof s6);
 	say("sendto mapped", r);
 	/* and a sendmmsg of two and a sendmsg with IPV6_PKTINFO naming nothing */
-	struct iovec iov = { "mapped mm", 9 };
+	struct iovec iov = {"mapped mm", 9};
 	struct mmsghdr mm[2];
 	memset(mm, 0, sizeof mm);
 	for (int i = 0; i < 2; i++) {
@@ -620,31 +661,36 @@ static int mapped(struct peer *d4)
 
 static int gro(int port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
 	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
 	int r = udp(AF_INET), one = 1;
 	say("setsockopt UDP_GRO", setsockopt(r, SOL_UDP, UDP_GRO, &one, sizeof one));
 	say("bind", bind(r, (void *)&a, sizeof a));
-	struct peer d = { .fam = AF_INET, .len = sizeof a };
+	struct peer d = {.fam = AF_INET, .len = sizeof a};
 	memcpy(&d.ss, &a, sizeof a);
 	int s = udp(AF_INET);
 	static char buf[3000];
 	memset(buf, 'r', sizeof buf);
-	struct iovec iov = { buf, sizeof buf };
+	struct iovec iov = {buf, sizeof buf};
 	union {
 		char b[CMSG_SPACE(sizeof(uint16_t))];
 		struct cmsghdr a;
 	} c;
 	memset(&c, 0, sizeof c);
-	struct msghdr m = { .msg_name = &d.ss, .msg_namelen = d.len, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b };
+	struct msghdr m = {.msg_name = &d.ss,
+			   .msg_namelen = d.len,
+			   .msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = c.b};
 	size_t used = 0;
 	uint16_t seg = 1000;
 	put(&m, &used, SOL_UDP, UDP_SEGMENT, &seg, sizeof seg);
 	say("sendmsg gso", sendmsg(s, &m, 0));
 	char rb[4000], cb[256];
-	struct iovec riov = { rb, sizeof rb };
-	struct msghdr rm = { .msg_iov = &riov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof cb };
-	struct pollfd p = { .fd = r, .events = POLLIN };
+	struct iovec riov = {rb, sizeof rb};
+	struct msghdr rm = {
+	    .msg_iov = &riov, .msg_iovlen = 1, .msg_control = cb, .msg_controllen = sizeof cb};
+	struct pollfd p = {.fd = r, .events = POLLIN};
 	long got = poll(&p, 1, 2000) == 1 ? recvmsg(r, &rm, MSG_DONTWAIT) : -1;
 	int gso = 0;
 	for (struct cmsghdr *h = CMSG_FIRSTHDR(&rm); got > 0 && h; h = CMSG_NXTHDR(&rm, h))
@@ -656,7 +702,7 @@ static int gro(int port)
 
 static int reuseporttcp(int port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
 	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
 	int l[2], one = 1;
 	for (int i = 0; i < 2; i++) {
@@ -672,7 +718,7 @@ static int reuseporttcp(int port)
 			ok++;
 		close(c);
 	}
-	int acc[2] = { 0, 0 };
+	int acc[2] = {0, 0};
 	for (int i = 0; i < 2; i++) {
 		int x;
 		while ((x = accept(l[i], NULL, NULL)) >= 0) {
@@ -687,9 +733,9 @@ static int reuseporttcp(int port)
 static int passiveprobe(void)
 {
 	int fd = udp(AF_INET6);
-	struct sockaddr_in6 any6 = { .sin6_family = AF_INET6 };
-	struct sockaddr_in any4 = { .sin_family = AF_INET };
-	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	struct sockaddr_in6 any6 = {.sin6_family = AF_INET6};
+	struct sockaddr_in any4 = {.sin_family = AF_INET};
+	struct sockaddr unspec = {.sa_family = AF_UNSPEC};
 	say("connect [::]:0", connect(fd, (void *)&any6, sizeof any6));
 	say("connect AF_UNSPEC", connect(fd, &unspec, sizeof unspec));
 	say("connect 0.0.0.0:0", connect(fd, (void *)&any4, sizeof any4));
@@ -698,7 +744,7 @@ static int passiveprobe(void)
 
 static int reuseport(int port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
 	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
 	int s[2], one = 1;
 	for (int i = 0; i < 2; i++) {
