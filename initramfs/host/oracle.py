@@ -160,7 +160,8 @@ def reported_refusals(report, agent_log):
     """Normalized destinations of calls the report says were refused without
     counting as denials: a resolver's address-sorting probe (docs/design.md),
     a `connect` event in bucket neutralized with an errno, to a port of
-    SORT_PROBE_PORTS, and only where the agent's own log shows every
+    SORT_PROBE_PORTS or to the unspecified address on any port (glibc's
+    probe of a passive lookup, review h-realprog5), and only where the agent's own log shows every
     attempt to that destination failed (review h-attack46: any neutralized
     event with an errno had stood for a refusal, a performed send or a TCP
     connect labelled so included). What the report says is not taken alone;
@@ -183,7 +184,8 @@ def reported_refusals(report, agent_log):
                 ev.get("syscall") != "connect" or not ev.get("errno")):
             continue
         d = parse_dest(ev.get("dest"))
-        if d is not None and d[1] in SORT_PROBE_PORTS and d in failed and d not in succeeded:
+        if (d is not None and (d[1] in SORT_PROBE_PORTS or d[0].is_unspecified) and
+                d in failed and d not in succeeded):
             out.add(d)
     return out
 

@@ -305,6 +305,18 @@ ORACLE_CASES = {
     "refused_sort_probe_on_port_9_counts_as_seen": (
         "", [att("connect", "203.0.113.5:9"), att("send", None, -1, "EDESTADDRREQ")], [], "pass",
         [ev("connect", "203.0.113.5:9", "neutralized", reason="sort-probe")], 0, None),
+    # Review h-realprog5: glibc's probe of a passive lookup, any port.
+    "refused_unspecified_probe_counts_as_seen": (
+        "", [att("connect", "0.0.0.0:40001"), att("send", None, -1, "EDESTADDRREQ")], [], "pass",
+        [ev("connect", "0.0.0.0:40001", "neutralized", reason="sort-probe")], 0, None),
+    "neutralized_connect_to_another_address_on_its_port_is_no_refusal": (
+        "", [att("connect", "203.0.113.5:40001")], [], "pass",
+        [ev("connect", "203.0.113.5:40001", "neutralized", reason="sort-probe")], 0,
+        "lists no denial for it"),
+    "unspecified_probe_the_agent_saw_succeed_is_no_refusal": (
+        "", [att("connect", "0.0.0.0:40001", 0, None)], [], "pass",
+        [ev("connect", "0.0.0.0:40001", "neutralized", reason="sort-probe")], 0,
+        "lists no denial for it"),
     # Review h-attack46: a neutralized label alone is no refusal.
     "neutralized_sendto_the_agent_saw_succeed_is_no_refusal": (
         "", [att("sendto", "203.0.113.5:53", 6, None)], [], "pass",
