@@ -9,6 +9,11 @@
  *                              a TCP and a UDP socket
  *   ha79-agent cmsg PORT PORT6 timing control messages on sends to the
  *                              declared 127.0.0.5:PORT and [::1]:PORT6
+ *   ha79-agent swap PORT [A]   one TCP connect to A:PORT (0.0.0.0) on a TCP
+ *                              socket; once /proc shows the thread inside
+ *                              connect (42), a second thread dup2()s a UDP
+ *                              socket over the descriptor, and the TCP one
+ *                              back once connect returned
  * One line per attempt on stdout: "NAME rc=R errno=E".
  */
 #include <arpa/inet.h>
@@ -178,6 +183,50 @@ static int race(int port, int n)
 	return 0;
 }
 
+static volatile int swap_done;
+static pid_t swap_tid;
+
+static void *swap_in(void *arg)
+{
+	char path[64], buf[64];
+
+	(void)arg;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)swap_tid);
+	while (!swap_done) {
+		FILE *f = fopen(path, "r");
+		int in = f && fgets(buf, sizeof(buf), f) && strncmp(buf, "42 ", 3) == 0;
+
+		if (f)
+			fclose(f);
+		if (in) {
+			dup2(race_udp, race_fd);
+			printf("swap: udp in while connect(42) was pending\n");
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int swap(int port, const char *addr)
+{
+	struct sockaddr_in any4 = v4(addr, port);
+	pthread_t t;
+	int rc;
+
+	race_tcp = socket(AF_INET, SOCK_STREAM, 0);
+	race_udp = socket(AF_INET, SOCK_DGRAM, 0);
+	race_fd = dup(race_tcp);
+	swap_tid = (pid_t)syscall(SYS_gettid);
+	pthread_create(&t, NULL, swap_in, NULL);
+	usleep(20 * 1000);
+	rc = connect(race_fd, (void *)&any4, sizeof(any4));
+	say("swap-tcp-connect", rc);
+	swap_done = 1;
+	pthread_join(t, NULL);
+	dup2(race_tcp, race_fd);
+	return 0;
+}
+
 /* sendmsg of "ping" to sa with one or two control messages. */
 static void send_ctl(const char *name, int fd, const void *sa, socklen_t salen, int level,
 		     int type, const void *data, size_t dlen, int level2, int type2,
@@ -281,8 +330,10 @@ int main(int argc, char **argv)
 		return forms(atoi(argv[2]), atoi(argv[3]));
 	if (argc >= 4 && strcmp(argv[1], "race") == 0)
 		return race(atoi(argv[2]), atoi(argv[3]));
+	if (argc >= 3 && strcmp(argv[1], "swap") == 0)
+		return swap(atoi(argv[2]), argc >= 4 ? argv[3] : "0.0.0.0");
 	if (argc >= 4 && strcmp(argv[1], "cmsg") == 0)
 		return cmsg(atoi(argv[2]), atoi(argv[3]));
-	fprintf(stderr, "usage: ha79-agent forms PORT DP | race PORT N | cmsg PORT PORT6\n");
+	fprintf(stderr, "usage: ha79-agent forms PORT DP | race PORT N | swap PORT [ADDR] | cmsg PORT PORT6\n");
 	return 2;
 }
