@@ -131,8 +131,10 @@ static int forms(int port, int dport)
 	say("sendto-any4", sendto(fd, "leak", 4, 0, (void *)&any4, sizeof(any4)));
 	{
 		struct iovec iov = {.iov_base = "leak", .iov_len = 4};
-		struct msghdr m = {.msg_name = &any4, .msg_namelen = sizeof(any4),
-				   .msg_iov = &iov, .msg_iovlen = 1};
+		struct msghdr m = {.msg_name = &any4,
+				   .msg_namelen = sizeof(any4),
+				   .msg_iov = &iov,
+				   .msg_iovlen = 1};
 		struct mmsghdr mm[2] = {{.msg_hdr = m}, {.msg_hdr = m}};
 
 		say("sendmsg-any4", sendmsg(fd, &m, 0));
@@ -228,17 +230,20 @@ static int swap(int port, const char *addr)
 }
 
 /* sendmsg of "ping" to sa with one or two control messages. */
-static void send_ctl(const char *name, int fd, const void *sa, socklen_t salen, int level,
-		     int type, const void *data, size_t dlen, int level2, int type2,
-		     const void *data2, size_t dlen2)
+static void send_ctl(const char *name, int fd, const void *sa, socklen_t salen, int level, int type,
+		     const void *data, size_t dlen, int level2, int type2, const void *data2,
+		     size_t dlen2)
 {
 	union {
 		char buf[256];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = {.iov_base = "ping", .iov_len = 4};
-	struct msghdr m = {.msg_name = (void *)sa, .msg_namelen = salen, .msg_iov = &iov,
-			   .msg_iovlen = 1, .msg_control = u.buf};
+	struct msghdr m = {.msg_name = (void *)sa,
+			   .msg_namelen = salen,
+			   .msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = u.buf};
 	struct cmsghdr *c;
 
 	memset(u.buf, 0, sizeof(u.buf));
@@ -274,15 +279,15 @@ static int cmsg(int port, int port6)
 	far = ((uint64_t)now.tv_sec + 3600) * 1000000000ull;
 	t32 = 0;
 	/* SCM_TXTIME before SO_TXTIME: the kernel's EINVAL. */
-	send_ctl("txtime-without-sockopt", fd, &decl, sizeof(decl), SOL_SOCKET, HA_SCM_TXTIME,
-		 &far, 8, 0, 0, NULL, 0);
+	send_ctl("txtime-without-sockopt", fd, &decl, sizeof(decl), SOL_SOCKET, HA_SCM_TXTIME, &far,
+		 8, 0, 0, NULL, 0);
 	say("setsockopt-SO_TXTIME", setsockopt(fd, SOL_SOCKET, HA_SO_TXTIME, &tx, sizeof(tx)));
 	send_ctl("txtime-far-future", fd, &decl, sizeof(decl), SOL_SOCKET, HA_SCM_TXTIME, &far, 8,
 		 0, 0, NULL, 0);
 	send_ctl("txtime-4-bytes", fd, &decl, sizeof(decl), SOL_SOCKET, HA_SCM_TXTIME, &t32, 4, 0,
 		 0, NULL, 0);
-	send_ctl("txtime-undeclared", fd, &undecl, sizeof(undecl), SOL_SOCKET, HA_SCM_TXTIME,
-		 &far, 8, 0, 0, NULL, 0);
+	send_ctl("txtime-undeclared", fd, &undecl, sizeof(undecl), SOL_SOCKET, HA_SCM_TXTIME, &far,
+		 8, 0, 0, NULL, 0);
 	send_ctl("tstamp-ok", fd, &decl, sizeof(decl), SOL_SOCKET, HA_SO_TIMESTAMPING, &ts_ok, 4, 0,
 		 0, NULL, 0);
 	send_ctl("tstamp-new-ok", fd, &decl, sizeof(decl), SOL_SOCKET, HA_SO_TIMESTAMPING_NEW,
@@ -291,16 +296,16 @@ static int cmsg(int port, int port6)
 		 4, 0, 0, NULL, 0);
 	send_ctl("tstamp-8-bytes", fd, &decl, sizeof(decl), SOL_SOCKET, HA_SO_TIMESTAMPING, &far, 8,
 		 0, 0, NULL, 0);
-	send_ctl("tstamp-then-pktinfo-if2", fd, &decl, sizeof(decl), SOL_SOCKET,
-		 HA_SO_TIMESTAMPING, &ts_ok, 4, IPPROTO_IP, IP_PKTINFO, &pi, sizeof(pi));
+	send_ctl("tstamp-then-pktinfo-if2", fd, &decl, sizeof(decl), SOL_SOCKET, HA_SO_TIMESTAMPING,
+		 &ts_ok, 4, IPPROTO_IP, IP_PKTINFO, &pi, sizeof(pi));
 	send_ctl("txtime-then-tstamp", fd, &decl, sizeof(decl), SOL_SOCKET, HA_SCM_TXTIME, &far, 8,
 		 SOL_SOCKET, HA_SO_TIMESTAMPING, &ts_ok, 4);
 	/* The socket's own OPT_ID|OPT_TSONLY, then a cmsg: the error queue. */
 	{
 		uint32_t so = ts_id | (1u << 11) | (1u << 4);
 
-		say("setsockopt-SO_TIMESTAMPING", setsockopt(fd, SOL_SOCKET, HA_SO_TIMESTAMPING, &so,
-							      sizeof(so)));
+		say("setsockopt-SO_TIMESTAMPING",
+		    setsockopt(fd, SOL_SOCKET, HA_SO_TIMESTAMPING, &so, sizeof(so)));
 	}
 	send_ctl("tstamp-after-optid", fd, &decl, sizeof(decl), SOL_SOCKET, HA_SO_TIMESTAMPING,
 		 &ts_ok, 4, 0, 0, NULL, 0);
@@ -308,7 +313,9 @@ static int cmsg(int port, int port6)
 	for (int i = 0; i < 8; i++) {
 		char cb[512];
 		struct iovec iov = {.iov_base = eq, .iov_len = sizeof(eq)};
-		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb,
+		struct msghdr m = {.msg_iov = &iov,
+				   .msg_iovlen = 1,
+				   .msg_control = cb,
 				   .msg_controllen = sizeof(cb)};
 		ssize_t r = recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
 
@@ -334,6 +341,8 @@ int main(int argc, char **argv)
 		return swap(atoi(argv[2]), argc >= 4 ? argv[3] : "0.0.0.0");
 	if (argc >= 4 && strcmp(argv[1], "cmsg") == 0)
 		return cmsg(atoi(argv[2]), atoi(argv[3]));
-	fprintf(stderr, "usage: ha79-agent forms PORT DP | race PORT N | swap PORT [ADDR] | cmsg PORT PORT6\n");
+	fprintf(
+	    stderr,
+	    "usage: ha79-agent forms PORT DP | race PORT N | swap PORT [ADDR] | cmsg PORT PORT6\n");
 	return 2;
 }
