@@ -93,6 +93,30 @@ class Workflow(unittest.TestCase):
             if "*" not in part:
                 self.assertTrue(os.path.isfile(os.path.join(TOP, part)), part)
 
+    def test_shards_size_batches_by_the_last_merged_runs_guest_times(self):
+        # COSTS=auto takes the newest results/*/summary.json: the merge job
+        # must save the merged summary where the shard jobs restore it, and
+        # the shards' make matrix must come after the restore, without COSTS=.
+        shard = steps("shard")
+        rest = [s for s in shard if s.get("uses", "").startswith("actions/cache/restore@")]
+        self.assertEqual(len(rest), 1)
+        run = [s for s in shard if s.get("run", "").startswith("make matrix ")]
+        self.assertLess(shard.index(rest[0]), shard.index(run[0]))
+        self.assertNotIn("COSTS=", run[0]["run"])
+        merge = steps("merge")
+        save = [s for s in merge if s.get("uses", "").startswith("actions/cache/save@")]
+        self.assertEqual(len(save), 1)
+        mrg = [s for s in merge if s.get("run", "").startswith("make matrix-merge ")]
+        self.assertLess(merge.index(mrg[0]), merge.index(save[0]))
+        self.assertIn("always()", save[0]["if"])
+        out = re.search(r"OUT=(\S+)", mrg[0]["run"]).group(1)
+        self.assertEqual(save[0]["with"]["path"], f"{out}/summary.json")
+        self.assertEqual(rest[0]["with"]["path"], save[0]["with"]["path"])
+        self.assertTrue(out.startswith("results/") and out.count("/") == 1, out)
+        self.assertTrue(save[0]["with"]["key"].startswith(rest[0]["with"]["restore-keys"]))
+        with open(os.path.join(TOP, "scenarios", "tools", "matrix.py"), encoding="utf-8") as f:
+            self.assertIn('env("COSTS", "") or "auto"', f.read())
+
     def test_each_shard_uploads_its_run_even_when_cells_fail(self):
         up = [s for s in steps("shard") if s.get("uses", "").startswith("actions/upload-artifact@")]
         self.assertEqual(len(up), 1)
