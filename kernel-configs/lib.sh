@@ -50,11 +50,12 @@ kc_need_pkgs() {
 	if [[ $(id -u) -ne 0 ]]; then
 		kc_die "need root to apt-get install ${missing[*]}"
 	fi
-	# The machine's lists may be missing or stale on a fresh machine.
-	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	# The machine's lists may be missing or stale on a fresh machine; another
+	# install beside this one holds the dpkg lock for a while (waited for).
+	if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
 		"${missing[@]}" >&2; then
-		apt-get update -q >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		apt-get -o DPkg::Lock::Timeout=600 update -q >&2
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
 			"${missing[@]}" >&2
 	fi
 }

@@ -573,9 +573,14 @@ def run_matrix(argv, hosts_tmp):
         log(f"error: {report_note}")
     latest = os.path.join(os.path.dirname(rdir), "latest")
     if os.path.islink(latest) or not os.path.exists(latest):
-        if os.path.islink(latest):
-            os.unlink(latest)
-        os.symlink(run_id, latest)
+        # A new link renamed over the old one: two runs ending together
+        # (bundle-smoke's, side by side) must not meet between an unlink
+        # and a symlink (FileExistsError after every cell was decided).
+        tmp_link = f"{latest}.{os.getpid()}"
+        if os.path.lexists(tmp_link):
+            os.unlink(tmp_link)
+        os.symlink(run_id, tmp_link)
+        os.replace(tmp_link, latest)
 
     print()
     print("features read inside each booted guest:")

@@ -22,10 +22,12 @@ main() {
 	fi
 	echo "host-deps: installing ${missing[*]}" >&2
 	# apt-get update only when the package lists are absent or the install fails:
-	# a fresh machine may have no lists at all.
-	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; then
-		apt-get update -q >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+	# a fresh machine may have no lists at all. Another make target installing
+	# beside this one (a kernel build, a helper's run) holds the dpkg lock for
+	# a while: wait for it rather than fail at once (apt's default).
+	if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >&2; then
+		apt-get -o DPkg::Lock::Timeout=600 update -q >&2
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >&2
 	fi
 }
 
