@@ -29,22 +29,6 @@ usage() {
 	exit 2
 }
 
-# Normalized modes so the build machine's umask never reaches the image; a file
-# with no read bit at all (an agent meant to be unreadable, mode 0111) keeps
-# its bits.
-install_file() {
-	local src=$1 dst=$2 mode
-	mode=$(stat -c '%a' "$src")
-	cp "$src" "$dst"
-	if [[ $((8#$mode & 8#444)) -eq 0 ]]; then
-		chmod "$mode" "$dst"
-	elif [[ -x $src ]]; then
-		chmod 0755 "$dst"
-	else
-		chmod 0644 "$dst"
-	fi
-}
-
 ensure_busybox() {
 	if [[ ! -x /bin/busybox ]] || ! dpkg-query -W -f='${Status}' busybox-static 2>/dev/null |
 		grep -q 'install ok installed'; then
@@ -55,49 +39,6 @@ ensure_busybox() {
 		command -v file >/dev/null || return 0
 		die "/bin/busybox is not statically linked (install busybox-static)"
 	fi
-}
-
-stage_busybox() {
-	local stage=$1 applet
-	install -m 0755 /bin/busybox "$stage/bin/busybox"
-	# One symlink per applet, from the binary's own list: same busybox, same links.
-	while IFS= read -r applet; do
-		[[ $applet == busybox || -z $applet ]] && continue
-		ln -s busybox "$stage/bin/$applet"
-	done < <("$stage/bin/busybox" --list | LC_ALL=C sort)
-}
-
-stage_cells() {
-	local stage=$1 dir f id
-	shift
-	for dir in "$@"; do
-		[[ -d $dir ]] || die "--cells $dir: not a directory"
-		for f in "$dir"/*.cell; do
-			[[ -e $f ]] || continue
-			id=$(basename "$f" .cell)
-			[[ $id =~ ^[A-Za-z0-9._=,+-]+$ ]] || die "$f: cell id '$id' has characters outside [A-Za-z0-9._=,+-]"
-			[[ -e $stage/cells/$id.cell ]] && die "$f: cell $id given twice"
-			install_file "$f" "$stage/cells/$id.cell"
-		done
-	done
-	# /cells/index: every cell id, one a line, in byte order. A batch boot
-	# names its cells by their line numbers here (egress.cells=3,4,9), which
-	# keeps the kernel command line under its 2048 bytes (docs/guest.md).
-	find "$stage/cells" -name '*.cell' -printf '%f\n' | sed 's/\.cell$//' | LC_ALL=C sort >"$stage/cells/index"
-	chmod 0644 "$stage/cells/index"
-}
-
-stage_agents() {
-	local stage=$1 dir f
-	shift
-	for dir in "$@"; do
-		[[ -d $dir ]] || die "--agents $dir: not a directory"
-		for f in "$dir"/*; do
-			[[ -f $f ]] || continue
-			[[ -e $stage/agents/$(basename "$f") ]] && die "$f: agent $(basename "$f") given twice"
-			install_file "$f" "$stage/agents/$(basename "$f")"
-		done
-	done
 }
 
 main() {
@@ -134,7 +75,7 @@ main() {
 	(cd "$stage" && mkdir -p bin sbin agents cells dev proc sys tmp run etc opt)
 	chmod 0755 "$stage"/{bin,sbin,agents,cells,dev,proc,sys,run,etc,opt}
 	chmod 1777 "$stage/tmp"
-	stage_busybox "$stage"
+	install -m 0755 /bin/busybox "$stage/bin/busybox"
 	install -m 0755 "$HERE/guest/init" "$stage/init"
 	# install -d: the directory 0755 whatever the umask (mkdir -p would pass it on).
 	install -d -m 0755 "$stage/lib"
@@ -155,8 +96,13 @@ main() {
 	printf 'root:x:0:0:root:/:/bin/sh\nagent:x:1000:1000:agent:/tmp:/bin/sh\n' >"$stage/etc/passwd"
 	printf 'root:x:0:\nagent:x:1000:\n' >"$stage/etc/group"
 	chmod 0644 "$stage/etc/passwd" "$stage/etc/group"
-	stage_cells "$stage" "${cells[@]}"
-	stage_agents "$stage" "${agents[@]}"
+	# Busybox's applet links, the cells and the agents: a fork or three per
+	# file here cost seconds a run (initramfs/host/stage.py has the rules).
+	local -a stage_args=(--busybox "$stage/bin/busybox")
+	local d
+	for d in "${cells[@]}"; do stage_args+=(--cells "$d"); done
+	for d in "${agents[@]}"; do stage_args+=(--agents "$d"); done
+	python3 "$HERE/host/stage.py" "$stage" "${stage_args[@]}" || exit 1
 
 	mkdir -p "$(dirname "$out")"
 	python3 "$HERE/host/mkcpio.py" --root "$stage" --mtime "${SOURCE_DATE_EPOCH:-$DEFAULT_EPOCH}" \

@@ -45,7 +45,11 @@ pyflakes:
 # compiled nowhere else: foreign-abi-silent stopped building unseen), and
 # none of their code reaches the release build.
 .PHONY: mutant-seam-test
-mutant-seam-test: $(SV_RELEASE) $(foreach m,$(SV_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
+# The switches are built by a sub-make with a job per core (as the integration
+# suite's binaries are): about 200 links, nothing else running in make test then.
+mutant-seam-test: $(SV_RELEASE)
+	@$(MAKE) --no-print-directory -j$(IT_JOBS) \
+		$(foreach m,$(SV_MUTANTS),$(BUILD)/mutants/$(m)/egress-supervisor)
 	@echo "ok every_mutant_switch_builds ($(words $(SV_MUTANTS)) switches)"
 	@$(SV_DIR)/tools/host-deps.sh unifdef
 	@$(TOP)/tests/mutant-seam.sh $(TOP) $(BUILD) $(MUSL_CC) "$(MUSL_CFLAGS)" "$(MUSL_LDFLAGS)" \
