@@ -58,26 +58,40 @@ def stage_busybox(stage, busybox):
             os.symlink("busybox", os.path.join(stage, "bin", applet))
 
 
+def copy_dirs(dirs, dest, flag, kind, key_of):
+    """Copies each file of `dirs` that key_of(name, src) gives a key for
+    (None: not one of them) into dest under its own name; build.sh's glob
+    took no dot files. Returns the keys. A key seen twice stops the build."""
+    keys = set()
+    for d in dirs:
+        if not os.path.isdir(d):
+            raise StageError(f"{flag} {d}: not a directory")
+        for name in sorted(os.listdir(d)):
+            src = os.path.join(d, name)
+            key = None if name.startswith(".") else key_of(name, src)
+            if key is None:
+                continue
+            if key in keys:
+                raise StageError(f"{src}: {kind} {key} given twice")
+            keys.add(key)
+            install_file(src, os.path.join(dest, name))
+    return keys
+
+
+def cell_id(name, src):
+    """The id of a cell file's name, None for another file."""
+    if not name.endswith(".cell"):
+        return None
+    cid = name[:-len(".cell")]
+    if not CELL_ID.fullmatch(cid):
+        raise StageError(f"{src}: cell id '{cid}' has characters outside [A-Za-z0-9._=,+-]")
+    return cid
+
+
 def stage_cells(stage, dirs):
     """Every DIR/*.cell as STAGE/cells/ID.cell, and the sorted index."""
     dest = os.path.join(stage, "cells")
-    ids = set()
-    for d in dirs:
-        if not os.path.isdir(d):
-            raise StageError(f"--cells {d}: not a directory")
-        for name in sorted(os.listdir(d)):
-            # build.sh's glob: no dot files
-            if name.startswith(".") or not name.endswith(".cell"):
-                continue
-            src = os.path.join(d, name)
-            cid = name[:-len(".cell")]
-            if not CELL_ID.fullmatch(cid):
-                raise StageError(f"{src}: cell id '{cid}' has characters outside "
-                                 "[A-Za-z0-9._=,+-]")
-            if cid in ids:
-                raise StageError(f"{src}: cell {cid} given twice")
-            ids.add(cid)
-            install_file(src, os.path.join(dest, name))
+    ids = copy_dirs(dirs, dest, "--cells", "cell", cell_id)
     index = os.path.join(dest, "index")
     with open(index, "wb") as f:
         f.write(b"".join(c.encode() + b"\n" for c in sorted(ids, key=os.fsencode)))
@@ -87,20 +101,8 @@ def stage_cells(stage, dirs):
 
 def stage_agents(stage, dirs):
     """Every regular file of each DIR as STAGE/agents/NAME."""
-    dest = os.path.join(stage, "agents")
-    seen = set()
-    for d in dirs:
-        if not os.path.isdir(d):
-            raise StageError(f"--agents {d}: not a directory")
-        for name in sorted(os.listdir(d)):
-            src = os.path.join(d, name)
-            if name.startswith(".") or not os.path.isfile(src):
-                continue
-            if name in seen:
-                raise StageError(f"{src}: agent {name} given twice")
-            seen.add(name)
-            install_file(src, os.path.join(dest, name))
-    return len(seen)
+    return len(copy_dirs(dirs, os.path.join(stage, "agents"), "--agents", "agent",
+                         lambda name, src: name if os.path.isfile(src) else None))
 
 
 def main(argv=None):

@@ -97,23 +97,24 @@ class Workflow(unittest.TestCase):
         # COSTS=auto takes the newest results/*/summary.json: the merge job
         # must save the merged summary where the shard jobs restore it, and
         # the shards' make matrix must come after the restore, without COSTS=.
-        shard = steps("shard")
-        rest = [s for s in shard if s.get("uses", "").startswith("actions/cache/restore@")]
-        self.assertEqual(len(rest), 1)
-        run = [s for s in shard if s.get("run", "").startswith("make matrix ")]
-        self.assertLess(shard.index(rest[0]), shard.index(run[0]))
-        self.assertNotIn("COSTS=", run[0]["run"])
-        merge = steps("merge")
-        save = [s for s in merge if s.get("uses", "").startswith("actions/cache/save@")]
-        self.assertEqual(len(save), 1)
-        mrg = [s for s in merge if s.get("run", "").startswith("make matrix-merge ")]
-        self.assertLess(merge.index(mrg[0]), merge.index(save[0]))
-        self.assertIn("always()", save[0]["if"])
-        out = re.search(r"OUT=(\S+)", mrg[0]["run"]).group(1)
-        self.assertEqual(save[0]["with"]["path"], f"{out}/summary.json")
-        self.assertEqual(rest[0]["with"]["path"], save[0]["with"]["path"])
+        def one(job, key, prefix):
+            found = [s for s in steps(job) if s.get(key, "").startswith(prefix)]
+            self.assertEqual(len(found), 1, (job, prefix))
+            return steps(job).index(found[0]), found[0]
+
+        at_rest, rest = one("shard", "uses", "actions/cache/restore@")
+        at_run, run = one("shard", "run", "make matrix ")
+        self.assertLess(at_rest, at_run)
+        self.assertNotIn("COSTS=", run["run"])
+        at_mrg, mrg = one("merge", "run", "make matrix-merge ")
+        at_save, save = one("merge", "uses", "actions/cache/save@")
+        self.assertLess(at_mrg, at_save)
+        self.assertIn("always()", save["if"])
+        out = re.search(r"OUT=(\S+)", mrg["run"]).group(1)
+        self.assertEqual(save["with"]["path"], f"{out}/summary.json")
+        self.assertEqual(rest["with"]["path"], save["with"]["path"])
         self.assertTrue(out.startswith("results/") and out.count("/") == 1, out)
-        self.assertTrue(save[0]["with"]["key"].startswith(rest[0]["with"]["restore-keys"]))
+        self.assertTrue(save["with"]["key"].startswith(rest["with"]["restore-keys"]))
         with open(os.path.join(TOP, "scenarios", "tools", "matrix.py"), encoding="utf-8") as f:
             self.assertIn('env("COSTS", "") or "auto"', f.read())
 
