@@ -504,9 +504,11 @@ def test(timeout=60, beside=False):
     """Registers a test. beside=True: the test runs wholly in network
     namespaces of its own (a review's reproduction under review-net.sh or
     unshare -n: its own links, addresses, sinks and abstract names, under
-    its review lock) and writes nothing host-wide (no host sysctl, mount,
-    ns_last_pid or fixed port), so run.py may run it beside the other
-    tests instead of after them."""
+    its review lock), or its checks are exact counts that no timing can
+    change and it listens only on ephemeral loopback ports of its own; and
+    it writes nothing host-wide (no host sysctl, mount, ns_last_pid or
+    fixed port), so run.py may run it beside the other tests instead of
+    after them."""
     def register(fn):
         TESTS[fn.__name__] = (fn, timeout, beside)
         return fn

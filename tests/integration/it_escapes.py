@@ -445,7 +445,10 @@ def agent_cannot_write_a_cgroup_delegated_to_its_uid(ctx):
 
 # ---------------------------------------------------- the report's event list
 
-@test(timeout=120)
+# Beside the other tests: CPU-bound and deterministic (exact counts, no
+# race), a listener on an ephemeral loopback port of its own, nothing
+# host-wide; the longest test of the main lane before it moved (56 s).
+@test(timeout=120, beside=True)
 def denial_after_a_flood_of_allowed_calls_keeps_its_event(ctx):
     # The stored events stop at 200,000 (only counted past that); the first
     # 1000 of each bucket that decides the verdict are stored on top, so an

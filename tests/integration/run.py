@@ -10,9 +10,9 @@ invariants of docs/design.md.
 
     run.py [--list] [--timeout S] [--no-preflight] [--serial] [NAME...]
 
-Tests registered with beside=True (network namespaces of their own, nothing
-host-wide) run in a second lane beside the others; --serial runs them in
-line.
+Tests registered with beside=True (network namespaces of their own, or
+exact counts on ephemeral loopback ports; nothing host-wide) run in a
+second lane beside the others; --serial runs them in line.
 
 Before the first test, preflight.py looks for what an earlier run left on
 the host (mounts under /tmp or the build directory, orphaned supervisors,
