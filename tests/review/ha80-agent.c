@@ -720,6 +720,45 @@ static int mode_falsered(void)
 	return 0;
 }
 
+/* ---- names of another family than the socket's (false reds, and the
+ * AF_UNSPEC name UDP over IPv4 reads as AF_INET) ---- */
+static int mode_famx(void)
+{
+	struct sockaddr_in d4 = sin4(DECL4, DPORT), un = sin4(UNDECL4, UPORT);
+	struct sockaddr_in6 d6 = sin6(DECL6, DPORT);
+	/* IPv4 UDP: an AF_UNSPEC name carrying the undeclared address. */
+	int u = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in unspec = un;
+	unspec.sin_family = AF_UNSPEC;
+	TRY("udp4-sendto-unspec-name-undeclared",
+	    sendto(u, secret, strlen(secret), 0, (void *)&unspec, sizeof(unspec)));
+	struct sockaddr_in unspec_d = d4;
+	unspec_d.sin_family = AF_UNSPEC;
+	TRY("udp4-sendto-unspec-name-declared",
+	    sendto(u, "d", 1, 0, (void *)&unspec_d, sizeof(unspec_d)));
+	/* IPv6 UDP connected to the declared address: AF_UNSPEC is no name. */
+	int u6 = socket(AF_INET6, SOCK_DGRAM, 0);
+	TRY("udp6-connect-declared", connect(u6, (void *)&d6, sizeof(d6)));
+	struct sockaddr_in6 un6 = {.sin6_family = AF_UNSPEC};
+	TRY("udp6-sendto-unspec-name", sendto(u6, "a", 1, 0, (void *)&un6, sizeof(un6)));
+	struct iovec io = {"e", 1};
+	struct msghdr mh = {
+	    .msg_name = &un6, .msg_namelen = sizeof(un6), .msg_iov = &io, .msg_iovlen = 1};
+	TRY("udp6-sendmsg-unspec-name", sendmsg(u6, &mh, 0));
+	/* IPv6 UDP (dual stack): AF_INET names are IPv4's. */
+	int v = socket(AF_INET6, SOCK_DGRAM, 0);
+	TRY("udp6-sendto-v4name-declared", sendto(v, "b", 1, 0, (void *)&d4, sizeof(d4)));
+	TRY("udp6-sendto-v4name-undeclared",
+	    sendto(v, secret, strlen(secret), 0, (void *)&un, sizeof(un)));
+	int w = socket(AF_INET6, SOCK_DGRAM, 0);
+	TRY("udp6-connect-v4name-declared", connect(w, (void *)&d4, sizeof(d4)));
+	TRY("udp6-send-after", send(w, "c", 1, 0));
+	int x = socket(AF_INET6, SOCK_DGRAM, 0);
+	TRY("udp6-connect-v4name-undeclared", connect(x, (void *)&un, sizeof(un)));
+	TRY("udp6-send-after-undeclared", send(x, secret, strlen(secret), 0));
+	return 0;
+}
+
 /* ---- issue 12, 1: report forgery ---- */
 static const char forged[] =
     "{\"format\": \"egress-supervisor-report/2\", \"complete\": true, \"verdict\": \"pass\", "
@@ -950,6 +989,25 @@ static int mode_hidden(const char *call, int n, int usec)
 		} else if (!strcmp(call, "setsockopt")) {
 			s = socket(AF_INET, SOCK_DGRAM, 0);
 			r = setsockopt(s, IPPROTO_IP, IP_OPTIONS, lsrr, sizeof(lsrr));
+		} else if (!strcmp(call, "sendmmsg")) {
+			/* A declared datagram first, the undeclared one second. */
+			s = socket(AF_INET, SOCK_DGRAM, 0);
+			struct sockaddr_in dd = sin4(DECL4, DPORT);
+			struct iovec io = {secret, strlen(secret)};
+			struct mmsghdr mm[2] = {{.msg_hdr = {.msg_name = &dd,
+							     .msg_namelen = sizeof(dd),
+							     .msg_iov = &io,
+							     .msg_iovlen = 1}},
+						{.msg_hdr = {.msg_name = &un,
+							     .msg_namelen = sizeof(un),
+							     .msg_iov = &io,
+							     .msg_iovlen = 1}}};
+			/* The raw call: musl loops sendmsg for sendmmsg. */
+			r = syscall(SYS_sendmmsg, s, mm, 2, 0);
+			if (r == 2)
+				r = -1, errno = EPROTO; /* the undeclared one went */
+			else if (r == 1)
+				r = -1, errno = EACCES;
 		} else if (!strcmp(call, "socket")) {
 			r = socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
 			if (r >= 0)
@@ -1006,6 +1064,8 @@ int main(int argc, char **argv)
 		return mode_rootknobs();
 	if (!strcmp(mode, "inherit"))
 		return mode_inherit();
+	if (!strcmp(mode, "famx"))
+		return mode_famx();
 	if (!strcmp(mode, "fdpoke"))
 		return mode_fdpoke();
 	if (!strcmp(mode, "uring"))
