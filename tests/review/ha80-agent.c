@@ -562,6 +562,51 @@ static int mode_rootknobs(void)
 	return 0;
 }
 
+/* ---- class 5 variant: a root service's AF_UNIX socket outside the run
+ * (the runner listens on /tmp/ha80-svc.sock as root), reached by names the
+ * kernel resolves: plain, through a magic link, through a link the agent
+ * makes in its own /dev/shm, from a working directory ---- */
+static int unix_try(const char *step, const char *path)
+{
+	struct {
+		sa_family_t f;
+		char p[108];
+	} su = {.f = AF_UNIX};
+	strncpy(su.p, path, sizeof(su.p) - 1);
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	errno = 0;
+	int r = connect(s, (void *)&su, sizeof(su));
+	say(step, r, errno, path);
+	if (r == 0)
+		TRY("write-service", write(s, secret, strlen(secret)));
+	close(s);
+	return r;
+}
+
+static int mode_unixsvc(void)
+{
+	const char *svc = "/tmp/ha80-svc.sock";
+	char path[64];
+	unix_try("connect-plain", svc);
+	int o = open(svc, O_PATH);
+	say("open-o_path", o, errno, NULL);
+	if (o >= 0) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", o);
+		unix_try("connect-proc-self-fd", path);
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", getpid(), o);
+		unix_try("connect-proc-pid-fd", path);
+	}
+	unix_try("connect-proc-self-root", "/proc/self/root/tmp/ha80-svc.sock");
+	unix_try("connect-proc-1-root", "/proc/1/root/tmp/ha80-svc.sock");
+	TRY("symlink-devshm", symlink(svc, "/dev/shm/ha80-link"));
+	unix_try("connect-devshm-link", "/dev/shm/ha80-link");
+	if (chdir("/tmp") == 0)
+		unix_try("connect-relative", "ha80-svc.sock");
+	if (chdir("/proc/self/root/tmp") == 0)
+		unix_try("connect-relative-from-magic-cwd", "ha80-svc.sock");
+	return 0;
+}
+
 /* ---- class 6: inherited descriptors ---- */
 static int mode_inherit(void)
 {
@@ -1064,6 +1109,8 @@ int main(int argc, char **argv)
 		return mode_rootknobs();
 	if (!strcmp(mode, "inherit"))
 		return mode_inherit();
+	if (!strcmp(mode, "unixsvc"))
+		return mode_unixsvc();
 	if (!strcmp(mode, "famx"))
 		return mode_famx();
 	if (!strcmp(mode, "fdpoke"))

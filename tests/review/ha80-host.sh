@@ -23,7 +23,7 @@ run filter --timeout 15 highbits proto x32 falsered famx uring
 run swap --timeout 20 --repeat 3 swap:2000
 run inbound --timeout 12 inbound:autobind inbound:declared-addr inbound:mapped \
 	inbound:mapped-loopback inbound:rebind inbound:disconnect inbound:v6any-v6only
-run process --timeout 12 cross rootknobs inherit table:own table:unshare \
+run process --timeout 12 cross rootknobs unixsvc inherit table:own table:unshare \
 	table:leader-exits table:sendmsg-rights
 run closed-stdio --timeout 12 --close-stdio 0 inherit fdpoke
 run forge --timeout 12 --repeat 2 forge

@@ -136,6 +136,32 @@ def prober(stop):
         time.sleep(0.02)
 
 
+def unix_service(path):
+    """A root service outside the run on an AF_UNIX path: records what it
+    is sent (a root agent's peer the caller did not declare)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    os.chmod(path, 0o777)
+    s.listen(16)
+
+    def loop():
+        while True:
+            c, _ = s.accept()
+            c.settimeout(3)
+            try:
+                d = c.recv(4096)
+                record("UNDECLARED unix-service %s" % path, d)
+            except OSError:
+                pass
+            c.close()
+
+    threading.Thread(target=loop, daemon=True).start()
+
+
 def setup_netns():
     cmds = [
         "ip link set lo up",
@@ -149,6 +175,7 @@ def setup_netns():
     for a, f in UNDECL:
         tcp_server(a, f, 9999, "UNDECLARED")
         udp_server(a, f, 9999, "UNDECLARED")
+    unix_service("/tmp/ha80-svc.sock")
     for a, f in DECL:
         tcp_server(a, f, 7000, "declared")
         udp_server(a, f, 7000, "declared")
