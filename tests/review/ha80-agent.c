@@ -900,7 +900,23 @@ static int own_table_thread(void *arg)
 	struct sockaddr_in dd = sin4(DECL4, DPORT);
 	if (!strcmp(how, "leader-exits"))
 		usleep(100000);
-	if (!strcmp(how, "sendmsg-rights")) {
+	if (!strncmp(how, "listen-", 7)) {
+		/* This thread's N: bound to the wildcard; the leader's N: bound
+		 * to loopback (or the other way round for listen-loopback). */
+		int t = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in a =
+		    sin4(strcmp(how, "listen-loopback") ? "0.0.0.0" : "127.0.0.1", 0);
+		bind(t, (void *)&a, sizeof(a));
+		dup2(t, thr_fd);
+		close(t);
+		errno = 0;
+		thr_rc = listen(thr_fd, 5);
+		thr_err = errno;
+		int acc = 0;
+		socklen_t al = sizeof(acc);
+		getsockopt(thr_fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al);
+		snprintf(thr_peer, sizeof(thr_peer), "thread-socket-listening=%d", acc);
+	} else if (!strcmp(how, "sendmsg-rights")) {
 		/* An AF_UNIX pair in this table only; SCM_RIGHTS of N. */
 		int sv[2];
 		socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
@@ -975,6 +991,11 @@ static int mode_table(const char *how)
 	/* The leader's N: an unconnected socket (UDP where the thread sends
 	 * its own N with SCM_RIGHTS, so that the two can be told apart). */
 	int s = socket(AF_INET, strcmp(how, "sendmsg-rights") ? SOCK_STREAM : SOCK_DGRAM, 0);
+	if (!strncmp(how, "listen-", 7)) {
+		struct sockaddr_in a =
+		    sin4(strcmp(how, "listen-loopback") ? "127.0.0.1" : "0.0.0.0", 0);
+		bind(s, (void *)&a, sizeof(a));
+	}
 	dup2(s, thr_fd);
 	close(s);
 	char peer[64];
@@ -1003,6 +1024,12 @@ static int mode_table(const char *how)
 	}
 	say("thread-call", thr_rc, thr_err, thr_peer);
 	peer_of(thr_fd, peer, sizeof(peer));
+	if (!strncmp(how, "listen-", 7)) {
+		int acc = 0;
+		socklen_t al = sizeof(acc);
+		getsockopt(thr_fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al);
+		snprintf(peer, sizeof(peer), "leader-socket-listening=%d", acc);
+	}
 	say("leader-socket-after", 0, 0, peer);
 	return 0;
 }
