@@ -89,7 +89,11 @@ def cell_id(name, src):
 
 
 def stage_cells(stage, dirs):
-    """Every DIR/*.cell as STAGE/cells/ID.cell, and the sorted index."""
+    """Every DIR/*.cell as STAGE/cells/ID.cell, and STAGE/cells/index:
+    every id, one a line, in byte order (LC_ALL=C sort's). A batch boot
+    names its cells by their line numbers there (egress.cells=3,4,9),
+    which keeps the kernel command line under its 2048 bytes
+    (docs/guest.md)."""
     dest = os.path.join(stage, "cells")
     ids = copy_dirs(dirs, dest, "--cells", "cell", cell_id)
     index = os.path.join(dest, "index")
